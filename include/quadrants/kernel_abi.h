@@ -1,0 +1,59 @@
+// include/quadrants/kernel_abi.h: the C ABI between the launcher and JIT-compiled kernels (CPU and CUDA).
+//
+// Plain C so that generated code, the runtime and C++ users agree on it without sharing a compiler.
+// The launcher fills one QdArg per kernel parameter, in parameter order; fields used as globals
+// are appended after the user's parameters as array arguments.
+#ifndef QUADRANTS_KERNEL_ABI_H
+#define QUADRANTS_KERNEL_ABI_H
+
+#include <stdint.h>
+
+#define QD_MAX_NDIM 8
+#define QD_ABI_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// One kernel argument. Arrays use data/shape/strides; scalars use the union, where integers of
+// every width are sign- or zero-extended into i and floats of every width are widened into f.
+typedef struct QdArg {
+  void* data;
+  int64_t shape[QD_MAX_NDIM];    // outer dims, then element dims (a 3-vector field adds one dim)
+  int64_t strides[QD_MAX_NDIM];  // in elements, not bytes; may be zero or negative
+  union {
+    int64_t i;
+    double f;
+  } scalar;
+} QdArg;
+
+// A chunk [begin, end) of a parallel loop's flattened iteration space.
+typedef void (*QdTaskFn)(void* closure, int64_t begin, int64_t end);
+
+// First error raised by a kernel (debug bounds checks); the launcher turns it into an exception.
+typedef struct QdKernelError {
+  int32_t code;  // 0: none, 1: index out of bounds
+  int32_t arg_index;  // which QdArg was indexed
+  int32_t ndim;
+  int32_t dim;        // the offending dimension
+  int64_t index[QD_MAX_NDIM];
+} QdKernelError;
+
+typedef struct QdLaunchContext {
+  void* pool;
+  // Runs fn over [0, n) split into chunks of at least grain; returns when all chunks are done.
+  // serialize != 0 runs everything on the calling thread.
+  void (*parallel_for)(void* pool, int64_t n, int64_t grain, int32_t serialize, QdTaskFn fn, void* closure);
+  QdKernelError* error;  // written at most once per launch (first writer wins)
+  int32_t* error_flag;   // atomically set 0 -> 1 by the first writer
+} QdLaunchContext;
+
+// Every generated CPU module exports this symbol. ret is written when the kernel returns a value.
+typedef void (*QdKernelEntry)(const QdArg* args, const QdLaunchContext* ctx, QdArg* ret);
+#define QD_KERNEL_ENTRY_SYMBOL "qd_kernel_entry"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // QUADRANTS_KERNEL_ABI_H
