@@ -1,0 +1,37 @@
+// include/quadrants/errors.h: exception types of the core; bindings map each to its Python exception.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace qd {
+
+// User errors: the message is a whole sentence naming what was given and what was expected.
+struct TypeError : std::runtime_error { using std::runtime_error::runtime_error; };    // -> TypeError
+struct ValueError : std::runtime_error { using std::runtime_error::runtime_error; };   // -> ValueError
+struct IndexError : std::runtime_error { using std::runtime_error::runtime_error; };   // -> IndexError
+
+// A user error inside a kernel's source, at a Python line/column (1-based line, 0-based column;
+// 0 when unknown). The Python frontend adds the source line and a caret.
+struct KernelUserError : std::runtime_error {
+  enum class Kind { syntax, type };
+  KernelUserError(Kind kind, const std::string& message, int line, int col)
+      : std::runtime_error(message), kind(kind), line(line), col(col) {}
+  Kind kind;
+  int line;
+  int col;
+};
+
+// The system compiler or NVRTC rejected generated code (our bug or an environment problem).
+struct CompileError : std::runtime_error { using std::runtime_error::runtime_error; };
+
+// Internal errors: a broken invariant inside quadrants.
+struct InternalError : std::logic_error { using std::logic_error::logic_error; };
+
+}  // namespace qd
+
+#define QD_ASSERT(cond, what)                                                              \
+  do {                                                                                     \
+    if (!(cond)) throw ::qd::InternalError(std::string("internal error: ") + (what) +     \
+                                           " (" __FILE__ ":" + std::to_string(__LINE__) + ")"); \
+  } while (0)

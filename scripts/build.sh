@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# scripts/build.sh: builds the C++ core and its tests (build/cpp) and installs the Python package
+# into .venv in editable mode. A lock keeps concurrent builds in one tree from colliding.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec 9>/tmp/quadrants-build.lock
+flock 9
+JOBS=$(nproc)
+cmake -S . -B build/cpp -DQD_BUILD_TESTS=ON -DQD_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/cpp -j "$JOBS" 2>&1 | grep -vE "^\[ *[0-9]+%\]|^-- " || true
+test "${PIPESTATUS[0]}" = 0
+CMAKE_BUILD_PARALLEL_LEVEL=$JOBS .venv/bin/python -m pip install -q --no-build-isolation --no-deps -e . 2>&1 \
+  | grep -v "^WARNING: Location" || true
+test "${PIPESTATUS[0]}" = 0

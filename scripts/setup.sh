@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# scripts/setup.sh: idempotent setup on a fresh machine: system packages, .venv, Python deps, build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f /usr/include/gtest/gtest.h ]; then
+  echo "[setup] installing GoogleTest (libgtest-dev)"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libgtest-dev cmake g++ >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "[setup] creating .venv"
+  python3 -m venv .venv
+fi
+PY=.venv/bin/python
+# torch first and pinned: the CPU build of 2.13.0 is on disk; anything unpinned would pull a CUDA build.
+if ! $PY -c "import torch" 2>/dev/null; then
+  echo "[setup] installing torch==2.13.0"
+  $PY -m pip install -q torch==2.13.0
+fi
+$PY -m pip install -q numpy pytest hypothesis nanobind scikit-build-core array-api-compat 2>&1 \
+  | grep -v "^WARNING: Location" || true
+
+bash scripts/build.sh

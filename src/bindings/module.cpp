@@ -1,0 +1,42 @@
+// src/bindings/module.cpp: the quadrants._core module: registers exceptions and each binding file.
+#include <nanobind/nanobind.h>
+
+#include "quadrants/errors.h"
+
+namespace nb = nanobind;
+
+namespace qd::bindings {
+void bind_arrays(nb::module_& m);
+void bind_jit(nb::module_& m);
+void bind_launch(nb::module_& m);
+}  // namespace qd::bindings
+
+NB_MODULE(_core, m) {
+  static nb::exception<qd::CompileError> compile_error(m, "KernelCompileError", PyExc_RuntimeError);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const qd::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const qd::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const qd::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const qd::KernelUserError& e) {
+      // Raised as _core.KernelUserError(kind, message, line, col); the frontend adds source context.
+      nb::object cls = nb::module_::import_("quadrants._core").attr("KernelUserError");
+      nb::object err = cls(e.kind == qd::KernelUserError::Kind::syntax ? "syntax" : "type",
+                           e.what(), e.line, e.col);
+      PyErr_SetObject(cls.ptr(), err.ptr());
+    }
+  });
+  // A plain Python exception class: its args are (kind, message, line, col).
+  nb::object builtins = nb::module_::import_("builtins");
+  m.attr("KernelUserError") = builtins.attr("type")("KernelUserError",
+      nb::make_tuple(builtins.attr("Exception")), nb::dict());
+  m.attr("KernelUserError").attr("__module__") = "quadrants._core";
+
+  qd::bindings::bind_arrays(m);
+  qd::bindings::bind_jit(m);
+  qd::bindings::bind_launch(m);
+}
