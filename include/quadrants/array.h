@@ -1,0 +1,79 @@
+// include/quadrants/array.h: dense strided storage behind qd.ndarray and qd.field, and views of foreign memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "quadrants/dtype.h"
+#include "quadrants/kernel_abi.h"
+
+namespace qd {
+
+struct DeviceId {
+  enum class Kind : uint8_t { cpu = 1, cuda = 2 };  // values follow DLPack's device types
+  Kind kind = Kind::cpu;
+  int index = 0;
+  bool operator==(const DeviceId& o) const { return kind == o.kind && index == o.index; }
+};
+
+// A non-owning description of strided memory. Strides are in elements and may be 0 or negative.
+struct ArrayView {
+  void* data = nullptr;
+  DtypeCode dtype = DtypeCode::f32;
+  int ndim = 0;
+  int64_t shape[QD_MAX_NDIM] = {};
+  int64_t strides[QD_MAX_NDIM] = {};
+  DeviceId device;
+  bool writable = true;
+
+  int64_t size() const;
+  bool is_contiguous() const;  // C order; size-1 dims may have any stride
+};
+
+// Compact row-major strides for shape.
+void fill_contiguous_strides(ArrayView& view);
+
+// Storage of an ndarray or field: outer dims followed by element dims (a 3x2 matrix field of shape
+// (4,) has full shape (4, 3, 2)). Memory is shared: DLPack exports keep it alive past release().
+class Array {
+ public:
+  // Zero-filled, 64-byte-aligned CPU storage.
+  static std::shared_ptr<Array> create(DtypeCode dtype, const std::vector<int64_t>& shape,
+                                       const std::vector<int64_t>& element_shape);
+  // Wraps memory someone else owns; owner is released when the last user is gone.
+  static std::shared_ptr<Array> wrap(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner);
+
+  // Throws std::runtime_error once released (after qd.reset()).
+  const ArrayView& view() const;
+  const std::shared_ptr<void>& owner() const;
+  int element_ndim() const { return element_ndim_; }
+  int outer_ndim() const { return view_.ndim - element_ndim_; }
+  bool released() const { return released_; }
+  // Drops this array's reference to its memory; later use is a clear error.
+  void release();
+
+ private:
+  Array(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner)
+      : view_(view), element_ndim_(element_ndim), owner_(std::move(owner)) {}
+  ArrayView view_;
+  int element_ndim_ = 0;
+  std::shared_ptr<void> owner_;
+  bool released_ = false;
+};
+
+// 64-byte-aligned host allocation, zero-filled; never returns null (throws std::bad_alloc).
+std::shared_ptr<void> allocate_host(size_t bytes);
+
+// Copies src into dst elementwise with dtype conversion. Shapes must be equal (dims of src may have
+// stride 0 to broadcast). Contiguous same-dtype copies are a memcpy.
+void copy_view(const ArrayView& dst, const ArrayView& src);
+
+// Checks the copy rules the Python API promises: equal shapes (ValueError with both shapes) and
+// numpy's same_kind casting (TypeError naming both dtypes). what names the operation for messages.
+void check_copy_compatible(const ArrayView& dst, const ArrayView& src, const char* what);
+
+// Byte offset of a full index, after bounds checks (IndexError naming the index and the shape).
+int64_t element_offset(const ArrayView& view, const std::vector<int64_t>& index);
+
+}  // namespace qd

@@ -1,0 +1,9 @@
+# python/quadrants/__init__.py: the public Python API, `import quadrants as qd`.
+from ._dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64
+from ._runtime import cpu, cuda, gpu, init, reset
+from .field import field
+from .interop import from_dlpack
+from .matrix import Matrix, Vector
+from .ndarray import ndarray
+
+__version__ = "0.1.0"

@@ -1,0 +1,165 @@
+# python/quadrants/_container.py: behaviour shared by fields and ndarrays: copies, indexing, DLPack.
+import numbers
+
+import numpy as np
+
+from . import _core, _dtypes, _runtime
+from .interop import import_dlpack
+
+
+def normalize_shape(shape, what):
+    if shape is None:
+        return ()
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"{what}: shape must be an int or a tuple of ints, but got {shape!r}.") from None
+    for d in dims:
+        if not isinstance(d, numbers.Integral) or isinstance(d, bool):
+            raise TypeError(f"{what}: shape must be an int or a tuple of ints, but got {shape!r}.")
+        if d < 0:
+            raise ValueError(f"{what}: shape dimensions must be non-negative, but got {shape!r}.")
+    return tuple(int(d) for d in dims)
+
+
+def _source_dtype_check(src_dtype, dst, what):
+    """TypeError naming both dtypes for sources quadrants has no dtype for (complex, object...)."""
+    try:
+        return _dtypes.to_dtype(src_dtype)
+    except TypeError:
+        raise TypeError(
+            f"{what}: cannot convert {src_dtype} data into a {dst.dtype.name} {dst._kind}; "
+            f"convert it to a real numeric dtype first."
+        ) from None
+
+
+class ArrayContainer:
+    """Dense storage with outer dims `shape` and element dims `_element_shape` appended after them."""
+
+    _kind = "array"
+
+    def __init__(self, dtype, shape, element_shape=(), _array=None):
+        _runtime.config()  # initializes with defaults if qd.init() was not called
+        self.dtype = _dtypes.to_dtype(dtype)
+        self.shape = normalize_shape(shape, f"qd.{self._kind}()")
+        self._element_shape = tuple(element_shape)
+        if _array is None:
+            _array = _core.Array.create(self.dtype.name, list(self.shape), list(self._element_shape))
+        self._array = _array
+        _runtime.track(self)
+
+    def _release(self):
+        self._array.release()
+
+    @property
+    def _numpy_shape(self):
+        return self.shape + self._element_shape
+
+    def __repr__(self):
+        return f"<qd.{self._kind} {self.dtype.name} shape={self.shape} element_shape={self._element_shape}>"
+
+    # --- copies -------------------------------------------------------------------------------
+    def fill(self, value):
+        """Sets every element (every component of vector/matrix elements) to value."""
+        self._array.fill(value)
+
+    def copy_from(self, other):
+        """Copies another field or ndarray of the same shape into this one."""
+        if not isinstance(other, ArrayContainer):
+            raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
+        self._array.copy_from(other._array, "copy_from")
+
+    def to_numpy(self, dtype=None, keep_dims=False):
+        """Returns a new numpy array with the contents (element dims appended to the shape)."""
+        target = self.dtype if dtype is None else _dtypes.to_dtype(dtype)
+        out = np.empty(self._numpy_shape, dtype=target.numpy)
+        import_dlpack(out).copy_from(self._array, "to_numpy")
+        return out if keep_dims else out.reshape(self._squeezed_shape())
+
+    def from_numpy(self, arr):
+        """Copies a numpy array of the same shape in, converting dtypes with numpy's same_kind rule."""
+        if not isinstance(arr, np.ndarray):
+            raise TypeError(f"from_numpy() expects a numpy.ndarray, but got {type(arr).__name__}.")
+        _source_dtype_check(arr.dtype, self, "from_numpy")
+        if not arr.dtype.isnative or any(s % arr.itemsize for s in arr.strides):
+            arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
+        self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy")
+
+    def to_torch(self, device=None, keep_dims=False):
+        """Returns a new torch tensor with the contents, on `device` (default: the CPU)."""
+        import torch
+
+        out = torch.empty(self._numpy_shape, dtype=self.dtype.torch)
+        import_dlpack(out).copy_from(self._array, "to_torch")
+        if not keep_dims:
+            out = out.reshape(self._squeezed_shape())
+        return out if device is None or torch.device(device).type == "cpu" else out.to(device)
+
+    def from_torch(self, tensor):
+        """Copies a torch tensor of the same shape in (from any device)."""
+        import torch
+
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(f"from_torch() expects a torch.Tensor, but got {type(tensor).__name__}.")
+        _source_dtype_check(tensor.dtype, self, "from_torch")
+        tensor = tensor.detach().resolve_conj().resolve_neg()
+        if tensor.device.type != "cpu":
+            tensor = tensor.cpu()
+        self._array.copy_from(import_dlpack(self._expand(tensor)), "from_torch")
+
+    def _squeezed_shape(self):
+        return self._numpy_shape
+
+    def _expand(self, arr):
+        return arr
+
+    # --- zero-copy ----------------------------------------------------------------------------
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        if copy:
+            raise BufferError("quadrants exports its memory without copying; copy=True is not supported.")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"Cannot export to device {dl_device}; the data lives on {self.__dlpack_device__()}.")
+        versioned = max_version is not None and max_version[0] >= 1
+        return self._array.to_dlpack(versioned)
+
+    def __dlpack_device__(self):
+        return self._array.device
+
+    # --- Python-scope element access ----------------------------------------------------------
+    def _index(self, key):
+        if key is None:
+            key = ()
+        elif not isinstance(key, tuple):
+            key = (key,)
+        for k in key:
+            if not isinstance(k, numbers.Integral):
+                raise TypeError(f"{self._kind} indices must be integers, but got {k!r}.")
+        if len(key) != len(self.shape) and len(key) != len(self.shape) + len(self._element_shape):
+            raise IndexError(f"Expected {len(self.shape)} indices for shape {self.shape}, but got {len(key)}.")
+        return [int(k) for k in key]
+
+    def __getitem__(self, key):
+        index = self._index(key)
+        if len(index) == len(self.shape) and self._element_shape:
+            from .matrix import Matrix
+
+            values = np.empty(self._element_shape, dtype=self.dtype.numpy)
+            for e in np.ndindex(*self._element_shape):
+                values[e] = self._array.get(index + list(e))
+            return Matrix._wrap(values)
+        return self._array.get(index)
+
+    def __setitem__(self, key, value):
+        index = self._index(key)
+        if len(index) == len(self.shape) and self._element_shape:
+            values = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+            if values.shape != self._element_shape:
+                values = values.reshape(self._element_shape) if values.size == np.prod(self._element_shape) else values
+            if values.shape != self._element_shape:
+                raise ValueError(f"Expected an element of shape {self._element_shape}, but got {values.shape}.")
+            for e in np.ndindex(*self._element_shape):
+                self._array.set(index + list(e), values[e].item())
+            return
+        self._array.set(index, value)

@@ -1,0 +1,169 @@
+// src/bindings/bind_arrays.cpp: _core.Array (ndarray/field storage), copies and DLPack capsules.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "quadrants/array.h"
+#include "quadrants/errors.h"
+#include "quadrants/interop.h"
+
+namespace nb = nanobind;
+
+namespace qd::bindings {
+namespace {
+
+constexpr const char* kVersionedName = "dltensor_versioned";
+constexpr const char* kLegacyName = "dltensor";
+
+// Runs only for capsules nobody consumed (a consumer renames them to "used_..."), per the spec.
+void delete_unconsumed_versioned(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, kVersionedName)) return;
+  auto* managed = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
+  if (managed->deleter) managed->deleter(managed);
+}
+
+void delete_unconsumed_legacy(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, kLegacyName)) return;
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName));
+  if (managed->deleter) managed->deleter(managed);
+}
+
+nb::object to_dlpack(const Array& array, bool versioned) {
+  PyObject* capsule = versioned
+      ? PyCapsule_New(export_dlpack_versioned(array), kVersionedName, delete_unconsumed_versioned)
+      : PyCapsule_New(export_dlpack_legacy(array), kLegacyName, delete_unconsumed_legacy);
+  if (!capsule) throw nb::python_error();
+  return nb::steal(capsule);
+}
+
+std::shared_ptr<Array> from_dlpack_capsule(nb::handle capsule) {
+  PyObject* cap = capsule.ptr();
+  if (PyCapsule_IsValid(cap, kVersionedName)) {
+    auto* managed = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, kVersionedName));
+    PyCapsule_SetName(cap, "used_dltensor_versioned");  // we own it now, even if the import throws
+    return import_dlpack_versioned(managed);
+  }
+  if (PyCapsule_IsValid(cap, kLegacyName)) {
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, kLegacyName));
+    PyCapsule_SetName(cap, "used_dltensor");
+    return import_dlpack_legacy(managed);
+  }
+  throw TypeError("Expected a DLPack capsule named 'dltensor_versioned' or 'dltensor', but got " +
+                  std::string(nb::repr(capsule).c_str()) + "; it may have been consumed already.");
+}
+
+nb::tuple to_tuple(const int64_t* values, int n) {
+  nb::list out;
+  for (int i = 0; i < n; ++i) out.append(values[i]);
+  return nb::tuple(out);
+}
+
+nb::object read_scalar(const ArrayView& view, const char* ptr) {
+  switch (view.dtype) {
+    case DtypeCode::u1: return nb::bool_(*reinterpret_cast<const bool*>(ptr));
+    case DtypeCode::f16:
+    case DtypeCode::f32:
+    case DtypeCode::f64: {
+      double value = 0;
+      ArrayView dst{&value, DtypeCode::f64, 0, {}, {}, {}, true};
+      ArrayView src = dst;
+      src.data = const_cast<char*>(ptr);
+      src.dtype = view.dtype;
+      copy_view(dst, src);
+      return nb::float_(value);
+    }
+    default: {
+      if (view.dtype == DtypeCode::u64) return nb::int_(*reinterpret_cast<const uint64_t*>(ptr));
+      int64_t value = 0;
+      ArrayView dst{&value, DtypeCode::i64, 0, {}, {}, {}, true};
+      ArrayView src = dst;
+      src.data = const_cast<char*>(ptr);
+      src.dtype = view.dtype;
+      copy_view(dst, src);
+      return nb::int_(value);
+    }
+  }
+}
+
+// Writes a Python bool/int/float into ptr, converted to the view's dtype (C casts, as Quadrants).
+void write_scalar(const ArrayView& view, char* ptr, nb::handle value) {
+  ArrayView src;
+  double f = 0;
+  int64_t i = 0;
+  if (PyFloat_Check(value.ptr())) {
+    f = nb::cast<double>(value);
+    src = ArrayView{&f, DtypeCode::f64, 0, {}, {}, {}, true};
+  } else if (PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
+    i = nb::cast<int64_t>(value);
+    src = ArrayView{&i, DtypeCode::i64, 0, {}, {}, {}, true};
+  } else if (PyNumber_Check(value.ptr()) && PyObject_HasAttrString(value.ptr(), "__float__")) {
+    f = nb::cast<double>(nb::float_(value));  // numpy scalars and 0-d arrays
+    src = ArrayView{&f, DtypeCode::f64, 0, {}, {}, {}, true};
+  } else {
+    throw TypeError("Expected a number to store into a " + std::string(dtype_name(view.dtype)) +
+                    " array, but got " + std::string(nb::type_name(value.type()).c_str()) + ".");
+  }
+  ArrayView dst{ptr, view.dtype, 0, {}, {}, view.device, true};
+  if (is_integral(view.dtype) && src.dtype == DtypeCode::f64) {
+    i = static_cast<int64_t>(f);  // C truncation, not a same_kind error: this is one scalar
+    src = ArrayView{&i, DtypeCode::i64, 0, {}, {}, {}, true};
+  }
+  copy_view(dst, src);
+}
+
+void fill(Array& array, nb::handle value) {
+  const ArrayView& view = array.view();
+  if (view.size() == 0) return;
+  alignas(8) char one[8] = {};
+  write_scalar(view, one, value);
+  ArrayView src = view;
+  src.data = one;
+  for (int d = 0; d < src.ndim; ++d) src.strides[d] = 0;  // broadcast the one element
+  copy_view(view, src);
+}
+
+}  // namespace
+
+void bind_arrays(nb::module_& m) {
+  nb::class_<Array>(m, "Array")
+      .def_static("create",
+                  [](const std::string& dtype, const std::vector<int64_t>& shape,
+                     const std::vector<int64_t>& element_shape) {
+                    std::optional<DtypeCode> code = dtype_from_name(dtype);
+                    if (!code) throw TypeError("Unknown dtype '" + dtype + "'.");
+                    return Array::create(*code, shape, element_shape);
+                  })
+      .def_static("from_dlpack", &from_dlpack_capsule, "Takes ownership of a DLPack capsule.")
+      .def_prop_ro("dtype", [](const Array& a) { return std::string(dtype_name(a.view().dtype)); })
+      .def_prop_ro("shape", [](const Array& a) { return to_tuple(a.view().shape, a.view().ndim); })
+      .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.view().strides, a.view().ndim); })
+      .def_prop_ro("element_ndim", &Array::element_ndim)
+      .def_prop_ro("data_ptr", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.view().data); })
+      .def_prop_ro("writable", [](const Array& a) { return a.view().writable; })
+      .def_prop_ro("is_contiguous", [](const Array& a) { return a.view().is_contiguous(); })
+      .def_prop_ro("device", [](const Array& a) {
+        return nb::make_tuple(static_cast<int>(a.view().device.kind), a.view().device.index);
+      })
+      .def_prop_ro("released", &Array::released)
+      .def("release", &Array::release)
+      .def("get", [](const Array& a, const std::vector<int64_t>& index) {
+        const ArrayView& view = a.view();
+        return read_scalar(view, static_cast<const char*>(view.data) + element_offset(view, index));
+      })
+      .def("set", [](Array& a, const std::vector<int64_t>& index, nb::handle value) {
+        const ArrayView& view = a.view();
+        if (!view.writable) throw ValueError("Cannot write into a read-only array.");
+        write_scalar(view, static_cast<char*>(view.data) + element_offset(view, index), value);
+      })
+      .def("fill", &fill)
+      .def("copy_from", [](Array& dst, const Array& src, const std::string& what) {
+        check_copy_compatible(dst.view(), src.view(), what.c_str());
+        copy_view(dst.view(), src.view());
+      }, nb::arg("src"), nb::arg("what") = "copy_from")
+      .def("to_dlpack", &to_dlpack, nb::arg("versioned") = true);
+}
+
+}  // namespace qd::bindings

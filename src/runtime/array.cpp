@@ -1,0 +1,143 @@
+// src/runtime/array.cpp: Array storage, views, host allocation and index checks.
+#include "quadrants/array.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "quadrants/errors.h"
+
+namespace qd {
+namespace {
+
+std::string shape_text(const int64_t* shape, int ndim) {
+  std::ostringstream out;
+  out << "(";
+  for (int i = 0; i < ndim; ++i) out << (i ? ", " : "") << shape[i];
+  out << (ndim == 1 ? ",)" : ")");
+  return out.str();
+}
+
+}  // namespace
+
+int64_t ArrayView::size() const {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) n *= shape[i];
+  return n;
+}
+
+bool ArrayView::is_contiguous() const {
+  int64_t expected = 1;
+  for (int i = ndim - 1; i >= 0; --i) {
+    if (shape[i] != 1 && strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+void fill_contiguous_strides(ArrayView& view) {
+  int64_t stride = 1;
+  for (int i = view.ndim - 1; i >= 0; --i) {
+    view.strides[i] = stride;
+    stride *= view.shape[i];
+  }
+}
+
+std::shared_ptr<void> allocate_host(size_t bytes) {
+  // aligned_alloc wants a size that is a multiple of the alignment, and at least one byte.
+  size_t rounded = ((bytes + 63) / 64) * 64;
+  if (rounded == 0) rounded = 64;
+  void* data = std::aligned_alloc(64, rounded);
+  if (!data) throw std::bad_alloc();
+  std::memset(data, 0, rounded);
+  return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+}
+
+std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>& shape,
+                                     const std::vector<int64_t>& element_shape) {
+  ArrayView view;
+  view.dtype = dtype;
+  view.ndim = static_cast<int>(shape.size() + element_shape.size());
+  if (view.ndim > QD_MAX_NDIM) {
+    throw ValueError("An array may have at most " + std::to_string(QD_MAX_NDIM) +
+                     " dimensions including element dimensions, but " + std::to_string(view.ndim) +
+                     " were requested.");
+  }
+  int i = 0;
+  for (int64_t extent : shape) view.shape[i++] = extent;
+  for (int64_t extent : element_shape) view.shape[i++] = extent;
+  for (int d = 0; d < view.ndim; ++d) {
+    if (view.shape[d] < 0) {
+      throw ValueError("Array dimensions must be non-negative, but the shape given was " +
+                       shape_text(view.shape, view.ndim) + ".");
+    }
+  }
+  fill_contiguous_strides(view);
+  std::shared_ptr<void> owner = allocate_host(static_cast<size_t>(view.size()) * dtype_size(dtype));
+  view.data = owner.get();
+  return std::shared_ptr<Array>(new Array(view, static_cast<int>(element_shape.size()), std::move(owner)));
+}
+
+std::shared_ptr<Array> Array::wrap(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner) {
+  QD_ASSERT(element_ndim <= view.ndim, "Array::wrap(): more element dims than dims");
+  return std::shared_ptr<Array>(new Array(view, element_ndim, std::move(owner)));
+}
+
+const ArrayView& Array::view() const {
+  if (released_) {
+    throw std::runtime_error(
+        "This quadrants array was freed by qd.reset(); create it again after qd.init().");
+  }
+  return view_;
+}
+
+const std::shared_ptr<void>& Array::owner() const {
+  view();  // the released check
+  return owner_;
+}
+
+void Array::release() {
+  owner_.reset();
+  view_.data = nullptr;
+  released_ = true;
+}
+
+int64_t element_offset(const ArrayView& view, const std::vector<int64_t>& index) {
+  if (static_cast<int>(index.size()) != view.ndim) {
+    throw IndexError("Expected " + std::to_string(view.ndim) + " indices for an array of shape " +
+                     shape_text(view.shape, view.ndim) + ", but got " + std::to_string(index.size()) + ".");
+  }
+  int64_t offset = 0;
+  for (int d = 0; d < view.ndim; ++d) {
+    int64_t i = index[d];
+    if (i < 0 || i >= view.shape[d]) {
+      throw IndexError("Index " + shape_text(index.data(), view.ndim) + " is out of bounds for shape " +
+                       shape_text(view.shape, view.ndim) + " (dimension " + std::to_string(d) +
+                       " has extent " + std::to_string(view.shape[d]) + ").");
+    }
+    offset += i * view.strides[d];
+  }
+  return offset * dtype_size(view.dtype);
+}
+
+void check_copy_compatible(const ArrayView& dst, const ArrayView& src, const char* what) {
+  bool same = dst.ndim == src.ndim;
+  for (int d = 0; same && d < dst.ndim; ++d) same = dst.shape[d] == src.shape[d];
+  if (!same) {
+    throw ValueError(std::string(what) + ": shape mismatch: the destination has shape " +
+                     shape_text(dst.shape, dst.ndim) + " but the source has shape " +
+                     shape_text(src.shape, src.ndim) + ".");
+  }
+  if (!can_cast_same_kind(src.dtype, dst.dtype)) {
+    throw TypeError(std::string(what) + ": cannot convert " + std::string(dtype_name(src.dtype)) +
+                    " data into a " + std::string(dtype_name(dst.dtype)) +
+                    " array without losing its kind (numpy's casting='same_kind'); convert it "
+                    "explicitly first, e.g. arr.astype(...).");
+  }
+  if (!dst.writable) throw ValueError(std::string(what) + ": the destination is read-only.");
+}
+
+}  // namespace qd

@@ -1,0 +1,131 @@
+// tests/cpp/test_runtime_array.cpp: Array storage, alignment, strided copies with conversion, errors.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "quadrants/array.h"
+#include "quadrants/errors.h"
+#include "runtime/half.h"
+
+namespace qd {
+namespace {
+
+ArrayView host_view(void* data, DtypeCode dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  ArrayView view;
+  view.data = data;
+  view.dtype = dtype;
+  view.ndim = static_cast<int>(shape.size());
+  for (int d = 0; d < view.ndim; ++d) {
+    view.shape[d] = shape[d];
+    view.strides[d] = strides[d];
+  }
+  return view;
+}
+
+TEST(Array, CreateIsAlignedZeroedAndAppendsElementDims) {
+  auto array = Array::create(DtypeCode::f32, {4}, {3, 2});
+  const ArrayView& view = array->view();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(view.data) % 64, 0u);
+  ASSERT_EQ(view.ndim, 3);
+  EXPECT_EQ(view.shape[1], 3);
+  EXPECT_EQ(view.strides[0], 6);
+  EXPECT_EQ(array->element_ndim(), 2);
+  EXPECT_EQ(array->outer_ndim(), 1);
+  for (int i = 0; i < 24; ++i) EXPECT_EQ(static_cast<float*>(view.data)[i], 0.0f);
+  EXPECT_TRUE(view.is_contiguous());
+}
+
+TEST(Array, ZeroSizeAndZeroDim) {
+  auto empty = Array::create(DtypeCode::i32, {0, 5}, {});
+  EXPECT_EQ(empty->view().size(), 0);
+  auto scalar = Array::create(DtypeCode::f64, {}, {});
+  EXPECT_EQ(scalar->view().size(), 1);
+  EXPECT_EQ(scalar->view().ndim, 0);
+}
+
+TEST(Array, RejectsNegativeAndTooManyDims) {
+  EXPECT_THROW(Array::create(DtypeCode::f32, {-1}, {}), ValueError);
+  EXPECT_THROW(Array::create(DtypeCode::f32, {1, 1, 1, 1, 1, 1, 1}, {2, 2}), ValueError);
+}
+
+TEST(Array, ReleaseMakesUseAClearError) {
+  auto array = Array::create(DtypeCode::f32, {3}, {});
+  array->release();
+  EXPECT_TRUE(array->released());
+  try {
+    array->view();
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("qd.reset()"), std::string::npos);
+  }
+}
+
+TEST(Array, ElementOffsetChecksBounds) {
+  auto array = Array::create(DtypeCode::i16, {2, 3}, {});
+  EXPECT_EQ(element_offset(array->view(), {1, 2}), (3 + 2) * 2);
+  try {
+    element_offset(array->view(), {2, 0});
+    FAIL();
+  } catch (const IndexError& e) {
+    EXPECT_STREQ(e.what(), "Index (2, 0) is out of bounds for shape (2, 3) (dimension 0 has extent 2).");
+  }
+  EXPECT_THROW(element_offset(array->view(), {0}), IndexError);
+}
+
+TEST(StridedCopy, TransposeWithConversion) {
+  std::vector<double> src = {1, 2, 3, 4, 5, 6};  // 2x3 row-major
+  std::vector<float> dst(6);
+  // dst (3x2) = transpose(src): read src with strides (1, 3).
+  copy_view(host_view(dst.data(), DtypeCode::f32, {3, 2}, {2, 1}),
+            host_view(src.data(), DtypeCode::f64, {3, 2}, {1, 3}));
+  EXPECT_EQ(dst, (std::vector<float>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(StridedCopy, NegativeStridesAndBroadcast) {
+  std::vector<int32_t> src = {1, 2, 3, 4};
+  std::vector<int64_t> dst(4);
+  copy_view(host_view(dst.data(), DtypeCode::i64, {4}, {1}),
+            host_view(src.data() + 3, DtypeCode::i32, {4}, {-1}));
+  EXPECT_EQ(dst, (std::vector<int64_t>{4, 3, 2, 1}));
+  int8_t one = 7;
+  std::vector<int8_t> filled(6);
+  copy_view(host_view(filled.data(), DtypeCode::i8, {2, 3}, {3, 1}),
+            host_view(&one, DtypeCode::i8, {2, 3}, {0, 0}));
+  EXPECT_EQ(filled, std::vector<int8_t>(6, 7));
+}
+
+TEST(StridedCopy, HalfAndBool) {
+  std::vector<float> src = {0.5f, -2.0f, 65504.0f, 1e-7f};
+  std::vector<uint16_t> half(4);
+  copy_view(host_view(half.data(), DtypeCode::f16, {4}, {1}), host_view(src.data(), DtypeCode::f32, {4}, {1}));
+  EXPECT_EQ(half[0], 0x3800);
+  EXPECT_EQ(half[1], 0xc000);
+  EXPECT_EQ(half[2], 0x7bff);
+  EXPECT_EQ(half_to_float(Half{half[3]}), half_to_float(float_to_half(1e-7f)));
+  std::vector<bool> ignored;
+  bool flags[4];
+  copy_view(host_view(flags, DtypeCode::u1, {4}, {1}), host_view(src.data(), DtypeCode::f32, {4}, {1}));
+  EXPECT_TRUE(flags[0] && flags[1] && flags[2] && flags[3]);
+}
+
+TEST(StridedCopy, CompatibilityErrorsNameShapesAndDtypes) {
+  float a[4], b[6];
+  try {
+    check_copy_compatible(host_view(a, DtypeCode::f32, {4}, {1}), host_view(b, DtypeCode::f32, {2, 3}, {3, 1}),
+                          "from_numpy");
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(),
+                 "from_numpy: shape mismatch: the destination has shape (4,) but the source has shape (2, 3).");
+  }
+  try {
+    check_copy_compatible(host_view(a, DtypeCode::i32, {4}, {1}), host_view(b, DtypeCode::f32, {4}, {1}), "x");
+    FAIL();
+  } catch (const TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot convert f32 data into a i32 array"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace qd
