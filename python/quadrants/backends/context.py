@@ -87,9 +87,13 @@ class LibraryContext:
         if target is None:
             return arguments
         lib_dtype = self.str_to_lib[target]
-        return tuple(
-            value.to(lib_dtype) if array_origin(value) and value.dtype != lib_dtype else value for value in arguments
-        )
+        return tuple(value.to(lib_dtype) if self._widens(value, lib_dtype) else value for value in arguments)
+
+    def _widens(self, value, lib_dtype):
+        """Whether casting array `value` to lib_dtype is numpy's promotion, not a loss (complex to real for abs)."""
+        if array_origin(value) is None or value.dtype == lib_dtype:
+            return False
+        return lib_dtype.is_complex or not value.dtype.is_complex
 
     def standard(self, maps_to):
         """Decorator turning a closure into a documented standardized function of this backend.

@@ -21,13 +21,19 @@ def build(ctx):
             return x.get()
         return numpy.asarray(x)
 
-    @ctx.standard("{xp}.asarray(a, device=device)")
+    @ctx.standard("torch.from_numpy(a).to(device) or {xp}.asarray(a, device=device)")
     def from_numpy(a):
         """The numpy array a as an array of this backend; CPU backends share its memory."""
         if not isinstance(a, numpy.ndarray):
             origin = array_origin(a)
             got = type(a).__name__ if origin is None else f"an array of the {origin[0]} backend"
             raise TypeError(f"from_numpy() expected a to be a numpy.ndarray, got {got}.")
+        if ctx.name == "torch":
+            try:
+                # torch.from_numpy shares memory even for 0-d arrays, where torch.asarray copies.
+                return ctx.lib.from_numpy(a).to(ctx.native_device)
+            except (TypeError, ValueError):
+                pass  # negative strides or a byte order torch cannot view: asarray copies
         return xp.asarray(a, device=ctx.native_device)
 
     return {"to_numpy": to_numpy, "from_numpy": from_numpy}

@@ -55,6 +55,13 @@ def _n_dimensional(ctx, name, xp_name, summary, default_axes):
     return function
 
 
+def _shift(xp, shift, x, axes):
+    # An empty axes tuple shifts nothing; numpy returns a copy where torch.roll rejects it.
+    if axes is not None and not isinstance(axes, int) and len(axes) == 0:
+        return xp.asarray(x, copy=True)
+    return shift(x, axes=axes)
+
+
 def _shifts(ctx):
     xp = ctx.xp
 
@@ -62,13 +69,13 @@ def _shifts(ctx):
     def fftshift(x, axes=None):
         """Move the zero-frequency term to the centre, over axes (all when None), as numpy.fft.fftshift."""
         ctx.check_arrays("fftshift", x=x)
-        return xp.fft.fftshift(x, axes=axes)
+        return _shift(xp, xp.fft.fftshift, x, axes)
 
     @ctx.standard("{xp}.fft.ifftshift(x, axes=axes)")
     def ifftshift(x, axes=None):
         """Inverse of fftshift, over axes (all when None), as numpy.fft.ifftshift."""
         ctx.check_arrays("ifftshift", x=x)
-        return xp.fft.ifftshift(x, axes=axes)
+        return _shift(xp, xp.fft.ifftshift, x, axes)
 
     return fftshift, ifftshift
 
