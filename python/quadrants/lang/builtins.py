@@ -1,0 +1,132 @@
+# python/quadrants/lang/builtins.py: qd.sqrt, qd.atomic_add, qd.static, qd.ndrange ...: kernel built-ins.
+#
+# Each built-in is a `Builtin`: called from Python it runs its Python fallback; inside a kernel the
+# translator recognizes it and dispatches on `kind` (translator.calls), so this module holds no
+# translation logic and imports nothing from the translator.
+import itertools
+
+import numpy as np
+
+
+class Builtin:
+    """A kernel built-in. kind: 'unary'/'binary' (an IR op), 'atomic', 'cast', 'static', 'ndrange',
+    'loop_config' or 'composite' (impl(ops, *args) written with the vector ops)."""
+
+    def __init__(self, name, python_impl, kind, op=None, impl=None):
+        self.__name__ = self.name = name
+        self._python_impl = python_impl
+        self.kind = kind
+        self.op = op
+        self.impl = impl
+
+    def __call__(self, *args, **kwargs):
+        return self._python_impl(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<quadrants builtin {self.name}>"
+
+
+def _kernel_only(name):
+    def fail(*args, **kwargs):
+        raise RuntimeError(f"qd.{name}() can only be called inside a @qd.kernel or @qd.func.")
+
+    return fail
+
+
+def _unary(name, numpy_fn, op=None):
+    return Builtin(name, numpy_fn, "unary", op or name)
+
+
+def _binary(name, numpy_fn, op=None):
+    return Builtin(name, numpy_fn, "binary", op or name)
+
+
+sqrt = _unary("sqrt", np.sqrt)
+rsqrt = _unary("rsqrt", lambda x: 1.0 / np.sqrt(x))
+sin = _unary("sin", np.sin)
+cos = _unary("cos", np.cos)
+tan = _unary("tan", np.tan)
+asin = _unary("asin", np.arcsin)
+acos = _unary("acos", np.arccos)
+atan = _unary("atan", np.arctan)
+tanh = _unary("tanh", np.tanh)
+exp = _unary("exp", np.exp)
+log = _unary("log", np.log)
+abs = _unary("abs", np.abs)  # noqa: A001 - qd.abs mirrors the Quadrants API name on purpose
+floor = _unary("floor", np.floor)
+ceil = _unary("ceil", np.ceil)
+round = _unary("round", np.round)  # noqa: A001
+atan2 = _binary("atan2", np.arctan2)
+pow = _binary("pow", np.power)  # noqa: A001
+
+
+def _python_min(*args):
+    return args[0] if len(args) == 1 else np.minimum.reduce(np.broadcast_arrays(*args))
+
+
+def _python_max(*args):
+    return args[0] if len(args) == 1 else np.maximum.reduce(np.broadcast_arrays(*args))
+
+
+min = _binary("min", _python_min)  # noqa: A001 - variadic inside kernels: qd.min(a, b, c)
+max = _binary("max", _python_max)  # noqa: A001
+
+
+def _atomic(op):
+    return Builtin(f"atomic_{op}", _kernel_only(f"atomic_{op}"), "atomic", op)
+
+
+atomic_add = _atomic("add")
+atomic_sub = _atomic("sub")
+atomic_min = _atomic("min")
+atomic_max = _atomic("max")
+atomic_and = _atomic("and")
+atomic_or = _atomic("or")
+atomic_xor = _atomic("xor")
+
+
+def _python_cast(value, dtype):
+    from .types import _numpy_dtype
+
+    return _numpy_dtype(dtype).type(value)
+
+
+cast = Builtin("cast", _python_cast, "cast")
+
+
+def _python_static(*values):
+    return values[0] if len(values) == 1 else values
+
+
+static = Builtin("static", _python_static, "static")
+
+
+class NdRange:
+    """`qd.ndrange(n, (a, b), ...)`: each argument is an extent n (meaning [0, n)) or a pair (a, b).
+
+    Bounds may be Python ints or (inside kernels) IR expressions.
+    """
+
+    def __init__(self, *dims):
+        self.bounds = []
+        for dim in dims:
+            if isinstance(dim, (tuple, list)):
+                if len(dim) != 2:
+                    raise ValueError(f"qd.ndrange() takes extents or (begin, end) pairs, but got {dim!r}.")
+                self.bounds.append((dim[0], dim[1]))
+            else:
+                self.bounds.append((0, dim))
+
+    def __iter__(self):
+        ranges = [range(begin, end) for begin, end in self.bounds]
+        return iter(itertools.product(*ranges)) if len(ranges) != 1 else iter(ranges[0])
+
+
+ndrange = Builtin("ndrange", NdRange, "ndrange")
+
+
+def _python_loop_config(*, serialize=False, block_dim=None):
+    return None
+
+
+loop_config = Builtin("loop_config", _python_loop_config, "loop_config")

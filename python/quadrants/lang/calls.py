@@ -1,0 +1,261 @@
+# python/quadrants/lang/calls.py: translation of calls: qd built-ins, casts, vector constructors and methods,
+# inlined @qd.func calls, and the binding of kernel and func parameters.
+import ast
+import builtins as _py_builtins
+import inspect
+import math as _py_math
+
+from . import builtins as qd_builtins
+from .exprs import VectorMethod, is_runtime
+from .ir_builder import Expr
+from .source import function_source
+from .types import Template, VectorType, scalar_dtype_name
+from .values import ArrayRef, ParamVar, StaticBinding, VectorValue
+from .vector_ops import describe, is_number
+
+# Python functions that mean the same as a qd built-in inside a kernel.
+_PYTHON_EQUIVALENTS = {
+    _py_builtins.abs: qd_builtins.abs, _py_builtins.min: qd_builtins.min, _py_builtins.max: qd_builtins.max,
+    _py_math.sqrt: qd_builtins.sqrt, _py_math.sin: qd_builtins.sin, _py_math.cos: qd_builtins.cos,
+    _py_math.tan: qd_builtins.tan, _py_math.exp: qd_builtins.exp, _py_math.log: qd_builtins.log,
+    _py_math.floor: qd_builtins.floor, _py_math.ceil: qd_builtins.ceil, _py_math.atan2: qd_builtins.atan2,
+    _py_math.tanh: qd_builtins.tanh, _py_math.asin: qd_builtins.asin, _py_math.acos: qd_builtins.acos,
+    _py_math.atan: qd_builtins.atan,
+}
+
+_VECTOR_METHODS = {
+    "dot": lambda ops, v, o: ops.dot(v, o),
+    "cross": lambda ops, v, o: ops.cross(v, o),
+    "norm": lambda ops, v: ops.norm(v),
+    "norm_sqr": lambda ops, v: ops.norm_sqr(v),
+    "normalized": lambda ops, v: ops.normalized(v),
+    "transpose": lambda ops, v: ops.transpose(v),
+    "sum": lambda ops, v: ops.reduce("add", v),
+    "max": lambda ops, v: ops.reduce("max", v),
+    "min": lambda ops, v: ops.reduce("min", v),
+    "trace": lambda ops, v: ops.trace(v),
+    "determinant": lambda ops, v: ops.determinant(v),
+    "outer_product": lambda ops, v, o: ops.outer_product(v, o),
+    "cast": lambda ops, v, dtype: ops.cast(scalar_dtype_name(dtype), v),
+}
+
+
+class CallTranslator:
+    def visit_Call(self, node):
+        func = self.visit(node.func)
+        if isinstance(func, qd_builtins.Builtin) and func.kind == "atomic":
+            return self.call_atomic(func, node)
+        args, kwargs = self.call_arguments(node)
+        func = _PYTHON_EQUIVALENTS.get(func, func) if _hashable(func) else func
+        if isinstance(func, qd_builtins.Builtin):
+            return self.call_builtin(func, args, kwargs)
+        if isinstance(func, VectorMethod):
+            return self.call_vector_method(func, args, kwargs)
+        from .kernel import Func, Kernel
+
+        if isinstance(func, Func):
+            return self.inline_func(func, args, kwargs)
+        if isinstance(func, Kernel):
+            raise self.fail("a kernel cannot call another kernel", hint="decorate the callee with @qd.func instead.")
+        return self.call_python(func, args, kwargs)
+
+    def call_arguments(self, node):
+        args = []
+        for arg in node.args:
+            if not isinstance(arg, ast.Starred):
+                args.append(self.visit(arg))
+                continue
+            expanded = self.visit(arg.value)
+            if is_runtime(expanded) and not isinstance(expanded, VectorValue):
+                raise self.fail("only compile-time sequences and vectors can be unpacked with *", kind="type")
+            args.extend(expanded.entries if isinstance(expanded, VectorValue) else expanded)
+        kwargs = {kw.arg: self.visit(kw.value) for kw in node.keywords if kw.arg is not None}
+        if len(kwargs) != len(node.keywords):
+            raise self.fail("'**' arguments are not supported inside kernels")
+        return args, kwargs
+
+    def call_python(self, func, args, kwargs):
+        """Classes and functions that are not kernel built-ins: casts, constructors, compile-time calls."""
+        from .. import _dtypes
+
+        if isinstance(func, _dtypes.DataType) or func in (_py_builtins.int, _py_builtins.float):
+            self.expect_arity(func, args, kwargs, 1)
+            return self.ops.cast(scalar_dtype_name(func), self.scalar_or_vector(args[0], "a cast"))
+        if isinstance(func, VectorType):
+            return self.construct_typed_vector(func, args)
+        import quadrants
+
+        if func in (quadrants.Vector, quadrants.Matrix):
+            return self.construct_vector(func, args, kwargs)
+        if func is _py_builtins.len and len(args) == 1 and isinstance(args[0], VectorValue):
+            return args[0].shape[0]
+        if any(is_runtime(a) or isinstance(a, ArrayRef) for a in list(args) + list(kwargs.values())):
+            name = getattr(func, "__name__", repr(func))
+            raise self.fail(
+                f"'{name}' is a Python function, so it can only be called on compile-time values inside a kernel",
+                hint="decorate it with @qd.func to call it on kernel values.",
+            )
+        if not callable(func):
+            raise self.fail(f"{describe(func)} is not callable", kind="type")
+        return self.capture(self.python_op(lambda: func(*args, **kwargs)))
+
+    def expect_arity(self, func, args, kwargs, count):
+        if len(args) != count or kwargs:
+            name = getattr(func, "name", getattr(func, "__name__", repr(func)))
+            raise self.fail(f"{name}() takes {count} positional argument(s), but got {len(args)}", kind="type")
+
+    def scalar_or_vector(self, value, what):
+        if isinstance(value, (Expr, VectorValue)) or is_number(value):
+            return value
+        raise self.fail(f"{what} needs a scalar or vector, but got {describe(value)}", kind="type")
+
+    def call_builtin(self, func, args, kwargs):
+        kind = func.kind
+        if kind == "unary":
+            self.expect_arity(func, args, kwargs, 1)
+            return self.checked(lambda: self.ops.un(func.op, self.scalar_or_vector(args[0], f"qd.{func.name}()")))
+        if kind == "binary":
+            if len(args) < 2 or kwargs or (func.op not in ("min", "max") and len(args) != 2):
+                raise self.fail(f"qd.{func.name}() takes 2 arguments, but got {len(args)}", kind="type")
+            result = args[0]
+            for arg in args[1:]:
+                result = self.checked(lambda r=result, a=arg: self.ops.bin(func.op, r, a))
+            return result
+        if kind == "cast":
+            if len(args) != 2 or kwargs:
+                raise self.fail(f"qd.cast(x, dtype) takes 2 arguments, but got {len(args)}", kind="type")
+            return self.ops.cast(self.dtype_argument(args[1]), self.scalar_or_vector(args[0], "qd.cast()"))
+        if kind == "static":
+            if any(is_runtime(a) for a in args):
+                raise self.fail("qd.static() needs values known at compile time, but got a kernel value",
+                                hint="pass Python constants, template arguments or closure variables.")
+            return args[0] if len(args) == 1 else tuple(args)
+        if kind == "ndrange":
+            return self.python_op(lambda: qd_builtins.NdRange(*args))
+        if kind == "loop_config":
+            self.pending_loop_config = self.loop_config_from(kwargs)
+            return None
+        return func.impl(self.ops, *args, **kwargs)
+
+    def dtype_argument(self, dtype):
+        try:
+            return scalar_dtype_name(dtype)
+        except TypeError:
+            raise self.fail(f"expected a dtype such as qd.f32, but got {describe(dtype)}", kind="type") from None
+
+    def loop_config_from(self, kwargs):
+        unknown = set(kwargs) - {"serialize", "block_dim"}
+        if unknown:
+            raise self.fail(f"qd.loop_config() got unexpected argument(s) {', '.join(sorted(unknown))}",
+                            hint="it takes serialize= and block_dim=.")
+        block_dim = kwargs.get("block_dim") or 0
+        if not isinstance(block_dim, int) or block_dim < 0:
+            raise self.fail(f"qd.loop_config(block_dim=...) must be a non-negative int, but got {block_dim!r}",
+                            kind="type")
+        return bool(kwargs.get("serialize", False)), block_dim
+
+    def call_atomic(self, func, node):
+        if len(node.args) != 2 or node.keywords:
+            raise self.fail(f"qd.{func.name}(x, value) takes 2 arguments", kind="type")
+        target = self.lvalue(node.args[0])
+        value = self.visit(node.args[1])
+        return self.atomic_update(func.op, target, value)
+
+    def call_vector_method(self, method, args, kwargs):
+        impl = _VECTOR_METHODS.get(method.name)
+        if impl is None:
+            raise self.fail(f"{describe(method.vector)} has no method '{method.name}'", kind="type")
+        try:
+            return impl(self.ops, method.vector, *args, **kwargs)
+        except TypeError as exc:
+            raise self.fail(f"wrong arguments for .{method.name}(): {exc}", kind="type") from None
+
+    def construct_vector(self, cls, args, kwargs):
+        dtype = kwargs.pop("dt", None)
+        if len(args) != 1 or kwargs or not isinstance(args[0], (list, tuple, VectorValue)):
+            raise self.fail(f"qd.{cls.__name__}() takes a list of values, e.g. qd.{cls.__name__}([x, y, z])",
+                            kind="type")
+        rows = args[0].entries if isinstance(args[0], VectorValue) else list(args[0])
+        if rows and all(isinstance(r, (list, tuple)) for r in rows):
+            entries = [self.scalar(x, "a matrix entry") for row in rows for x in row]
+            if any(len(r) != len(rows[0]) for r in rows):
+                raise self.fail("every row of a qd.Matrix must have the same length", kind="type")
+            value = VectorValue(entries, (len(rows), len(rows[0])))
+        else:
+            value = VectorValue([self.scalar(x, "a vector entry") for x in rows], (len(rows),))
+        return value if dtype is None else self.ops.cast(self.dtype_argument(dtype), value)
+
+    def construct_typed_vector(self, vector_type, args):
+        """vec3(x, y, z), vec4(v3, w) or vec3(0): scalars and vectors are concatenated, one scalar broadcast."""
+        entries = []
+        for arg in args:
+            entries.extend(arg.entries if isinstance(arg, VectorValue) else [self.scalar(arg, "a vector entry")])
+        size = 1
+        for extent in vector_type.shape:
+            size *= extent
+        if len(entries) == 1:
+            entries = entries * size
+        if len(entries) != size:
+            raise self.fail(f"{vector_type!r} needs {size} values, but got {len(entries)}", kind="type")
+        dtype = self.default_fp if vector_type.dtype is None else scalar_dtype_name(vector_type.dtype)
+        return self.ops.cast(dtype, VectorValue(entries, vector_type.shape))
+
+    # ---- funcs and parameters -------------------------------------------------------------------
+    def inline_func(self, func, args, kwargs):
+        if func in self.inline_stack:
+            raise self.fail(f"@qd.func '{func.fn.__name__}' calls itself; recursion is not supported",
+                            hint="rewrite the recursion as a loop.")
+        try:
+            bound = inspect.signature(func.fn).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self.fail(f"wrong arguments for @qd.func '{func.fn.__name__}': {exc}", kind="type") from None
+        bound.apply_defaults()
+        saved = self.enter_function(function_source(func.fn), is_kernel=False)
+        self.inline_stack.append(func)
+        try:
+            for name, value in bound.arguments.items():
+                self.bind_func_argument(name, value, func.annotations.get(name))
+            self.ctx.return_annotation = func.annotations.get("return")
+            self.visit_function_body(self.ctx.source.tree.body)
+            return self.ctx.return_value
+        finally:
+            self.inline_stack.pop()
+            self.leave_function(saved)
+
+    def bind_func_argument(self, name, value, annotation):
+        """Funcs take scalars and vectors by value (a fresh local), everything else by reference."""
+        if isinstance(annotation, Template) or annotation is Template or not (
+            is_runtime(value) or is_number(value)
+        ):
+            self.bind(name, StaticBinding(value))
+            return
+        dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
+        self.declare(name, value, None if dtype is None else self.dtype_argument(dtype))
+
+    def bind_kernel_params(self, params, spec, template_values):
+        """Binds every kernel parameter; returns the IR texts of the non-template ones, in order."""
+        texts = []
+        specs, templates = iter(spec), iter(template_values)
+        for param in params:
+            self.names.reserve(param.name)
+            if param.kind == "template":
+                self.bind(param.name, StaticBinding(self.capture(next(templates))))
+                continue
+            entry = next(specs)
+            if entry[0] == "scalar":
+                self.bind(param.name, ParamVar(param.name))
+                texts.append(f"(scalar {param.name} {entry[1]})")
+                continue
+            _, dtype, ndim, element_shape, contiguous, writable = entry
+            self.bind(param.name, StaticBinding(ArrayRef(param.name, dtype, ndim, element_shape)))
+            shape = " ".join(map(str, element_shape))
+            texts.append(f"(array {param.name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})")
+        return texts
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

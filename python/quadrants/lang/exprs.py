@@ -1,0 +1,247 @@
+# python/quadrants/lang/exprs.py: translation of expressions: names, operators, comparisons, indexing, attributes.
+import ast
+import operator
+
+from .ir_builder import Expr
+from .values import ArrayRef, LocalVar, ParamVar, ShapeTuple, StaticBinding, VectorValue, VectorVar
+from .vector_ops import describe, is_number
+
+BINARY_OPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "shl", ast.RShift: "shr", ast.BitAnd: "bit_and",
+    ast.BitOr: "bit_or", ast.BitXor: "bit_xor",
+}
+_PYTHON_BINARY = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift, ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+    ast.MatMult: operator.matmul,
+}
+_COMPARE_OPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+_PYTHON_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+    ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
+
+
+def is_runtime(value):
+    """True for values that exist only when the kernel runs (IR expressions and vectors of them)."""
+    return isinstance(value, (Expr, VectorValue))
+
+
+class VectorMethod:
+    """`v.norm` before the call: the translator calls it with the vector ops."""
+
+    def __init__(self, vector, name):
+        self.vector = vector
+        self.name = name
+
+
+class ExprTranslator:
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        binding = self.lookup_binding(node.id)
+        if binding is None:
+            return self.resolve_name(node.id)
+        if isinstance(binding, LocalVar):
+            return Expr(f"(var {binding.name})")
+        if isinstance(binding, ParamVar):
+            return Expr(f"(arg {binding.name})")
+        if isinstance(binding, VectorVar):
+            return VectorValue([Expr(f"(var {name})") for name in binding.names], binding.shape)
+        assert isinstance(binding, StaticBinding), "visit_Name(): unknown binding kind"
+        return binding.value
+
+    def visit_Tuple(self, node):
+        return tuple(self.visit(element) for element in node.elts)
+
+    def visit_List(self, node):
+        return [self.visit(element) for element in node.elts]
+
+    def visit_BinOp(self, node):
+        left, right = self.visit(node.left), self.visit(node.right)
+        op_type = type(node.op)
+        if isinstance(node.op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
+            return self.ops.matmul(left, right)
+        if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):
+            return self.checked(lambda: self.ops.bin(BINARY_OPS[op_type], left, right))
+        return self.python_op(_PYTHON_BINARY[op_type], left, right)
+
+    def visit_UnaryOp(self, node):
+        operand = self.visit(node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        op = {ast.USub: "neg", ast.Not: "not", ast.Invert: "bit_not"}[type(node.op)]
+        if is_runtime(operand) or is_number(operand):
+            return self.checked(lambda: self.ops.un(op, operand))
+        python_op = {ast.USub: operator.neg, ast.Not: operator.not_, ast.Invert: operator.invert}[type(node.op)]
+        return self.python_op(python_op, operand)
+
+    def visit_BoolOp(self, node):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        result = self.visit(node.values[0])
+        for value_node in node.values[1:]:
+            if not is_runtime(result):
+                # A compile-time left side short-circuits exactly as in Python.
+                if (op == "and") != bool(result):
+                    return result
+                result = self.visit(value_node)
+                continue
+            result = self.ops.bin(op, self.scalar(result, op), self.scalar(self.visit(value_node), op))
+        return result
+
+    def visit_Compare(self, node):
+        left = self.visit(node.left)
+        result = None
+        for op_node, right_node in zip(node.ops, node.comparators):
+            right = self.visit(right_node)
+            if is_runtime(left) or is_runtime(right):
+                if type(op_node) not in _COMPARE_OPS:
+                    raise self.fail(
+                        f"'{type(op_node).__name__}' comparisons need compile-time operands",
+                        hint="use ==, !=, <, <=, > or >= on kernel values.",
+                    )
+                right = self.materialize_value(right)
+                term = self.ops.bin(_COMPARE_OPS[type(op_node)], left, right)
+            else:
+                term = self.python_op(_PYTHON_COMPARE[type(op_node)], left, right)
+            result = term if result is None else self._and(result, term)
+            left = right
+        return result
+
+    def _and(self, a, b):
+        if not is_runtime(a):
+            return b if a else a
+        return self.ops.bin("and", a, b)
+
+    def visit_IfExp(self, node):
+        cond = self.visit(node.test)
+        if not is_runtime(cond):
+            return self.visit(node.body if cond else node.orelse)
+        return self.ops.select(self.scalar(cond, "the condition of 'a if c else b'"), self.visit(node.body),
+                               self.visit(node.orelse))
+
+    def visit_Attribute(self, node):
+        base = self.visit(node.value)
+        attr = node.attr
+        if isinstance(base, ArrayRef):
+            if attr == "shape":
+                return base.static_shape if base.static_shape is not None else ShapeTuple(base)
+            raise self.fail(f"array '{base.label}' has no attribute '{attr}' inside kernels", kind="type",
+                            hint="arrays offer indexing x[i, j] and x.shape[k].")
+        if isinstance(base, VectorValue):
+            return self.vector_attribute(base, attr)
+        if isinstance(base, Expr):
+            raise self.fail(f"a scalar value has no attribute '{attr}'", kind="type")
+        try:
+            return self.capture(getattr(base, attr))
+        except AttributeError:
+            raise self.fail(f"{describe(base)} has no attribute '{attr}'", kind="type") from None
+
+    def vector_attribute(self, vector, attr):
+        if attr == "n":
+            return vector.shape[0]
+        if attr == "m":
+            return vector.shape[1] if vector.is_matrix else 1
+        if attr == "T":
+            return self.ops.transpose(vector)
+        if not vector.is_matrix and attr and all(c in _SWIZZLE for c in attr):
+            indices = [_SWIZZLE[c] for c in attr]
+            if max(indices) >= vector.shape[0]:
+                raise self.fail(f"component '{attr}' is out of range for {describe(vector)}", kind="type")
+            if len(indices) == 1:
+                return vector.entries[indices[0]]
+            return VectorValue([vector.entries[i] for i in indices], (len(indices),))
+        return VectorMethod(vector, attr)
+
+    def visit_Subscript(self, node):
+        base = self.visit(node.value)
+        index = self.visit(node.slice)
+        if isinstance(base, ArrayRef):
+            return self.array_element(base, index)
+        if isinstance(base, VectorValue):
+            return self.vector_element(base, index)
+        if isinstance(base, ShapeTuple):
+            if not isinstance(index, int) or not 0 <= index < base.array.ndim:
+                raise self.fail(
+                    f"x.shape[k] needs a constant k in [0, {base.array.ndim}) for array '{base.array.label}', "
+                    f"but got {describe(index)}",
+                    kind="type",
+                )
+            return Expr(f"(shape {base.array.name} {index})")
+        if is_runtime(index):
+            raise self.fail(f"{describe(base)} can only be indexed with compile-time values", kind="type",
+                            hint="use a constant index, or unroll the loop with qd.static(range(...)).")
+        return self.python_op(operator.getitem, base, index)
+
+    def array_indices(self, array, index):
+        """The IR texts of the outer indices of `array[index]` (a tuple, a vector, None or a scalar)."""
+        if index is None:
+            parts = []
+        elif isinstance(index, VectorValue) and not index.is_matrix:
+            parts = index.entries
+        elif isinstance(index, (tuple, list)):
+            parts = list(index)
+        else:
+            parts = [index]
+        if len(parts) != array.ndim:
+            raise self.fail(
+                f"array '{array.label}' has {array.ndim} dimension(s) but was indexed with {len(parts)} index(es)",
+                kind="type",
+                hint="index every outer dimension at once, e.g. x[i, j] for a 2-d array.",
+            )
+        return [self.ops.text(self.scalar(part, "an array index")) for part in parts]
+
+    def array_element(self, array, index):
+        indices = " ".join(self.array_indices(array, index))
+        if not array.element_shape:
+            return Expr(f"(load {array.name} ({indices}) ())")
+        entries = [Expr(f"(load {array.name} ({indices}) ({' '.join(map(str, e))}))")
+                   for e in element_indices(array.element_shape)]
+        return VectorValue(entries, array.element_shape)
+
+    def vector_element(self, vector, index):
+        parts = list(index) if isinstance(index, tuple) else [index]
+        if not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
+            raise self.fail(
+                f"{describe(vector)} can only be indexed with constant integers, but got {describe(index)}",
+                kind="type",
+                hint="use a constant index, or unroll the loop with qd.static(range(...)).",
+            )
+        for axis, p in enumerate(parts):
+            if axis >= len(vector.shape) or not -vector.shape[axis] <= p < vector.shape[axis]:
+                raise self.fail(f"index {index!r} is out of range for {describe(vector)}", kind="type")
+        parts = [p % vector.shape[axis] for axis, p in enumerate(parts)]
+        if len(parts) == 2:
+            return vector.at(parts[0], parts[1])
+        return vector.row(parts[0]) if vector.is_matrix else vector.entries[parts[0]]
+
+    def scalar(self, value, what):
+        """Checks that `value` is a scalar (an IR expression or a number) where `what` needs one."""
+        if isinstance(value, Expr) or is_number(value):
+            return value
+        raise self.fail(f"{what} must be a scalar, but got {describe(value)}", kind="type")
+
+    def python_op(self, fn, *operands):
+        """Applies a Python operator to compile-time values, reporting Python's error at the node."""
+        try:
+            return fn(*operands)
+        except Exception as exc:  # noqa: BLE001 - any failure here is the user's expression failing
+            raise self.fail(f"evaluating this expression at compile time failed: {exc}", kind="type") from None
+
+    def checked(self, fn):
+        try:
+            return fn()
+        except ZeroDivisionError:
+            raise self.fail("division by zero in a compile-time constant", kind="type") from None
+
+
+def element_indices(element_shape):
+    """The element indices of an element shape, row-major: (3,) -> (0,), (1,), (2,)."""
+    if len(element_shape) == 1:
+        return [(i,) for i in range(element_shape[0])]
+    return [(i, j) for i in range(element_shape[0]) for j in range(element_shape[1])]

@@ -1,0 +1,198 @@
+# python/quadrants/lang/kernel.py: @qd.kernel and @qd.func: parameters, dispatch to the C++ launcher, errors.
+#
+# A call of a kernel without template parameters goes straight to its `_core.Launcher`, which
+# converts the arguments in C++ and calls back `compile_fn` only when it meets a new argument
+# specialization (dtype, ndim, element shape, contiguity, writability). Template kernels first pick a
+# launcher by their template values in Python.
+import functools
+import inspect
+import numbers
+
+from .. import _runtime
+from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+from .source import function_source
+from .translator import translate_kernel
+from .types import NdarrayType, Template, VectorType, scalar_dtype_name
+
+
+class KernelParam:
+    """One kernel parameter: kind is 'scalar', 'array' or 'template'."""
+
+    def __init__(self, name, kind, annotation):
+        self.name = name
+        self.kind = kind
+        self.annotation = annotation
+
+    def launcher_entry(self):
+        """The tuple `_core.Launcher` expects for this (non-template) parameter."""
+        if self.kind == "scalar":
+            return ("scalar", self.name, scalar_dtype_name(self.annotation))
+        return ("array", self.name, self.annotation.dtype_name(), self.annotation.ndim,
+                tuple(self.annotation.element_shape()))
+
+
+def _annotations(fn):
+    """The evaluated annotations of `fn` (string annotations are evaluated in its globals)."""
+    result = {}
+    for name, annotation in getattr(fn, "__annotations__", {}).items():
+        if isinstance(annotation, str):
+            annotation = eval(annotation, fn.__globals__)  # noqa: S307 - the user's own annotation text
+        result[name] = annotation
+    return result
+
+
+def _param_error(fn, param_name, message, hint):
+    source = function_source(fn)
+    node = next((a for a in source.tree.args.args if a.arg == param_name), source.tree)
+    return source.error(node, message, hint, kind="type")
+
+
+def _kernel_params(fn, annotations):
+    params = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' must be a plain positional parameter.",
+                               "remove *args, **kwargs and keyword-only markers from the kernel's signature.")
+        annotation = annotations.get(p.name)
+        if annotation is None:
+            raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' has no type annotation.",
+                               f"annotate it, e.g. '{p.name}: qd.f32', '{p.name}: qd.types.ndarray()' or "
+                               f"'{p.name}: qd.template()'.")
+        if isinstance(annotation, Template) or annotation is Template:
+            params.append(KernelParam(p.name, "template", annotation))
+        elif isinstance(annotation, NdarrayType) or annotation is NdarrayType:
+            params.append(KernelParam(p.name, "array", annotation if annotation is not NdarrayType else NdarrayType()))
+        elif isinstance(annotation, VectorType):
+            raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' is a vector or matrix, which kernels do "
+                               "not take by value.", "pass it in a qd.types.ndarray(dtype=...) of one element.")
+        else:
+            try:
+                scalar_dtype_name(annotation)
+            except TypeError:
+                raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' has the annotation {annotation!r}, "
+                                   "which is not a dtype, qd.types.ndarray() or qd.template().", None) from None
+            params.append(KernelParam(p.name, "scalar", annotation))
+    return params
+
+
+def _template_key(value):
+    """Template instances are told apart by value for numbers and strings, by identity otherwise."""
+    if value is None or isinstance(value, (numbers.Number, str, bool)):
+        return (type(value), value)
+    return ("id", id(value))
+
+
+class Kernel:
+    """A @qd.kernel: call it with the kernel's arguments; positional arguments take the fast path."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.annotations = _annotations(fn)
+        self.params = _kernel_params(fn, self.annotations)
+        self.template_positions = [k for k, p in enumerate(self.params) if p.kind == "template"]
+        self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind != "template"]
+        self._generation = None
+        self._launch = None
+        self._instances = {}
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = self._bind_keywords(args, kwargs)
+        if self._generation != _runtime.generation():
+            self._refresh()
+        return self._launch(*args)
+
+    def _bind_keywords(self, args, kwargs):
+        try:
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"Kernel '{self.fn.__name__}': {exc}.") from None
+        return bound.args
+
+    def _refresh(self):
+        """(Re)creates the launchers: a new qd.init() may change dtypes, debug mode and fields."""
+        _runtime.config()  # initializes on first use, which itself bumps the generation
+        self._instances = {}
+        self._launch = self._make_launcher(()) if not self.template_positions else self._call_template
+        self._generation = _runtime.generation()
+
+    def _call_template(self, *args):
+        if len(args) != len(self.params):
+            names = ", ".join(p.name for p in self.params)
+            raise TypeError(f"Kernel '{self.fn.__name__}' takes {len(self.params)} argument(s) ({names}), "
+                            f"but {len(args)} were given.")
+        values = tuple(args[k] for k in self.template_positions)
+        key = tuple(_template_key(v) for v in values)
+        entry = self._instances.get(key)
+        if entry is None:
+            # The values are kept alive with the launcher, so an id() in the key is never reused.
+            entry = self._instances[key] = (self._make_launcher(values), values)
+        return entry[0](*[args[k] for k in self.runtime_positions])
+
+    def returns_name(self):
+        annotation = self.annotations.get("return")
+        if annotation is None:
+            return None
+        try:
+            return scalar_dtype_name(annotation)
+        except TypeError:
+            raise _param_error(self.fn, None, f"Kernel '{self.fn.__name__}' returns {annotation!r}, but kernels "
+                               "can only return a scalar.", "annotate the return type as a dtype, e.g. -> qd.f32.") from None
+
+    def ir(self, spec, template_values=()):
+        """The IR text for one specialization (see _core.Launcher for the spec format), for tests and debugging."""
+        return self._translate(spec, template_values)[0]
+
+    def _translate(self, spec, template_values):
+        return translate_kernel(self.fn, self.fn.__name__, self.params, spec, template_values,
+                                self.returns_name(), _runtime.config())
+
+    def _make_launcher(self, template_values):
+        from .. import _core
+
+        launcher = None
+
+        def compile_fn(spec):
+            text, containers, line_sources = self._translate(spec, template_values)
+            launcher.set_globals([c._array for c in containers])
+            try:
+                return _core.compile_kernel(text)
+            except _core.KernelUserError as exc:
+                raise _located_error(exc, line_sources) from None
+
+        params = [self.params[k].launcher_entry() for k in self.runtime_positions]
+        launcher = _core.Launcher(self.fn.__name__, params, compile_fn)
+        return launcher
+
+
+def _located_error(exc, line_sources):
+    """Re-raises a pass's KernelUserError(kind, message, line, col) with the file and source line."""
+    kind, message, line, col = exc.args
+    source = line_sources.get(line)
+    cls = QuadrantsTypeError if kind == "type" else QuadrantsSyntaxError
+    if source is None:
+        return cls(message, "<kernel>", line, col)
+    return cls(message, source.filename, line, col, source.source_line(line))
+
+
+class Func:
+    """A @qd.func: inlined into the kernels that call it."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.annotations = _annotations(fn)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another @qd.func.")
+
+
+def kernel(fn):
+    """Decorates a Python function as a kernel, compiled on its first call for each argument specialization."""
+    return Kernel(fn)
+
+
+def func(fn):
+    """Decorates a Python function as a kernel function, inlined where a kernel calls it."""
+    return Func(fn)

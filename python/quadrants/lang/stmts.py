@@ -1,0 +1,363 @@
+# python/quadrants/lang/stmts.py: translation of statements: assignments, if/while, break/continue, return.
+import ast
+
+from .exprs import BINARY_OPS, element_indices, is_runtime
+from .ir_builder import Expr, string_text
+from .loops import LoopTranslator
+from .types import VectorType, scalar_dtype_name
+from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
+from .vector_ops import describe, is_number
+
+# Augmented assignments that are atomic on arrays (and on kernel-scope locals inside parallel loops).
+_ATOMIC_AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+
+
+class VarTarget:
+    def __init__(self, name, parallel_depth):
+        self.name = name
+        self.parallel_depth = parallel_depth
+
+    def load(self):
+        return Expr(f"(var {self.name})")
+
+    def store_head(self, text):
+        return f"assign {self.name} {text}"
+
+    def atomic_head(self, op, text):
+        return f"(atomic {op} (var {self.name}) {text})"
+
+
+class ArrayTarget:
+    def __init__(self, array, indices, element_index):
+        self.array = array
+        self.where = f"{array.name} ({' '.join(indices)}) ({' '.join(map(str, element_index))})"
+
+    def load(self):
+        return Expr(f"(load {self.where})")
+
+    def store_head(self, text):
+        return f"store {self.where} {text}"
+
+    def atomic_head(self, op, text):
+        return f"(atomic {op} {self.where} {text})"
+
+
+class VectorTarget:
+    def __init__(self, targets, shape):
+        self.targets = targets
+        self.shape = tuple(shape)
+
+
+class StmtTranslator(LoopTranslator):
+    def visit_body(self, stmts):
+        for k, stmt in enumerate(stmts):
+            self.set_loc(stmt)
+            self.visit(stmt)
+            if isinstance(stmt, ast.Return):
+                return
+            if self.ctx.done_flag and _contains_return(stmt):
+                self.guard_after_return(stmts[k + 1 :])
+                return
+
+    def translate_block(self, stmts, scope=True):
+        """Translates `stmts` into a new IR block (a new Python-level scope unless scope=False)."""
+        saved_top, saved_loc = self.top_level, self.builder.loc
+        self.top_level = False
+        self.builder.open()
+        if scope:
+            self.push_scope()
+        try:
+            self.visit_body(stmts)
+        finally:
+            if scope:
+                self.pop_scope()
+            self.top_level = saved_top
+            self.builder.loc = saved_loc
+        return self.builder.close()
+
+    # ---- assignment -----------------------------------------------------------------------------
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.fail("only a plain name can be annotated inside a kernel, e.g. 'x: qd.f32 = 0'")
+        annotation = self.visit(node.annotation)
+        value = self.visit(node.value) if node.value is not None else 0
+        if isinstance(annotation, VectorType):
+            if is_number(value) or isinstance(value, Expr):
+                value = VectorValue([value] * _size(annotation.shape), annotation.shape)
+            dtype = self.default_fp if annotation.dtype is None else scalar_dtype_name(annotation.dtype)
+        else:
+            dtype = self.dtype_argument(annotation)
+        if self.lookup_binding(node.target.id) is not None:
+            raise self.fail(f"'{node.target.id}' is already defined; only its first assignment can carry a type",
+                            hint=f"remove the annotation, or use a new name instead of '{node.target.id}'.")
+        self.declare(node.target.id, value, dtype)
+
+    def assign(self, target, value):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            self.assign_unpacked(target, value)
+            return
+        if isinstance(target, ast.Name):
+            binding = self.lookup_binding(target.id)
+            if binding is None or isinstance(binding, (StaticBinding, ParamVar)):
+                self.declare(target.id, value)
+                return
+        if isinstance(target, ast.Starred):
+            raise self.fail("starred assignment is not supported inside kernels")
+        self.store(self.lvalue(target), value)
+
+    def assign_unpacked(self, target, value):
+        if isinstance(value, VectorValue) and not value.is_matrix:
+            items = value.entries
+        elif isinstance(value, (tuple, list)):
+            items = list(value)
+        else:
+            raise self.fail(f"cannot unpack {describe(value)} into {len(target.elts)} names", kind="type")
+        if len(items) != len(target.elts):
+            raise self.fail(f"cannot unpack {len(items)} values into {len(target.elts)} names", kind="type")
+        # Evaluate every right-hand side before any store, as Python does ('a, b = b, a').
+        items = [self.snapshot(item) for item in items] if len(items) > 1 else items
+        for element, item in zip(target.elts, items):
+            self.assign(element, item)
+
+    def snapshot(self, value):
+        if isinstance(value, Expr):
+            name = self.names.fresh("_t")
+            self.builder.emit(f"decl {name} {self.ops.text(value)}")
+            return Expr(f"(var {name})")
+        if isinstance(value, VectorValue):
+            return VectorValue([self.snapshot(x) for x in value.entries], value.shape)
+        return value
+
+    def store(self, target, value):
+        if isinstance(target, VectorTarget):
+            if not isinstance(value, VectorValue):
+                value = self.scalar(value, "the value stored into a vector")
+                value = VectorValue([self.materialize(value) if isinstance(value, Expr) else value] *
+                                    len(target.targets), target.shape)
+            if value.shape != target.shape:
+                raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target",
+                                kind="type")
+            for element, item in zip(target.targets, value.entries):
+                self.builder.emit(element.store_head(self.ops.text(item)))
+            return
+        if isinstance(value, VectorValue):
+            raise self.fail(f"cannot assign {describe(value)} to a scalar", kind="type",
+                            hint="declare a new variable for the vector, or index it: v[0].")
+        self.builder.emit(target.store_head(self.ops.text(self.scalar(value, "the assigned value"))))
+
+    def lvalue(self, node):
+        """What an assignment target refers to: a local, an array element, or a vector of those."""
+        if isinstance(node, ast.Name):
+            binding = self.lookup_binding(node.id)
+            if isinstance(binding, LocalVar):
+                return VarTarget(binding.name, binding.parallel_depth)
+            if isinstance(binding, VectorVar):
+                depth = binding.parallel_depth
+                return VectorTarget([VarTarget(n, depth) for n in binding.names], binding.shape)
+            raise self.fail(f"'{node.id}' is not a local variable or array element, so it cannot be updated")
+        if isinstance(node, ast.Subscript):
+            base = self.visit(node.value)
+            if isinstance(base, ArrayRef):
+                return self.array_target(base, self.visit(node.slice))
+            return self.vector_target_element(self.lvalue(node.value), self.visit(node.slice))
+        if isinstance(node, ast.Attribute):
+            base = self.lvalue(node.value)
+            if isinstance(base, VectorTarget) and node.attr in "xyzwrgba" and len(node.attr) == 1:
+                return self.vector_target_element(base, "xyzw".index(node.attr) if node.attr in "xyzw"
+                                                  else "rgba".index(node.attr))
+        raise self.fail("this expression cannot be assigned to inside a kernel")
+
+    def array_target(self, array, index):
+        indices = self.array_indices(array, index)
+        if not array.element_shape:
+            return ArrayTarget(array, indices, ())
+        return VectorTarget([ArrayTarget(array, indices, e) for e in element_indices(array.element_shape)],
+                            array.element_shape)
+
+    def vector_target_element(self, base, index):
+        if not isinstance(base, VectorTarget):
+            raise self.fail("only vectors, matrices and arrays can be indexed in an assignment", kind="type")
+        shadow = VectorValue(base.targets, base.shape)
+        element = self.vector_element(shadow, index)
+        return VectorTarget(element.entries, element.shape) if isinstance(element, VectorValue) else element
+
+    def visit_AugAssign(self, node):
+        target = self.lvalue(node.target)
+        value = self.visit(node.value)
+        atomic_op = _ATOMIC_AUG_OPS.get(type(node.op))
+        if atomic_op is not None and self.needs_atomic(target):
+            self.emit_effects(self.atomic_update(atomic_op, target, value))
+            return
+        current = self.target_value(target)
+        if isinstance(node.op, ast.MatMult):
+            result = self.ops.matmul(current, value)
+        else:
+            result = self.checked(lambda: self.ops.bin(BINARY_OPS[type(node.op)], current, value))
+        self.store(target, result)
+
+    def needs_atomic(self, target):
+        first = target.targets[0] if isinstance(target, VectorTarget) else target
+        return isinstance(first, ArrayTarget) or first.parallel_depth < self.parallel_depth
+
+    def target_value(self, target):
+        if isinstance(target, VectorTarget):
+            return VectorValue([t.load() for t in target.targets], target.shape)
+        return target.load()
+
+    def atomic_update(self, op, target, value):
+        """The atomic read-modify-write of `target` (old value returned), elementwise on vectors."""
+        if isinstance(target, VectorTarget):
+            if not isinstance(value, VectorValue):
+                value = VectorValue([self.materialize_value(value)] * len(target.targets), target.shape)
+            if value.shape != target.shape:
+                raise self.fail(f"cannot update a {_shape_text(target.shape)} target with {describe(value)}",
+                                kind="type")
+            return VectorValue([self.atomic_update(op, t, v) for t, v in zip(target.targets, value.entries)],
+                               target.shape)
+        text = self.ops.text(self.scalar(value, "the value of an atomic update"))
+        return Expr(target.atomic_head(op, text), side_effect=True)
+
+    def emit_effects(self, value):
+        """Evaluates an expression statement: atomics become `eval`, pure values are dropped."""
+        entries = value.entries if isinstance(value, VectorValue) else [value]
+        for entry in entries:
+            if isinstance(entry, Expr) and entry.side_effect:
+                self.builder.emit(f"eval {entry.text}")
+
+    # ---- other statements -----------------------------------------------------------------------
+    def visit_Expr(self, node):
+        self.emit_effects(self.visit(node.value))
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_If(self, node):
+        cond = self.visit(node.test)
+        if not is_runtime(cond):
+            # A compile-time condition (qd.static or a captured constant) keeps one branch only.
+            self.visit_body(node.body if cond else node.orelse)
+            return
+        loc = self.builder.loc
+        text = self.ops.text(self.scalar(cond, "an if condition"))
+        then_block, else_block = self.translate_block(node.body), self.translate_block(node.orelse)
+        self.builder.emit(f"if {text}", [then_block, else_block], loc=loc)
+
+    def visit_Assert(self, node):
+        cond = self.visit(node.test)
+        message = self.visit(node.msg) if node.msg is not None else ast.unparse(node.test)
+        if not isinstance(message, str):
+            raise self.fail("the message of an assert inside a kernel must be a constant string", kind="type")
+        if not is_runtime(cond):
+            if not cond:
+                raise self.fail(f"compile-time assertion failed: {message}", kind="type")
+            return
+        self.builder.emit(f"assert {self.ops.text(self.scalar(cond, 'an assert condition'))} {string_text(message)}")
+
+    def visit_Return(self, node):
+        if self.ctx.is_kernel:
+            self.kernel_return(node)
+        elif self.ctx.done_flag:
+            self.early_return(node)
+        else:
+            self.ctx.return_value = self.returned_value(node)
+
+    def kernel_return(self, node):
+        if not self.top_level:
+            raise self.fail("a kernel can only return at the top level of its body, outside loops and ifs",
+                            hint="store the result in a local and return it at the end.")
+        if self.ctx.return_annotation is None:
+            if node.value is None:
+                return
+            raise self.fail("this kernel returns a value but has no return type",
+                            hint="annotate the kernel's return type, e.g. 'def k(...) -> qd.f32:'.")
+        value = self.visit(node.value) if node.value is not None else None
+        self.builder.emit(f"return {self.ops.text(self.scalar(value, 'a kernel return value'))}")
+
+    def returned_value(self, node):
+        """A func's value, stored in fresh locals so later statements of the caller cannot change it."""
+        if node.value is None:
+            return None
+        value = self.visit(node.value)
+        annotation = self.ctx.return_annotation
+        if annotation is not None and (is_runtime(value) or is_number(value)):
+            dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
+            dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
+            return self.fresh_locals(value, dtype_name)
+        return self.fresh_locals(value, None) if is_runtime(value) else value
+
+    def fresh_locals(self, value, dtype_name):
+        if isinstance(value, VectorValue):
+            return VectorValue([self.fresh_locals(x, dtype_name) for x in value.entries], value.shape)
+        name = self._decl(self.names.fresh("_ret"), value, dtype_name)
+        return Expr(f"(var {name})")
+
+
+    # ---- funcs: return values and returns from inside ifs and loops -----------------------------
+    def visit_function_body(self, stmts):
+        returns = [n for stmt in stmts for n in ast.walk(stmt) if isinstance(n, ast.Return)]
+        if returns and not (len(returns) == 1 and returns[0] is stmts[-1]):
+            self.start_early_returns(any(n.value is not None for n in returns))
+        self.visit_body(stmts)
+
+    def start_early_returns(self, returns_value):
+        """Returns before the end go through a result slot and a flag that skips the statements after."""
+        if returns_value:
+            annotation = self.ctx.return_annotation
+            if annotation is None:
+                raise self.fail("a @qd.func that returns from inside an if or a loop needs a return type",
+                                hint="annotate it, e.g. 'def f(x) -> qd.f32:'.")
+            shape = annotation.shape if isinstance(annotation, VectorType) else ()
+            dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
+            dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
+            targets = [VarTarget(self._decl(self.names.fresh("_ret"), 0, dtype_name), self.parallel_depth)
+                       for _ in range(_size(shape))]
+            slot = VectorTarget(targets, shape) if shape else targets[0]
+            self.ctx.return_slot = slot
+            self.ctx.return_value = self.target_value(slot)
+        self.ctx.done_flag = self.names.fresh("_returned")
+        self.builder.emit(f"decl {self.ctx.done_flag} (const int 0)")
+
+    def early_return(self, node):
+        if node.value is not None:
+            self.store(self.ctx.return_slot, self.visit(node.value))
+        self.builder.emit(f"assign {self.ctx.done_flag} (const int 1)")
+        if self.in_runtime_loop():
+            self.builder.emit("break")
+
+    def guard_after_return(self, rest):
+        """After a statement that may have returned: leave the loop, or skip the rest of the body."""
+        if not rest:
+            return
+        done = self.ctx.done_flag
+        if self.in_runtime_loop():
+            self.builder.open()
+            self.builder.emit("break")
+            self.builder.emit(f"if (var {done})", [self.builder.close(), []])
+            self.visit_body(rest)
+            return
+        loc = self.builder.loc
+        block = self.translate_block(rest, scope=False)
+        self.builder.emit(f"if (bin eq (var {done}) (const int 0))", [block, []], loc=loc)
+
+    def in_runtime_loop(self):
+        return any(kind != "static" for kind in self.loops)
+
+
+def _contains_return(node):
+    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+
+
+def _size(shape):
+    n = 1
+    for extent in shape:
+        n *= extent
+    return n
+
+
+def _shape_text(shape):
+    return "x".join(map(str, shape)) if len(shape) == 2 else f"{shape[0]}-vector"

@@ -1,0 +1,214 @@
+# python/quadrants/lang/translator.py: the AST -> IR translator: state, scopes, name resolution, kernel assembly.
+#
+# The visitor methods live in three mixins (exprs.py, calls.py, stmts.py); this file holds what they
+# share: the function being translated, its scopes, the IR builder and the error helpers.
+import builtins as _py_builtins
+
+import numpy as np
+
+from .calls import CallTranslator
+from .exprs import ExprTranslator
+from .ir_builder import BlockBuilder, Expr, NameAllocator, string_text
+from .source import function_source
+from .stmts import StmtTranslator
+from .values import ArrayRef, LocalVar, StaticBinding, VectorValue, VectorVar
+from .vector_ops import Ops, describe
+
+
+class FunctionContext:
+    """One Python function being translated: the kernel itself or an inlined @qd.func."""
+
+    def __init__(self, source, is_kernel):
+        self.source = source
+        self.is_kernel = is_kernel
+        self.scopes = [{}]
+        self.globals = source.fn.__globals__
+        code = source.fn.__code__
+        cells = source.fn.__closure__ or ()
+        self.closure = {}
+        for name, cell in zip(code.co_freevars, cells):
+            try:
+                self.closure[name] = cell.cell_contents
+            except ValueError:  # a closure variable not assigned yet
+                pass
+        self.return_value = None
+        self.return_annotation = None
+        self.done_flag = None  # set when a func returns from inside an if or loop (stmts.py)
+        self.return_slot = None
+
+
+class Translator(ExprTranslator, CallTranslator, StmtTranslator):
+    """Translates one kernel (with its funcs inlined) for one argument specialization."""
+
+    def __init__(self, config):
+        self.default_fp = config.default_fp.name
+        self.default_ip = config.default_ip.name
+        self.config = config
+        self.names = NameAllocator()
+        self.builder = BlockBuilder()
+        self.ops = Ops(self)
+        self.ctx = None
+        self.node_stack = []
+        self.globals = []  # containers used as globals, in IR param order
+        self.global_refs = {}  # id(container) -> ArrayRef
+        self.line_sources = {}  # file line -> FunctionSource, to place errors raised by C++ passes
+        self.loops = []  # kinds of the enclosing loops, innermost last: 'parallel', 'serial'
+        self.top_level = True
+        self.parallel_depth = 0
+        self.pending_loop_config = None
+        self.inline_stack = []
+
+    # ---- errors ---------------------------------------------------------------------------------
+    def fail(self, message, hint=None, kind="syntax", node=None):
+        """The user error for the node being translated (return value is meant to be raised)."""
+        if node is None:
+            node = next((n for n in reversed(self.node_stack) if hasattr(n, "lineno")), None)
+        return self.ctx.source.error(node, message[0].upper() + message[1:] + _period(message), hint, kind)
+
+    def visit(self, node):
+        self.node_stack.append(node)
+        try:
+            method = getattr(self, "visit_" + type(node).__name__, None)
+            if method is None:
+                raise self.fail(
+                    f"Python syntax '{type(node).__name__}' is not supported inside kernels",
+                    hint="kernels support assignments, if/while/for, arithmetic, calls of @qd.func and qd.* functions.",
+                )
+            return method(node)
+        finally:
+            self.node_stack.pop()
+
+    # ---- scopes and names -----------------------------------------------------------------------
+    def push_scope(self):
+        self.ctx.scopes.append({})
+
+    def pop_scope(self):
+        self.ctx.scopes.pop()
+
+    def lookup_binding(self, name):
+        for scope in reversed(self.ctx.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def bind(self, name, binding):
+        self.ctx.scopes[-1][name] = binding
+
+    def resolve_name(self, name):
+        """A free name of the function: closure, then globals, then Python's builtins; captured by value."""
+        for table in (self.ctx.closure, self.ctx.globals, _py_builtins.__dict__):
+            if name in table:
+                return self.capture(table[name])
+        raise self.fail(f"name '{name}' is not defined", kind="syntax")
+
+    def capture(self, value):
+        """Turns a Python value seen by a kernel into a translated value (fields become globals)."""
+        if isinstance(value, np.generic) and value.ndim == 0:
+            return value.item()
+        if hasattr(value, "_array") and hasattr(value, "_element_shape"):
+            return self.global_array(value)
+        import quadrants
+
+        if isinstance(value, quadrants.Matrix):
+            values = value.to_numpy()
+            return VectorValue([x.item() for x in values.reshape(-1)], values.shape)
+        return value
+
+    def global_array(self, container):
+        ref = self.global_refs.get(id(container))
+        if ref is None:
+            name = self.names.fresh(f"_g{len(self.globals)}")
+            ref = ArrayRef(
+                name, container.dtype.name, len(container.shape), container._element_shape,
+                static_shape=tuple(container.shape), label=name,
+            )
+            self.global_refs[id(container)] = ref
+            self.globals.append(container)
+        return ref
+
+    def declare(self, py_name, value, dtype_name=None):
+        """Binds a new local for `py_name` in the innermost scope, emitting its `decl`s."""
+        if isinstance(value, VectorValue):
+            names = []
+            for entry in value.entries:
+                names.append(self._decl(self.names.fresh(py_name), entry, dtype_name))
+            self.bind(py_name, VectorVar(names, value.shape, self.parallel_depth))
+        elif isinstance(value, Expr) or _is_number(value):
+            self.bind(py_name, LocalVar(self._decl(self.names.fresh(py_name), value, dtype_name), self.parallel_depth))
+        elif dtype_name is not None:
+            raise self.fail(f"a typed local needs a scalar or vector value, but got {describe(value)}", kind="type")
+        else:
+            self.bind(py_name, StaticBinding(value))
+
+    def _decl(self, ir_name, value, dtype_name):
+        text = self.ops.text(value)
+        self.builder.emit(f"decl {ir_name} {dtype_name} {text}" if dtype_name else f"decl {ir_name} {text}")
+        return ir_name
+
+    def materialize(self, expr):
+        """An atomic used as an operand is stored in a temporary first, so it runs exactly once."""
+        if not expr.side_effect:
+            return expr
+        name = self.names.fresh("_t")
+        self.builder.emit(f"decl {name} {expr.text}")
+        return Expr(f"(var {name})")
+
+    def materialize_value(self, value):
+        if isinstance(value, Expr):
+            return self.materialize(value)
+        if isinstance(value, VectorValue):
+            return VectorValue([self.materialize_value(x) for x in value.entries], value.shape)
+        return value
+
+    def set_loc(self, node):
+        self.builder.loc = (node.lineno, node.col_offset)
+        self.line_sources.setdefault(node.lineno, self.ctx.source)
+
+    # ---- inlined functions ----------------------------------------------------------------------
+    def enter_function(self, source, is_kernel):
+        saved = (self.ctx, self.loops, self.top_level, self.builder.loc)
+        self.ctx = FunctionContext(source, is_kernel)
+        self.loops = []
+        self.top_level = is_kernel
+        return saved
+
+    def leave_function(self, saved):
+        self.ctx, self.loops, self.top_level, self.builder.loc = saved
+
+
+def _is_number(value):
+    return isinstance(value, (bool, int, float))
+
+
+def _period(message):
+    return "" if message.endswith((".", "?", "!")) else "."
+
+
+def translate_kernel(fn, name, params, spec, template_values, returns, config):
+    """IR text for `fn` under one specialization; returns (ir_text, global containers, line_sources).
+
+    params: KernelParam list (all parameters, templates included); spec: one entry per non-template
+    parameter as the launcher computes it; template_values: one value per template parameter.
+    """
+    tr = Translator(config)
+    source = function_source(fn)
+    saved = tr.enter_function(source, is_kernel=True)
+    param_texts = tr.bind_kernel_params(params, spec, template_values)
+    tr.ctx.return_annotation = returns
+    tr.set_loc(tr.ctx.source.tree)
+    tr.visit_body(tr.ctx.source.tree.body)
+    tr.leave_function(saved)
+    for ref in tr.global_refs.values():
+        shape = " ".join(map(str, ref.element_shape))
+        param_texts.append(f"(array {ref.name} {ref.dtype_name} {ref.ndim} ({shape}) 1 1)")
+    options = (
+        f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
+        f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}) "
+        f"(source_file {string_text(source.filename)}))"
+    )
+    body = "".join("\n    " + stmt.render(4) for stmt in tr.builder.top())
+    text = (
+        f"(kernel {name}\n  {options}\n  (params {' '.join(param_texts)})\n"
+        f"  (returns {returns or 'void'})\n  (body{body}))\n"
+    )
+    return text, list(tr.globals), tr.line_sources

@@ -1,0 +1,105 @@
+# python/quadrants/lang/types.py: qd.types: parameter annotations (ndarray, template) and vector/matrix types.
+import numpy as np
+
+
+class Template:
+    """The annotation `qd.template()`: the parameter is bound at compile time (a field, a number...)."""
+
+    def __repr__(self):
+        return "qd.template()"
+
+
+template = Template
+
+
+class NdarrayType:
+    """`qd.types.ndarray(dtype=None, ndim=None)`: a missing dtype or ndim is specialized per call.
+
+    dtype may be a scalar dtype or a vector/matrix type, whose shape becomes the element shape.
+    """
+
+    def __init__(self, dtype=None, ndim=None):
+        if ndim is not None and (not isinstance(ndim, int) or ndim < 0):
+            raise ValueError(f"qd.types.ndarray(ndim=...) expects a non-negative int or None, but got {ndim!r}.")
+        self.dtype = dtype
+        self.ndim = ndim
+
+    def dtype_name(self):
+        """The scalar dtype name ('f32'), or None when the dtype is specialized per call."""
+        dtype = self.dtype.dtype if isinstance(self.dtype, VectorType) else self.dtype
+        return None if dtype is None else scalar_dtype_name(dtype)
+
+    def element_shape(self):
+        return self.dtype.shape if isinstance(self.dtype, VectorType) else ()
+
+    def __repr__(self):
+        return f"qd.types.ndarray(dtype={self.dtype!r}, ndim={self.ndim!r})"
+
+
+ndarray = NdarrayType
+
+
+class VectorType:
+    """A vector (shape (n,)) or matrix (shape (n, m)) type: an ndarray element type or a constructor.
+
+    Called inside a kernel, `qd.math.vec3(x, y, z)` builds a vector; dtype None means default_fp.
+    """
+
+    def __init__(self, shape, dtype=None):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    @property
+    def n(self):
+        return self.shape[0]
+
+    def __call__(self, *args):
+        values = np.array(args, dtype=_numpy_dtype(float if self.dtype is None else self.dtype)).reshape(self.shape)
+        import quadrants
+
+        constructor = quadrants.Matrix if len(self.shape) == 2 else quadrants.Vector
+        return constructor(values.tolist())
+
+    def __repr__(self):
+        kind = "matrix" if len(self.shape) == 2 else "vector"
+        return f"qd.types.{kind}({', '.join(map(str, self.shape))}, {self.dtype!r})"
+
+
+def vector(n, dtype=None):
+    """The type of n-vectors of `dtype`."""
+    return VectorType((n,), dtype)
+
+
+def matrix(n, m, dtype=None):
+    """The type of n x m matrices of `dtype`."""
+    return VectorType((n, m), dtype)
+
+
+def scalar_dtype_name(dtype):
+    """'f32' for qd.f32, numpy/torch dtypes, `int` and `float` (the current default_ip/default_fp)."""
+    from .. import _dtypes, _runtime
+
+    if dtype is int:
+        return _runtime.config().default_ip.name
+    if dtype is float:
+        return _runtime.config().default_fp.name
+    return _dtypes.to_dtype(dtype).name
+
+
+def _numpy_dtype(dtype):
+    return None if dtype is None else np.dtype(_NUMPY_NAMES[scalar_dtype_name(dtype)])
+
+
+_NUMPY_NAMES = {
+    "u1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+    "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16", "f32": "float32", "f64": "float64",
+}
+
+
+def __getattr__(name):
+    # qd.types.f32 and friends are the dtypes themselves, as in Quadrants.
+    from .. import _dtypes
+
+    if name in _NUMPY_NAMES:
+        return getattr(_dtypes, name)
+    raise AttributeError(f"module 'quadrants.types' has no attribute {name!r}")

@@ -1,0 +1,221 @@
+# python/quadrants/lang/vector_ops.py: arithmetic on translated values: scalars, constants, scalarized vectors.
+#
+# Operands are Python numbers (folded at compile time), `Expr`s or `VectorValue`s. Vector operations
+# expand to one scalar expression per entry; entries with side effects (atomics) are first stored in
+# a temporary by the translator so that expansion never repeats them.
+import math
+import operator
+
+from .ir_builder import Expr, const_text
+from .values import VectorValue
+
+_FOLD_BINARY = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "min": min, "max": max,
+    "atan2": math.atan2, "bit_and": operator.and_, "bit_or": operator.or_, "bit_xor": operator.xor,
+    "shl": operator.lshift, "shr": operator.rshift, "eq": operator.eq, "ne": operator.ne,
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+    "and": lambda a, b: a and b, "or": lambda a, b: a or b,
+}
+
+_FOLD_UNARY = {
+    "neg": operator.neg, "not": operator.not_, "bit_not": operator.invert, "sqrt": math.sqrt,
+    "rsqrt": lambda x: 1.0 / math.sqrt(x), "sin": math.sin, "cos": math.cos, "tan": math.tan,
+    "asin": math.asin, "acos": math.acos, "atan": math.atan, "tanh": math.tanh, "exp": math.exp,
+    "log": math.log, "abs": abs, "floor": math.floor, "ceil": math.ceil, "round": round,
+}
+
+
+def is_number(value):
+    return isinstance(value, (bool, int, float)) and not isinstance(value, type)
+
+
+def is_scalar(value):
+    return isinstance(value, Expr) or is_number(value)
+
+
+class Ops:
+    """Value-level operations for one translation; `tr` supplies `materialize` and `fail`."""
+
+    def __init__(self, tr):
+        self.tr = tr
+
+    def text(self, value):
+        """The IR text of a scalar operand."""
+        if isinstance(value, Expr):
+            return self.tr.materialize(value).text
+        if is_number(value):
+            return const_text(value)
+        raise self.tr.fail(f"expected a scalar value here, but got {describe(value)}", kind="type")
+
+    def bin(self, op, a, b):
+        if isinstance(a, VectorValue) or isinstance(b, VectorValue):
+            return self._elementwise(lambda x, y: self.bin(op, x, y), a, b, op)
+        if is_number(a) and is_number(b):
+            return _FOLD_BINARY[op](a, b)
+        return Expr(f"(bin {op} {self.text(a)} {self.text(b)})")
+
+    def un(self, op, a):
+        if isinstance(a, VectorValue):
+            return VectorValue([self.un(op, x) for x in a.entries], a.shape)
+        if is_number(a):
+            return _FOLD_UNARY[op](a)
+        return Expr(f"(un {op} {self.text(a)})")
+
+    def cast(self, dtype_name, a):
+        if isinstance(a, VectorValue):
+            return VectorValue([self.cast(dtype_name, x) for x in a.entries], a.shape)
+        return Expr(f"(cast {dtype_name} {self.text(a)})")
+
+    def cast_default_fp(self, a):
+        return self.cast(self.tr.default_fp, a)
+
+    def select(self, cond, a, b):
+        if isinstance(a, VectorValue) or isinstance(b, VectorValue):
+            cond = self.tr.materialize_value(cond)
+            return self._elementwise(lambda x, y: self.select(cond, x, y), a, b, "select")
+        return Expr(f"(select {self.text(cond)} {self.text(a)} {self.text(b)})")
+
+    def _elementwise(self, fn, a, b, what):
+        a, b = self.tr.materialize_value(a), self.tr.materialize_value(b)
+        if not isinstance(a, VectorValue):
+            return VectorValue([fn(a, y) for y in b.entries], b.shape)
+        if not isinstance(b, VectorValue):
+            return VectorValue([fn(x, b) for x in a.entries], a.shape)
+        if a.shape != b.shape:
+            raise self.tr.fail(
+                f"'{what}' needs operands of the same shape, but got {_shape_text(a.shape)} and "
+                f"{_shape_text(b.shape)}",
+                kind="type",
+            )
+        return VectorValue([fn(x, y) for x, y in zip(a.entries, b.entries)], a.shape)
+
+    def sum(self, entries):
+        total = entries[0]
+        for entry in entries[1:]:
+            total = self.bin("add", total, entry)
+        return total
+
+    def matmul(self, a, b):
+        a, b = self.vector_operand(a, "@"), self.vector_operand(b, "@")
+        if not a.is_matrix and not b.is_matrix:
+            return self.dot(a, b)
+        a_rows, a_cols = a.shape if a.is_matrix else (1, a.shape[0])
+        b_rows, b_cols = b.shape if b.is_matrix else (b.shape[0], 1)
+        if a_cols != b_rows:
+            raise self.tr.fail(
+                f"'@' cannot multiply shapes {_shape_text(a.shape)} and {_shape_text(b.shape)}", kind="type"
+            )
+        a, b = self.tr.materialize_value(a), self.tr.materialize_value(b)
+        entries = [
+            self.sum([self.bin("mul", a.entries[i * a_cols + k], b.entries[k * b_cols + j]) for k in range(a_cols)])
+            for i in range(a_rows)
+            for j in range(b_cols)
+        ]
+        if not a.is_matrix:
+            return VectorValue(entries, (b_cols,))
+        if not b.is_matrix:
+            return VectorValue(entries, (a_rows,))
+        return VectorValue(entries, (a_rows, b_cols))
+
+    def dot(self, a, b):
+        a, b = self.vector_operand(a, "dot"), self.vector_operand(b, "dot")
+        if a.shape != b.shape:
+            raise self.tr.fail(
+                f"dot() needs vectors of the same length, but got {_shape_text(a.shape)} and "
+                f"{_shape_text(b.shape)}",
+                kind="type",
+            )
+        return self.sum([self.bin("mul", x, y) for x, y in zip(a.entries, b.entries)])
+
+    def cross(self, a, b):
+        a, b = self.vector_operand(a, "cross"), self.vector_operand(b, "cross")
+        a, b = self.tr.materialize_value(a), self.tr.materialize_value(b)
+        x, y = a.entries, b.entries
+        if a.shape == b.shape == (2,):
+            return self.bin("sub", self.bin("mul", x[0], y[1]), self.bin("mul", x[1], y[0]))
+        if a.shape == b.shape == (3,):
+            return VectorValue(
+                [self.bin("sub", self.bin("mul", x[(k + 1) % 3], y[(k + 2) % 3]),
+                          self.bin("mul", x[(k + 2) % 3], y[(k + 1) % 3])) for k in range(3)],
+                (3,),
+            )
+        raise self.tr.fail(
+            f"cross() needs two 2-vectors or two 3-vectors, but got {_shape_text(a.shape)} and "
+            f"{_shape_text(b.shape)}",
+            kind="type",
+        )
+
+    def norm_sqr(self, a):
+        a = self.tr.materialize_value(self.vector_operand(a, "norm_sqr"))
+        return self.sum([self.bin("mul", x, x) for x in a.entries])
+
+    def norm(self, a):
+        return self.un("sqrt", self.norm_sqr(a))
+
+    def normalized(self, a):
+        a = self.tr.materialize_value(self.vector_operand(a, "normalized"))
+        inverse_length = self.tr.materialize_value(self.bin("truediv", 1.0, self.norm(a)))
+        return self.bin("mul", a, inverse_length)
+
+    def transpose(self, a):
+        a = self.vector_operand(a, "transpose")
+        if not a.is_matrix:
+            return a
+        n, m = a.shape
+        return VectorValue([a.entries[i * m + j] for j in range(m) for i in range(n)], (m, n))
+
+    def reduce(self, op, a):
+        a = self.tr.materialize_value(self.vector_operand(a, op))
+        result = a.entries[0]
+        for entry in a.entries[1:]:
+            result = self.bin(op, result, entry)
+        return result
+
+    def trace(self, a):
+        a = self.vector_operand(a, "trace")
+        if not a.is_matrix or a.shape[0] != a.shape[1]:
+            raise self.tr.fail(f"trace() needs a square matrix, but got {_shape_text(a.shape)}", kind="type")
+        return self.sum([a.at(i, i) for i in range(a.shape[0])])
+
+    def determinant(self, a):
+        a = self.tr.materialize_value(self.vector_operand(a, "determinant"))
+        if a.shape == (2, 2):
+            return self.bin("sub", self.bin("mul", a.at(0, 0), a.at(1, 1)), self.bin("mul", a.at(0, 1), a.at(1, 0)))
+        if a.shape == (3, 3):
+            terms = []
+            for j in range(3):
+                minor = self.bin(
+                    "sub",
+                    self.bin("mul", a.at(1, (j + 1) % 3), a.at(2, (j + 2) % 3)),
+                    self.bin("mul", a.at(1, (j + 2) % 3), a.at(2, (j + 1) % 3)),
+                )
+                terms.append(self.bin("mul", a.at(0, j), minor))
+            return self.sum(terms)
+        raise self.tr.fail(
+            f"determinant() supports 2x2 and 3x3 matrices, but got {_shape_text(a.shape)}", kind="type"
+        )
+
+    def outer_product(self, a, b):
+        a, b = self.vector_operand(a, "outer_product"), self.vector_operand(b, "outer_product")
+        a, b = self.tr.materialize_value(a), self.tr.materialize_value(b)
+        return VectorValue([self.bin("mul", x, y) for x in a.entries for y in b.entries], (a.shape[0], b.shape[0]))
+
+    def vector_operand(self, value, what):
+        if isinstance(value, VectorValue):
+            return value
+        raise self.tr.fail(f"{what} needs a vector or matrix, but got {describe(value)}", kind="type")
+
+
+def _shape_text(shape):
+    return "x".join(map(str, shape)) if len(shape) == 2 else f"{shape[0]}-vector"
+
+
+def describe(value):
+    """How an error message names a translated value."""
+    if isinstance(value, VectorValue):
+        kind = "matrix" if value.is_matrix else "vector"
+        return f"a {_shape_text(value.shape)} {kind}" if value.is_matrix else f"a {_shape_text(value.shape)}"
+    if isinstance(value, Expr):
+        return "a scalar expression"
+    return f"the Python value {value!r} ({type(value).__name__})"
