@@ -25,7 +25,7 @@ class LoopTranslator:
         if func is _py_builtins.range:
             bounds = self.range_bounds(iter_node)
         else:
-            bounds = self.iteration_bounds(self.visit(iter_node))
+            bounds = self.iteration_bounds(self.visit(iter_node), iter_node)
         targets = self.loop_targets(node.target, len(bounds))
         if self.top_level and self.ctx.is_kernel:
             self.parallel_loop(node, targets, bounds)
@@ -37,11 +37,11 @@ class LoopTranslator:
         if kwargs or not 1 <= len(args) <= 2:
             hint = "use a while loop for steps other than 1." if len(args) == 3 else None
             raise self.fail(f"range() inside kernels takes (end) or (begin, end), but got {len(args)} arguments",
-                            hint=hint)
+                            hint=hint, node=call)
         args = [self.scalar(a, "a range() bound") for a in args]
         return [(0, args[0])] if len(args) == 1 else [(args[0], args[1])]
 
-    def iteration_bounds(self, value):
+    def iteration_bounds(self, value, node):
         if isinstance(value, qd_builtins.NdRange):
             return [(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
                     for b, e in value.bounds]
@@ -52,6 +52,7 @@ class LoopTranslator:
         raise self.fail(
             f"a kernel can loop over range(), qd.ndrange() or an array, but not over {describe(value)}",
             hint="to unroll a loop over a Python sequence at compile time, write 'for x in qd.static(seq):'.",
+            node=node,
         )
 
     def loop_targets(self, target, ndim):

@@ -143,12 +143,12 @@ class StmtTranslator(LoopTranslator):
                 raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target",
                                 kind="type")
             for element, item in zip(target.targets, value.entries):
-                self.builder.emit(element.store_head(self.ops.text(item)))
+                self.builder.emit(element.store_head(self.sink_text(item)))
             return
         if isinstance(value, VectorValue):
             raise self.fail(f"cannot assign {describe(value)} to a scalar", kind="type",
                             hint="declare a new variable for the vector, or index it: v[0].")
-        self.builder.emit(target.store_head(self.ops.text(self.scalar(value, "the assigned value"))))
+        self.builder.emit(target.store_head(self.sink_text(self.scalar(value, "the assigned value"))))
 
     def lvalue(self, node):
         """What an assignment target refers to: a local, an array element, or a vector of those."""
@@ -276,7 +276,7 @@ class StmtTranslator(LoopTranslator):
             raise self.fail("this kernel returns a value but has no return type",
                             hint="annotate the kernel's return type, e.g. 'def k(...) -> qd.f32:'.")
         value = self.visit(node.value) if node.value is not None else None
-        self.builder.emit(f"return {self.ops.text(self.scalar(value, 'a kernel return value'))}")
+        self.builder.emit(f"return {self.sink_text(self.scalar(value, 'a kernel return value'))}")
 
     def returned_value(self, node):
         """A func's value, stored in fresh locals so later statements of the caller cannot change it."""

@@ -63,7 +63,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
         """The user error for the node being translated (return value is meant to be raised)."""
         if node is None:
             node = next((n for n in reversed(self.node_stack) if hasattr(n, "lineno")), None)
-        return self.ctx.source.error(node, message[0].upper() + message[1:] + _period(message), hint, kind)
+        return self.ctx.source.error(node, _sentence(message), hint, kind)
 
     def visit(self, node):
         self.node_stack.append(node)
@@ -141,9 +141,13 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
             self.bind(py_name, StaticBinding(value))
 
     def _decl(self, ir_name, value, dtype_name):
-        text = self.ops.text(value)
+        text = self.sink_text(value)
         self.builder.emit(f"decl {ir_name} {dtype_name} {text}" if dtype_name else f"decl {ir_name} {text}")
         return ir_name
+
+    def sink_text(self, value):
+        """The text of a value stored once (decl, assign, store, return): an atomic needs no temporary."""
+        return value.text if isinstance(value, Expr) else self.ops.text(value)
 
     def materialize(self, expr):
         """An atomic used as an operand is stored in a temporary first, so it runs exactly once."""
@@ -180,8 +184,12 @@ def _is_number(value):
     return isinstance(value, (bool, int, float))
 
 
-def _period(message):
-    return "" if message.endswith((".", "?", "!")) else "."
+def _sentence(message):
+    """Capitalizes a leading plain word ('name ...' but not 'range() ...') and ends with a period."""
+    first = message.split(" ", 1)[0]
+    if first.isalpha():
+        message = message[0].upper() + message[1:]
+    return message if message.endswith((".", "?", "!")) else message + "."
 
 
 def translate_kernel(fn, name, params, spec, template_values, returns, config):

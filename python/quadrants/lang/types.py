@@ -26,8 +26,9 @@ class NdarrayType:
 
     def dtype_name(self):
         """The scalar dtype name ('f32'), or None when the dtype is specialized per call."""
-        dtype = self.dtype.dtype if isinstance(self.dtype, VectorType) else self.dtype
-        return None if dtype is None else scalar_dtype_name(dtype)
+        if isinstance(self.dtype, VectorType):
+            return scalar_dtype_name(float if self.dtype.dtype is None else self.dtype.dtype)
+        return None if self.dtype is None else scalar_dtype_name(self.dtype)
 
     def element_shape(self):
         return self.dtype.shape if isinstance(self.dtype, VectorType) else ()

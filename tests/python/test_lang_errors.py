@@ -1,0 +1,209 @@
+# tests/python/test_lang_errors.py: user errors of the kernel frontend: file:line, source line, caret, message, hint.
+import inspect
+
+import pytest
+
+import quadrants as qd
+from quadrants.lang.kernel import _located_error
+from quadrants.lang.source import function_source
+
+ARRAY = ("array", "f32", 1, (), True, True)
+
+
+def error_of(kernel, spec=(ARRAY,), templates=()):
+    with pytest.raises(qd.QuadrantsCompilationError) as info:
+        kernel.ir(spec, templates)
+    return info.value
+
+
+def line_of(fn, text):
+    """The file line of the first source line of `fn` containing `text`."""
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+def test_unsupported_syntax_shows_file_line_source_and_caret():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        for i in x:
+            x[i] = [j for j in range(3)]
+
+    err = error_of(k)
+    assert isinstance(err, qd.QuadrantsSyntaxError)
+    line = line_of(k.fn, "[j for j")
+    lines = str(err).splitlines()
+    assert lines[0] == f"{__file__}:{line}:20: Python syntax 'ListComp' is not supported inside kernels."
+    assert lines[1] == "                x[i] = [j for j in range(3)]"
+    assert lines[2] == "                       ^"
+    assert lines[3].startswith("hint: ")
+    assert (err.filename, err.line, err.col) == (__file__, line, 19)
+
+
+def test_break_in_a_parallel_loop_suggests_serializing():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        for i in x:
+            if x[i] > 0:
+                break
+
+    err = error_of(k)
+    assert err.message == "'break' is not allowed in a parallel (outermost) loop."
+    assert err.hint == "add qd.loop_config(serialize=True) before the loop to run it serially."
+    assert err.line == line_of(k.fn, "break")
+
+
+def test_undefined_name():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[0] = undefined_thing  # noqa: F821
+
+    err = error_of(k)
+    assert isinstance(err, qd.QuadrantsSyntaxError)
+    assert err.message == "Name 'undefined_thing' is not defined."
+    assert err.col == inspect.getsourcelines(k.fn)[0][2].index("undefined_thing")
+
+
+def test_vector_assigned_to_scalar_is_a_type_error():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        v = qd.Vector([1, 2])
+        x[0] = v
+
+    err = error_of(k)
+    assert isinstance(err, qd.QuadrantsTypeError) and isinstance(err, TypeError)
+    assert err.message == "Cannot assign a 2-vector to a scalar."
+
+
+def test_wrong_number_of_indices_names_the_array():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[0, 1] = 0
+
+    err = error_of(k)
+    assert err.message == "Array 'x' has 1 dimension(s) but was indexed with 2 index(es)."
+    assert err.hint == "index every outer dimension at once, e.g. x[i, j] for a 2-d array."
+
+
+def test_dynamic_vector_index_suggests_static():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        v = qd.Vector([1, 2])
+        x[0] = v[x[0]]
+
+    err = error_of(k)
+    assert err.message.startswith("A 2-vector can only be indexed with constant integers")
+    assert "qd.static(range(...))" in err.hint
+
+
+def test_return_without_annotation():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        return 1
+
+    err = error_of(k)
+    assert err.message == "This kernel returns a value but has no return type."
+    assert "-> qd.f32" in err.hint
+
+
+def test_return_inside_a_loop_of_a_kernel():
+    @qd.kernel
+    def k(x: qd.types.ndarray()) -> qd.i32:
+        for i in x:
+            return i
+        return 0
+
+    assert "only return at the top level" in error_of(k).message
+
+
+def test_missing_parameter_annotation_is_reported_at_decoration():
+    with pytest.raises(qd.QuadrantsTypeError) as info:
+
+        @qd.kernel
+        def k(x):
+            pass
+
+    assert info.value.message == "Kernel parameter 'x' has no type annotation."
+    assert "x: qd.types.ndarray()" in info.value.hint
+
+
+def test_range_with_step_and_loop_over_a_list():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        for i in range(0, 10, 2):
+            pass
+
+    err = error_of(k)
+    assert err.message == "range() inside kernels takes (end) or (begin, end), but got 3 arguments."
+    assert err.col == inspect.getsourcelines(k.fn)[0][2].index("range")
+
+    @qd.kernel
+    def k2(x: qd.types.ndarray()):
+        for i in [1, 2]:
+            pass
+
+    assert "qd.static(seq)" in error_of(k2).hint
+
+
+def test_python_function_called_on_kernel_values():
+    def helper(v):
+        return v + 1
+
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[0] = helper(x[1])
+
+    err = error_of(k)
+    assert err.message == "'helper' is a Python function, so it can only be called on compile-time values inside a kernel."
+    assert err.hint == "decorate it with @qd.func to call it on kernel values."
+
+
+def test_recursive_func():
+    @qd.func
+    def f(n):
+        return f(n - 1)
+
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[0] = f(3)
+
+    assert "recursion is not supported" in error_of(k).message
+
+
+def test_errors_inside_funcs_point_at_the_func():
+    @qd.func
+    def bad(v):
+        return v.nonexistent()
+
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[0] = bad(qd.Vector([1.0, 2.0]))
+
+    err = error_of(k)
+    assert err.line == line_of(bad.fn, "v.nonexistent")
+    assert err.message == "A 2-vector has no method 'nonexistent'."
+
+
+def test_func_called_from_python_scope():
+    @qd.func
+    def f(x):
+        return x
+
+    with pytest.raises(RuntimeError, match="can only be called from a @qd.kernel"):
+        f(1)
+
+
+def test_kernel_user_error_from_a_pass_gets_source_context():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[0] = 1
+
+    source = function_source(k.fn)
+    line = line_of(k.fn, "x[0] = 1")
+
+    class FakePassError(Exception):
+        pass
+
+    err = _located_error(FakePassError("type", "Cannot store a value into read-only array 'x'.", line, 8),
+                         {line: source})
+    assert isinstance(err, qd.QuadrantsTypeError)
+    assert str(err).splitlines()[1:] == ["            x[0] = 1", "            ^"]
