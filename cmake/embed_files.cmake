@@ -1,4 +1,5 @@
 # cmake/embed_files.cmake: writes each file in FILES into OUT as a C++ raw string, looked up by file name.
+string(REPLACE "," ";" FILES "${FILES}")
 set(body "")
 foreach(path ${FILES})
   file(READ ${path} text)

@@ -56,3 +56,26 @@ struct DLManagedTensorVersioned {
 };
 
 }  // extern "C"
+
+extern "C" {
+
+// DLPack 1.2's C exchange API: a framework publishes one static table through the
+// `__dlpack_c_exchange_api__` capsule on its tensor type, so a consumer can read a tensor's
+// DLTensor without allocating a capsule per call. Only the members we call are typed.
+struct DLPackExchangeAPIHeader {
+  DLPackVersion version;
+  DLPackExchangeAPIHeader* prev_api;
+};
+
+struct DLPackExchangeAPI {
+  DLPackExchangeAPIHeader header;
+  void* managed_tensor_allocator;
+  void* managed_tensor_from_py_object_no_sync;
+  void* managed_tensor_to_py_object_no_sync;
+  // Fills *out with a view borrowed from py_object (valid while it lives); 0 on success, -1 with a
+  // Python exception set on failure.
+  int (*dltensor_from_py_object_no_sync)(void* py_object, DLTensor* out);
+  int (*current_work_stream)(int32_t device_type, int32_t device_id, void** out_stream);
+};
+
+}  // extern "C"

@@ -163,3 +163,6 @@ class ArrayContainer:
                 self._array.set(index + list(e), values[e].item())
             return
         self._array.set(index, value)
+
+
+_core.register_container_type(ArrayContainer)  # kernels take these as arguments without a copy

@@ -96,6 +96,9 @@ def init(
         raise ValueError(f"qd.init(cpu_max_num_threads=...) must be positive, but got {cpu_max_num_threads}.")
     resolved = _resolve_arch(arch)
     reset()
+    from . import _core
+
+    _core.set_num_threads(cpu_max_num_threads)
     global _config
     _config = Config(
         resolved,

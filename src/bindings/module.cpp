@@ -7,6 +7,7 @@ namespace nb = nanobind;
 
 namespace qd::bindings {
 void bind_arrays(nb::module_& m);
+void bind_runtime(nb::module_& m);
 // TEMPORARY while the JIT and launcher land in parallel: weak, so the module links without them.
 __attribute__((weak)) void bind_jit(nb::module_& m);
 __attribute__((weak)) void bind_launch(nb::module_& m);
@@ -38,6 +39,7 @@ NB_MODULE(_core, m) {
   m.attr("KernelUserError").attr("__module__") = "quadrants._core";
 
   qd::bindings::bind_arrays(m);
+  qd::bindings::bind_runtime(m);
   if (qd::bindings::bind_jit) qd::bindings::bind_jit(m);
   if (qd::bindings::bind_launch) qd::bindings::bind_launch(m);
 }

@@ -1,0 +1,58 @@
+// src/runtime/launch.cpp: specialization keys and kernel launch with error reporting.
+#include "runtime/launch.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "quadrants/errors.h"
+
+namespace qd {
+
+uint64_t array_signature(const ArrayView& view, int element_ndim) {
+  int outer = view.ndim - element_ndim;
+  uint64_t sig = static_cast<uint64_t>(view.dtype) | (static_cast<uint64_t>(outer) << 8) |
+                 (static_cast<uint64_t>(view.is_contiguous()) << 12) |
+                 (static_cast<uint64_t>(view.writable) << 13) |
+                 (static_cast<uint64_t>(view.device.kind) << 14) |
+                 (static_cast<uint64_t>(element_ndim) << 16);
+  for (int e = 0; e < element_ndim && e < 2; ++e) {
+    sig |= (static_cast<uint64_t>(view.shape[outer + e]) & 0xffff) << (20 + 16 * e);
+  }
+  return sig;
+}
+
+const Specialization* SpecializationTable::find(const uint64_t* key, int n) const {
+  for (const auto& entry : entries_) {
+    if (static_cast<int>(entry->key.size()) == n && std::memcmp(entry->key.data(), key, n * sizeof(uint64_t)) == 0) {
+      return entry.get();
+    }
+  }
+  return nullptr;
+}
+
+const Specialization& SpecializationTable::add(Specialization spec) {
+  entries_.push_back(std::make_unique<Specialization>(std::move(spec)));
+  return *entries_.back();
+}
+
+void run_entry(QdKernelEntry entry, const QdArg* args, QdArg* ret, ThreadPool& pool, const std::string& kernel,
+               const std::vector<std::string>& arg_names) {
+  QdKernelError error{};
+  int32_t error_flag = 0;
+  QdLaunchContext ctx{&pool, &ThreadPool::parallel_for_callback, &error, &error_flag};
+  entry(args, &ctx, ret);
+  if (error_flag == 0) return;
+  std::ostringstream message;
+  std::string name = error.arg_index >= 0 && error.arg_index < static_cast<int>(arg_names.size())
+                         ? "'" + arg_names[error.arg_index] + "'"
+                         : "#" + std::to_string(error.arg_index);
+  const QdArg& arg = args[error.arg_index];
+  message << "Kernel '" << kernel << "': index (";
+  for (int d = 0; d < error.ndim; ++d) message << (d ? ", " : "") << error.index[d];
+  message << (error.ndim == 1 ? ",)" : ")") << " is out of bounds for " << name << " of shape (";
+  for (int d = 0; d < error.ndim; ++d) message << (d ? ", " : "") << arg.shape[d];
+  message << (error.ndim == 1 ? ",)" : ")") << " in dimension " << error.dim << ".";
+  throw IndexError(message.str());
+}
+
+}  // namespace qd

@@ -1,0 +1,46 @@
+// src/runtime/launch.h: specialization lookup and running a compiled kernel entry on the thread pool.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quadrants/array.h"
+#include "quadrants/dtype.h"
+#include "quadrants/kernel_abi.h"
+#include "quadrants/thread_pool.h"
+
+namespace qd {
+
+inline constexpr int kMaxKernelArgs = 64;
+
+// What selects a specialization for one array argument: everything but its shape, packed in 64
+// bits so the per-call lookup is a few integer compares.
+uint64_t array_signature(const ArrayView& view, int element_ndim);
+
+// One compiled variant of a kernel; `keep` owns what keeps `entry` loaded.
+struct Specialization {
+  std::vector<uint64_t> key;
+  QdKernelEntry entry = nullptr;
+  std::optional<DtypeCode> returns;
+  std::shared_ptr<const void> keep;
+};
+
+class SpecializationTable {
+ public:
+  const Specialization* find(const uint64_t* key, int n) const;
+  const Specialization& add(Specialization spec);
+  void clear() { entries_.clear(); }
+
+ private:
+  std::vector<std::unique_ptr<Specialization>> entries_;  // stable addresses
+};
+
+// Runs entry over args on the pool. A kernel-reported error becomes an IndexError naming the
+// kernel, the argument (arg_names[i], or "argument #i"), the index and the shape.
+void run_entry(QdKernelEntry entry, const QdArg* args, QdArg* ret, ThreadPool& pool, const std::string& kernel,
+               const std::vector<std::string>& arg_names);
+
+}  // namespace qd
