@@ -1,0 +1,53 @@
+// include/quadrants/jit.h: compiles a kernel from its IR text (docs/IR.md) to native code, with a disk cache.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quadrants/dtype.h"
+#include "quadrants/kernel_abi.h"
+
+namespace qd {
+
+// One kernel parameter as the IR declares it; the launcher fills QdArg number `index` from it.
+struct KernelParam {
+  enum class Kind { scalar, array };
+  Kind kind;
+  std::string name;
+  DtypeCode dtype;
+  int ndim = 0;                    // arrays: outer dims (the QdArg has ndim + element_shape.size() dims)
+  std::vector<int> element_shape;  // arrays: () scalar elements, (3) vectors, (3 2) matrices
+  bool contiguous = false;
+  bool writable = true;
+};
+
+// A loaded kernel. Immutable and safe to share between threads; the shared library stays loaded
+// while any copy of the shared_ptr lives.
+struct CompiledKernel {
+  std::string name;
+  QdKernelEntry entry = nullptr;
+  std::optional<DtypeCode> returns;  // empty: the kernel returns nothing
+  std::string source;                // the generated C++ (runtime headers inlined)
+  std::string library_path;          // the cached shared library
+  int num_params = 0;
+  std::vector<KernelParam> params;
+  bool debug = false;
+  // Debug mode: a QdKernelError with code 2 is a failed assert; its arg_index indexes this.
+  std::vector<std::string> assert_messages;
+  std::shared_ptr<void> library;  // the dlopen handle
+};
+
+// Parses, checks, types, simplifies, generates C++, compiles (or finds it in the cache) and loads.
+// Throws KernelUserError for errors in the kernel, ValueError for malformed IR text and
+// CompileError when the system compiler fails.
+std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text);
+
+// Parse and print again: the IR text in canonical form.
+std::string print_ir(const std::string& ir_text);
+
+// The IR text after every pass of the pipeline.
+std::string run_passes(const std::string& ir_text);
+
+}  // namespace qd

@@ -1,0 +1,352 @@
+// src/codegen/cstyle_renderer.cpp: expressions and serial statements in C-like syntax.
+#include "codegen/cstyle_renderer.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ir/ir_mutator.h"
+#include "quadrants/errors.h"
+
+namespace qd::codegen {
+
+using namespace qd::ir;
+
+namespace {
+
+int param_index(const Kernel& k, const std::string& name) {
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (k.params[i].name == name) return static_cast<int>(i);
+  }
+  QD_ASSERT(false, "codegen: unknown param " + name);
+}
+
+bool is_native_width(DtypeCode t) {
+  return t == DtypeCode::i32 || t == DtypeCode::i64 || t == DtypeCode::u32 || t == DtypeCode::u64 ||
+         t == DtypeCode::f32 || t == DtypeCode::f64;
+}
+
+const char* binary_symbol(BinOp op) {
+  switch (op) {
+    case BinOp::add: return "+";
+    case BinOp::sub: return "-";
+    case BinOp::mul: return "*";
+    case BinOp::truediv: return "/";
+    case BinOp::bit_and: return "&";
+    case BinOp::bit_or: return "|";
+    case BinOp::bit_xor: return "^";
+    case BinOp::shl: return "<<";
+    case BinOp::shr: return ">>";
+    case BinOp::eq: return "==";
+    case BinOp::ne: return "!=";
+    case BinOp::lt: return "<";
+    case BinOp::le: return "<=";
+    case BinOp::gt: return ">";
+    case BinOp::ge: return ">=";
+    default: return nullptr;
+  }
+}
+
+class WrittenLocals : public IRVisitor {
+ public:
+  std::set<std::string> names;
+
+ private:
+  void visit_assign(const Assign& s) override {
+    names.insert(s.name);
+    IRVisitor::visit_assign(s);
+  }
+  void visit_atomic(const Atomic& e) override {
+    if (e.local) names.insert(*e.local);
+    IRVisitor::visit_atomic(e);
+  }
+};
+
+class AccessFinder : public IRVisitor {
+ public:
+  bool found = false;
+
+ private:
+  void visit_load(const Load&) override { found = true; }
+  void visit_atomic(const Atomic& e) override {
+    found = found || !e.local;
+    IRVisitor::visit_atomic(e);
+  }
+  void visit_store(const Store&) override { found = true; }
+};
+
+}  // namespace
+
+std::set<std::string> written_locals(const Block& body) {
+  WrittenLocals finder;
+  finder.visit(body);
+  return finder.names;
+}
+
+std::string CStyleRenderer::type_name(DtypeCode t) { return std::string(dtype_info(t).c_type); }
+
+std::string CStyleRenderer::render_const(const Const& c) {
+  DtypeCode t = *c.type;
+  if (is_float(t)) {
+    double v = c.float_value;
+    bool single = t != DtypeCode::f64;
+    std::string text;
+    if (std::isnan(v)) {
+      text = single ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+    } else if (std::isinf(v)) {
+      text = std::string(v < 0 ? "-" : "") + (single ? "__builtin_inff()" : "__builtin_inf()");
+    } else {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, single ? "%af" : "%a", single ? static_cast<double>(static_cast<float>(v)) : v);
+      text = buf;
+    }
+    return t == DtypeCode::f16 ? "qd_half(" + text + ")" : text;
+  }
+  if (t == DtypeCode::u1) return c.int_value ? "true" : "false";
+  if (!is_signed(t)) return "(" + type_name(t) + ")" + std::to_string(static_cast<uint64_t>(c.int_value)) + "ull";
+  if (c.int_value == INT64_MIN) return "(" + type_name(t) + ")(-9223372036854775807ll - 1)";
+  return "(" + type_name(t) + ")" + std::to_string(c.int_value) + "ll";
+}
+
+std::string CStyleRenderer::operand(const Expr& e) {
+  return e->type == DtypeCode::f16 ? "(float)(" + expr(e) + ")" : expr(e);
+}
+
+std::string CStyleRenderer::wrap(DtypeCode t, const std::string& value) {
+  if (t == DtypeCode::f16) return "qd_half(" + value + ")";
+  return "(" + type_name(t) + ")(" + value + ")";
+}
+
+std::string CStyleRenderer::binary(const Binary& b) {
+  std::string x = operand(b.a), y = operand(b.b);
+  DtypeCode t = *b.type;
+  switch (b.op) {
+    case BinOp::logical_and: return "(int32_t)((" + x + ") != 0 && (" + y + ") != 0)";
+    case BinOp::logical_or: return "(int32_t)((" + x + ") != 0 || (" + y + ") != 0)";
+    case BinOp::floordiv: return wrap(t, "qd_floordiv(" + x + ", " + y + ")");
+    case BinOp::mod: return wrap(t, "qd_mod(" + x + ", " + y + ")");
+    case BinOp::pow: return wrap(t, "qd_pow(" + x + ", " + y + ")");
+    case BinOp::min: return wrap(t, "qd_min(" + x + ", " + y + ")");
+    case BinOp::max: return wrap(t, "qd_max(" + x + ", " + y + ")");
+    case BinOp::atan2: return wrap(t, "qd_atan2(" + x + ", " + y + ")");
+    default: break;
+  }
+  std::string text = "(" + x + " " + binary_symbol(b.op) + " " + y + ")";
+  // C promotes narrow operands to int; native-width results need no cast back.
+  if (t == DtypeCode::i32 && b.a->type != DtypeCode::f16) return text;
+  return is_native_width(t) && b.a->type == t ? text : wrap(t, text);
+}
+
+std::string CStyleRenderer::unary(const Unary& u) {
+  std::string x = operand(u.a);
+  DtypeCode t = *u.type;
+  switch (u.op) {
+    case UnOp::neg: return wrap(t, "-" + x);
+    case UnOp::logical_not: return "(int32_t)((" + x + ") == 0)";
+    case UnOp::bit_not: return wrap(t, "~" + x);
+    default: return wrap(t, "qd_" + std::string(unop_name(u.op)) + "(" + x + ")");
+  }
+}
+
+std::string CStyleRenderer::cast(const Cast& c) {
+  std::string x = operand(c.a);
+  if (c.to == DtypeCode::f16) return "qd_half((float)(" + x + "))";
+  if (c.to == DtypeCode::u1) return "((" + x + ") != 0)";
+  return "(" + type_name(c.to) + ")(" + x + ")";
+}
+
+// Release mode: contiguous arrays index from the shape, so the offset is affine in the innermost
+// index and loops vectorize; strided arrays use the strides. Debug mode checks every index.
+std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
+  const Param& p = *kernel_.find_param(ref.array);
+  std::vector<std::string> index;
+  for (const Expr& i : ref.indices) index.push_back("(int64_t)(" + expr(i) + ")");
+  for (int e : ref.element_indices) index.push_back(std::to_string(e));
+  std::string a = "a_" + p.name;
+  if (kernel_.options.debug) {
+    int k = param_index(kernel_, p.name);
+    std::string list;
+    for (size_t d = 0; d < index.size(); ++d) list += (d ? ", " : "") + index[d];
+    return "qd_checked_offset<" + std::to_string(index.size()) + ">(ctx, &args[" + std::to_string(k) + "], " +
+           std::to_string(k) + ", {" + list + "})";
+  }
+  if (index.empty()) return "0";
+  std::string offset;
+  for (size_t d = 0; d < index.size(); ++d) {
+    std::string dim = std::to_string(d);
+    if (p.contiguous) {
+      offset = d == 0 ? index[0] : "(" + offset + ") * " + a + "_n" + dim + " + " + index[d];
+    } else {
+      offset += (d ? " + " : "") + index[d] + " * " + a + "_t" + dim;
+    }
+  }
+  return offset;
+}
+
+std::string CStyleRenderer::element(const ArrayRef& ref) {
+  return "a_" + ref.array + "[" + element_offset(ref) + "]";
+}
+
+std::string CStyleRenderer::atomic(const Atomic& a) {
+  std::string target = a.local ? "&" + local_name(*a.local)
+                       : kernel_.options.debug ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"
+                                               : "&" + element(a.ref);
+  return "qd_atomic_" + std::string(atomic_op_name(a.op)) + "(" + target + ", " + expr(a.value) + ")";
+}
+
+std::string CStyleRenderer::expr(const Expr& e) {
+  QD_ASSERT(e->type.has_value(), "codegen: untyped expression");
+  switch (e->kind) {
+    case ExprKind::constant: return render_const(*as<Const>(e));
+    case ExprKind::var: return local_name(as<Var>(e)->name);
+    case ExprKind::arg: return "p_" + as<Arg>(e)->name;
+    case ExprKind::binary: return binary(*as<Binary>(e));
+    case ExprKind::unary: return unary(*as<Unary>(e));
+    case ExprKind::cast: return cast(*as<Cast>(e));
+    case ExprKind::select: {
+      const Select& s = *as<Select>(e);
+      return "((" + operand(s.cond) + ") ? " + expr(s.a) + " : " + expr(s.b) + ")";
+    }
+    case ExprKind::load: {
+      const Load& l = *as<Load>(e);
+      if (kernel_.options.debug) return "qd_load_checked(a_" + l.ref.array + ", " + element_offset(l.ref) + ")";
+      return element(l.ref);
+    }
+    case ExprKind::shape: return "(int32_t)a_" + as<Shape>(e)->array + "_n" + std::to_string(as<Shape>(e)->dim);
+    case ExprKind::atomic: return atomic(*as<Atomic>(e));
+  }
+  return "";
+}
+
+std::string CStyleRenderer::location_directive(const SourceLoc& loc) {
+  const std::string& file = kernel_.options.source_file;
+  std::string name = file.empty() ? "<kernel " + kernel_.name + ">" : file;
+  std::string quoted;
+  for (char c : name) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return "#line " + std::to_string(loc.line) + " \"" + quoted + "\"";
+}
+
+void CStyleRenderer::emit_error_check(const Stmt& s) {
+  if (!kernel_.options.debug) return;
+  AccessFinder finder;
+  finder.visit(s);
+  if (finder.found) emit_line("if (qd_error_raised(ctx)) return;");
+}
+
+void CStyleRenderer::emit_block(const Block& b) {
+  indent_ += 2;
+  for (const Stmt& s : b) emit_stmt(s);
+  indent_ -= 2;
+}
+
+void CStyleRenderer::emit_for(const For& f) {
+  std::string t = type_name(*f.begin->type), id = std::to_string(next_id_++);
+  emit_line("{");
+  indent_ += 2;
+  emit_line("const " + t + " qd_end" + id + " = " + expr(f.end) + ";");
+  emit_line("for (" + t + " qd_i" + id + " = " + expr(f.begin) + "; qd_i" + id + " < qd_end" + id + "; ++qd_i" + id +
+            ") {");
+  emit_line("  const " + t + " " + local_name(f.var) + " = qd_i" + id + ";");
+  emit_block(f.body);
+  emit_line("}");
+  indent_ -= 2;
+  emit_line("}");
+}
+
+void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::decl: {
+      const Decl& d = *as<Decl>(s);
+      emit_line(type_name(*d.declared_type) + " " + local_name(d.name) + " = " + expr(d.value) + ";");
+      break;
+    }
+    case StmtKind::assign: emit_line(local_name(as<Assign>(s)->name) + " = " + expr(as<Assign>(s)->value) + ";"); break;
+    case StmtKind::store: {
+      const Store& st = *as<Store>(s);
+      if (kernel_.options.debug) {
+        emit_line("{ const int64_t qd_o = " + element_offset(st.ref) + "; if (qd_o >= 0) a_" + st.ref.array +
+                  "[qd_o] = " + expr(st.value) + "; }");
+      } else {
+        emit_line(element(st.ref) + " = " + expr(st.value) + ";");
+      }
+      break;
+    }
+    case StmtKind::eval: emit_line("(void)(" + expr(as<Eval>(s)->value) + ");"); break;
+    case StmtKind::return_: {
+      const Expr& v = as<Return>(s)->value;
+      bool f = is_float(*v->type);
+      emit_line(std::string("ret->scalar.") + (f ? "f = (double)" : "i = (int64_t)") + "(" + operand(v) + ");");
+      emit_line("return;");
+      break;
+    }
+    case StmtKind::assert_: {
+      if (!kernel_.options.debug) break;
+      int index = static_cast<int>(assert_messages_.size());
+      assert_messages_.push_back(as<Assert>(s)->message);
+      emit_line("if (!(" + operand(as<Assert>(s)->cond) + ")) { qd_report_assert(ctx, " + std::to_string(index) +
+                "); return; }");
+      break;
+    }
+    default: QD_ASSERT(false, "codegen: not a simple statement");
+  }
+}
+
+void CStyleRenderer::emit_stmt(const Stmt& s) {
+  if (s->loc.line > 0) out_ += location_directive(s->loc) + "\n";
+  switch (s->kind) {
+    case StmtKind::if_: {
+      const If& i = *as<If>(s);
+      emit_line("if (" + operand(i.cond) + ") {");
+      emit_block(i.then_body);
+      if (!i.else_body.empty()) {
+        emit_line("} else {");
+        emit_block(i.else_body);
+      }
+      emit_line("}");
+      break;
+    }
+    case StmtKind::while_:
+      emit_line("while (" + operand(as<While>(s)->cond) + ") {");
+      emit_block(as<While>(s)->body);
+      emit_line("}");
+      break;
+    case StmtKind::break_: emit_line("break;"); break;
+    case StmtKind::continue_: emit_line("continue;"); break;
+    case StmtKind::for_: emit_for(*as<For>(s)); break;
+    case StmtKind::parallel_for: emit_parallel_for(*as<ParallelFor>(s)); break;
+    default: emit_simple_stmt(s);
+  }
+  if (s->kind != StmtKind::parallel_for) emit_error_check(s);
+}
+
+// Unpacks the arguments into named locals that closures capture by value.
+void CStyleRenderer::emit_prologue() {
+  for (size_t k = 0; k < kernel_.params.size(); ++k) {
+    const Param& p = kernel_.params[k];
+    std::string arg = "args[" + std::to_string(k) + "]", t = type_name(p.dtype);
+    if (p.kind == Param::Kind::scalar) {
+      std::string raw = is_float(p.dtype) ? arg + ".scalar.f" : arg + ".scalar.i";
+      std::string value = p.dtype == DtypeCode::f16 ? "qd_half((float)" + raw + ")" : "(" + t + ")" + raw;
+      emit_line("const " + t + " p_" + p.name + " = " + value + ";");
+      continue;
+    }
+    emit_line(t + "* const a_" + p.name + " = (" + t + "*)" + arg + ".data;");
+    for (int d = 0; d < p.total_dims(); ++d) {
+      std::string dim = std::to_string(d);
+      emit_line("const int64_t a_" + p.name + "_n" + dim + " = " + arg + ".shape[" + dim + "];");
+      if (!p.contiguous) emit_line("const int64_t a_" + p.name + "_t" + dim + " = " + arg + ".strides[" + dim + "];");
+    }
+  }
+}
+
+GeneratedSource CStyleRenderer::render() {
+  out_ = preamble();
+  out_ += entry_signature() + " {\n";
+  indent_ = 2;
+  emit_line("(void)args; (void)ctx; (void)ret;");
+  emit_prologue();
+  for (const Stmt& s : kernel_.body) emit_stmt(s);
+  out_ += "}\n";
+  return {out_, assert_messages_};
+}
+
+}  // namespace qd::codegen

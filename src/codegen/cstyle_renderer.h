@@ -1,0 +1,62 @@
+// src/codegen/cstyle_renderer.h: the code generator shared by every C-like target (CPU C++, CUDA).
+//
+// The base class renders expressions and serial statements; a subclass supplies what differs per
+// target: the entry point's signature, how a parallel loop is launched, and the preamble.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "ir/ir.h"
+
+namespace qd::codegen {
+
+class CStyleRenderer {
+ public:
+  explicit CStyleRenderer(const ir::Kernel& kernel) : kernel_(kernel) {}
+  virtual ~CStyleRenderer() = default;
+  GeneratedSource render();
+
+ protected:
+  virtual std::string preamble() = 0;
+  virtual std::string entry_signature() = 0;
+  virtual void emit_parallel_for(const ir::ParallelFor& loop) = 0;
+
+  virtual std::string type_name(DtypeCode t);
+  virtual std::string render_const(const ir::Const& c);
+
+  std::string expr(const ir::Expr& e);
+  void emit_block(const ir::Block& b);
+  void emit_stmt(const ir::Stmt& s);
+  void emit_line(const std::string& text) { out_ += std::string(indent_, ' ') + text + "\n"; }
+  // After a statement that may have failed a debug check, stop the task or kernel.
+  void emit_error_check(const ir::Stmt& s);
+  static std::string local_name(const std::string& name) { return "v_" + name; }
+
+  const ir::Kernel& kernel_;
+  std::string out_;
+  int indent_ = 0;
+  int next_id_ = 0;
+  std::vector<std::string> assert_messages_;
+
+ private:
+  void emit_prologue();
+  void emit_simple_stmt(const ir::Stmt& s);
+  void emit_for(const ir::For& loop);
+  std::string binary(const ir::Binary& b);
+  std::string unary(const ir::Unary& u);
+  std::string cast(const ir::Cast& c);
+  std::string atomic(const ir::Atomic& a);
+  std::string operand(const ir::Expr& e);
+  std::string wrap(DtypeCode t, const std::string& value);
+  std::string element_offset(const ir::ArrayRef& ref);
+  std::string element(const ir::ArrayRef& ref);
+  std::string location_directive(const ir::SourceLoc& loc);
+};
+
+// Names of the locals that a block assigns or updates atomically (so a closure must share them).
+std::set<std::string> written_locals(const ir::Block& body);
+
+}  // namespace qd::codegen

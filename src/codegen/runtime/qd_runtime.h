@@ -1,0 +1,220 @@
+// src/codegen/runtime/qd_runtime.h: what generated kernels use: f16, Python-semantics arithmetic, math,
+// atomics and bounds checks. Shared by the CPU and (later) CUDA backends; the JIT inlines it.
+//
+// Deliberately includes nothing but kernel_abi.h: every standard header costs compile time on each
+// cold kernel compile. Math goes through compiler builtins instead of <cmath>.
+#ifndef QD_RUNTIME_H
+#define QD_RUNTIME_H
+
+#include "kernel_abi.h"
+
+#ifdef __CUDACC__
+#define QD_FUNC static __device__ __forceinline__
+#else
+#define QD_FUNC static inline __attribute__((always_inline))
+#endif
+
+// ---- f16: storage type; arithmetic happens in float ----
+QD_FUNC uint32_t qd_float_bits(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
+QD_FUNC float qd_bits_float(uint32_t u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
+
+QD_FUNC uint16_t qd_float_to_half_bits(float value) {
+  uint32_t x = qd_float_bits(value);
+  uint32_t sign = x & 0x80000000u;
+  x ^= sign;
+  uint32_t out;
+  if (x >= (143u << 23)) {  // >= 65536: inf, or nan kept quiet
+    out = x > (255u << 23) ? 0x7e00u : 0x7c00u;
+  } else if (x < (113u << 23)) {  // subnormal half: let a float add do the round-to-nearest-even
+    const uint32_t magic = 126u << 23;
+    out = qd_float_bits(qd_bits_float(x) + qd_bits_float(magic)) - magic;
+  } else {
+    uint32_t odd = (x >> 13) & 1u;
+    x += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;
+    out = x >> 13;
+  }
+  return static_cast<uint16_t>(out | (sign >> 16));
+}
+
+QD_FUNC float qd_half_bits_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0x1f) return qd_bits_float(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent != 0) return qd_bits_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  // Zero or subnormal: mantissa * 2^-24, exact in float.
+  float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+  return sign ? -magnitude : magnitude;
+}
+
+struct qd_half {
+  uint16_t bits;
+  qd_half() = default;
+  QD_FUNC qd_half from_bits(uint16_t b) { qd_half h; h.bits = b; return h; }
+  qd_half(float f) : bits(qd_float_to_half_bits(f)) {}
+  operator float() const { return qd_half_bits_to_float(bits); }
+};
+
+// ---- Python-semantics integer and float arithmetic ----
+template <class T>
+QD_FUNC T qd_floordiv(T a, T b) {
+  T q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+  return q;
+}
+QD_FUNC float qd_floordiv(float a, float b) { return __builtin_floorf(a / b); }
+QD_FUNC double qd_floordiv(double a, double b) { return __builtin_floor(a / b); }
+
+template <class T>
+QD_FUNC T qd_mod(T a, T b) {
+  T r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+QD_FUNC float qd_mod(float a, float b) {
+  float r = __builtin_fmodf(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+QD_FUNC double qd_mod(double a, double b) {
+  double r = __builtin_fmod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+// int ** int: by squaring; a negative exponent gives 0 (1 for a base of 1, +-1 for -1), as integers do.
+template <class T>
+QD_FUNC T qd_pow(T base, T exponent) {
+  if (exponent < 0) return base == 1 ? 1 : base == static_cast<T>(-1) ? ((exponent & 1) ? base : 1) : 0;
+  T result = 1;
+  for (; exponent; exponent >>= 1, base *= base) {
+    if (exponent & 1) result *= base;
+  }
+  return result;
+}
+QD_FUNC float qd_pow(float a, float b) { return __builtin_powf(a, b); }
+QD_FUNC double qd_pow(double a, double b) { return __builtin_pow(a, b); }
+
+template <class T>
+QD_FUNC T qd_min(T a, T b) { return b < a ? b : a; }
+template <class T>
+QD_FUNC T qd_max(T a, T b) { return a < b ? b : a; }
+template <class T>
+QD_FUNC T qd_abs(T a) { return a < 0 ? -a : a; }
+QD_FUNC float qd_abs(float a) { return __builtin_fabsf(a); }
+QD_FUNC double qd_abs(double a) { return __builtin_fabs(a); }
+
+// ---- math on float and double ----
+#define QD_MATH1(name, fn)                                         \
+  QD_FUNC float qd_##name(float a) { return __builtin_##fn##f(a); } \
+  QD_FUNC double qd_##name(double a) { return __builtin_##fn(a); }
+QD_MATH1(sqrt, sqrt)
+QD_MATH1(sin, sin)
+QD_MATH1(cos, cos)
+QD_MATH1(tan, tan)
+QD_MATH1(asin, asin)
+QD_MATH1(acos, acos)
+QD_MATH1(atan, atan)
+QD_MATH1(tanh, tanh)
+QD_MATH1(exp, exp)
+QD_MATH1(log, log)
+QD_MATH1(floor, floor)
+QD_MATH1(ceil, ceil)
+QD_MATH1(round, round)
+#undef QD_MATH1
+QD_FUNC float qd_rsqrt(float a) { return 1.0f / __builtin_sqrtf(a); }
+QD_FUNC double qd_rsqrt(double a) { return 1.0 / __builtin_sqrt(a); }
+QD_FUNC float qd_atan2(float a, float b) { return __builtin_atan2f(a, b); }
+QD_FUNC double qd_atan2(double a, double b) { return __builtin_atan2(a, b); }
+
+// ---- atomics (CPU: __atomic builtins); each returns the old value ----
+#ifndef __CUDACC__
+template <class T>
+QD_FUNC T qd_atomic_add(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+template <class T>
+QD_FUNC T qd_atomic_sub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }
+template <class T>
+QD_FUNC T qd_atomic_and(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }
+template <class T>
+QD_FUNC T qd_atomic_or(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
+template <class T>
+QD_FUNC T qd_atomic_xor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }
+
+// Read-modify-write by compare-and-swap, for floats, f16 and min/max.
+template <class T, class F>
+QD_FUNC T qd_atomic_cas_loop(T* p, F combine) {
+  T old = *p;  // a torn first read only costs one more lap
+  T next = combine(old);
+  while (!__atomic_compare_exchange(p, &old, &next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) next = combine(old);
+  return old;
+}
+#define QD_ATOMIC_FLOAT(T)                                                                                  \
+  QD_FUNC T qd_atomic_add(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o + v); }); } \
+  QD_FUNC T qd_atomic_sub(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o - v); }); }
+QD_ATOMIC_FLOAT(float)
+QD_ATOMIC_FLOAT(double)
+#undef QD_ATOMIC_FLOAT
+QD_FUNC qd_half qd_atomic_add(qd_half* p, qd_half v) {
+  return qd_atomic_cas_loop(p, [v](qd_half o) { return qd_half(float(o) + float(v)); });
+}
+QD_FUNC qd_half qd_atomic_sub(qd_half* p, qd_half v) {
+  return qd_atomic_cas_loop(p, [v](qd_half o) { return qd_half(float(o) - float(v)); });
+}
+template <class T>
+QD_FUNC T qd_atomic_min(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return v < o ? v : o; }); }
+template <class T>
+QD_FUNC T qd_atomic_max(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return o < v ? v : o; }); }
+
+// ---- debug-mode errors: the first one wins, later ones are dropped ----
+QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return __atomic_load_n(ctx->error_flag, __ATOMIC_RELAXED) != 0; }
+
+QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) {
+  int32_t expected = 0;
+  return __atomic_compare_exchange_n(ctx->error_flag, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+#endif
+
+// Offset of an element in a debug-mode access, or -1 (and the error recorded) when an index is out
+// of bounds. `index` holds every dim's index, outer dims then element dims.
+template <int N>
+QD_FUNC int64_t qd_checked_offset(const QdLaunchContext* ctx, const QdArg* arg, int32_t arg_index,
+                                  const int64_t (&index)[N]) {
+  int64_t offset = 0;
+  for (int d = 0; d < N; ++d) {
+    if (index[d] < 0 || index[d] >= arg->shape[d]) {
+      if (qd_claim_error(ctx)) {
+        ctx->error->code = 1;
+        ctx->error->arg_index = arg_index;
+        ctx->error->ndim = N;
+        ctx->error->dim = d;
+        for (int k = 0; k < N; ++k) ctx->error->index[k] = index[k];
+      }
+      return -1;
+    }
+    offset += index[d] * arg->strides[d];
+  }
+  return offset;
+}
+
+// A failed (assert ...) in debug mode: code 2, arg_index says which assert (CompiledKernel::assert_messages).
+QD_FUNC void qd_report_assert(const QdLaunchContext* ctx, int32_t assert_index) {
+  if (!qd_claim_error(ctx)) return;
+  ctx->error->code = 2;
+  ctx->error->arg_index = assert_index;
+  ctx->error->ndim = 0;
+  ctx->error->dim = 0;
+}
+
+// Where a debug-mode atomic goes: the element, or a scratch cell once the access is known to be out
+// of bounds (the task stops right after, and the scratch value is never read).
+template <class T>
+QD_FUNC T* qd_checked_ptr(T* data, int64_t offset) {
+  static T scratch;
+  return offset < 0 ? &scratch : data + offset;
+}
+
+template <class T>
+QD_FUNC T qd_load_checked(const T* data, int64_t offset) { return offset < 0 ? T() : data[offset]; }
+
+// Hands a C++ lambda to the C ABI's parallel_for as a (function, closure) pair.
+template <class F>
+static void qd_run_task(void* closure, int64_t begin, int64_t end) { (*static_cast<F*>(closure))(begin, end); }
+
+#endif  // QD_RUNTIME_H

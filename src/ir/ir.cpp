@@ -1,0 +1,114 @@
+// src/ir/ir.cpp: make() constructors of the IR nodes and the operator name tables of the text form.
+#include "ir/ir.h"
+
+#include <array>
+#include <utility>
+
+namespace qd::ir {
+
+Expr Const::make_int(DtypeCode type, int64_t value) {
+  return std::make_shared<Const>(LiteralKind::typed, type, value, static_cast<double>(value));
+}
+Expr Const::make_float(DtypeCode type, double value) {
+  return std::make_shared<Const>(LiteralKind::typed, type, static_cast<int64_t>(0), value);
+}
+Expr Const::make_untyped_int(int64_t value) {
+  return std::make_shared<Const>(LiteralKind::untyped_int, std::nullopt, value, static_cast<double>(value));
+}
+Expr Const::make_untyped_float(double value) {
+  return std::make_shared<Const>(LiteralKind::untyped_float, std::nullopt, static_cast<int64_t>(0), value);
+}
+Expr Var::make(std::string name, std::optional<DtypeCode> type) {
+  return std::make_shared<Var>(std::move(name), type);
+}
+Expr Arg::make(std::string name, std::optional<DtypeCode> type) {
+  return std::make_shared<Arg>(std::move(name), type);
+}
+Expr Binary::make(BinOp op, Expr a, Expr b, std::optional<DtypeCode> type) {
+  return std::make_shared<Binary>(op, std::move(a), std::move(b), type);
+}
+Expr Unary::make(UnOp op, Expr a, std::optional<DtypeCode> type) {
+  return std::make_shared<Unary>(op, std::move(a), type);
+}
+Expr Cast::make(DtypeCode to, Expr a) { return std::make_shared<Cast>(to, std::move(a)); }
+Expr Select::make(Expr cond, Expr a, Expr b, std::optional<DtypeCode> type) {
+  return std::make_shared<Select>(std::move(cond), std::move(a), std::move(b), type);
+}
+Expr Load::make(ArrayRef ref, std::optional<DtypeCode> type) { return std::make_shared<Load>(std::move(ref), type); }
+Expr Shape::make(std::string array, int dim) { return std::make_shared<Shape>(std::move(array), dim); }
+Expr Atomic::make_array(AtomicOp op, ArrayRef ref, Expr value, std::optional<DtypeCode> type) {
+  return std::make_shared<Atomic>(op, std::nullopt, std::move(ref), std::move(value), type);
+}
+Expr Atomic::make_local(AtomicOp op, std::string local, Expr value, std::optional<DtypeCode> type) {
+  return std::make_shared<Atomic>(op, std::move(local), ArrayRef{}, std::move(value), type);
+}
+
+Stmt Decl::make(std::string name, std::optional<DtypeCode> declared_type, Expr value, SourceLoc loc) {
+  return std::make_shared<Decl>(std::move(name), declared_type, std::move(value), loc);
+}
+Stmt Assign::make(std::string name, Expr value, SourceLoc loc) {
+  return std::make_shared<Assign>(std::move(name), std::move(value), loc);
+}
+Stmt Store::make(ArrayRef ref, Expr value, SourceLoc loc) {
+  return std::make_shared<Store>(std::move(ref), std::move(value), loc);
+}
+Stmt Eval::make(Expr value, SourceLoc loc) { return std::make_shared<Eval>(std::move(value), loc); }
+Stmt If::make(Expr cond, Block then_body, Block else_body, SourceLoc loc) {
+  return std::make_shared<If>(std::move(cond), std::move(then_body), std::move(else_body), loc);
+}
+Stmt While::make(Expr cond, Block body, SourceLoc loc) {
+  return std::make_shared<While>(std::move(cond), std::move(body), loc);
+}
+Stmt Break::make(SourceLoc loc) { return std::make_shared<Break>(loc); }
+Stmt Continue::make(SourceLoc loc) { return std::make_shared<Continue>(loc); }
+Stmt For::make(std::string var, Expr begin, Expr end, Block body, SourceLoc loc) {
+  return std::make_shared<For>(std::move(var), std::move(begin), std::move(end), std::move(body), loc);
+}
+Stmt ParallelFor::make(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize,
+                       Block body, SourceLoc loc) {
+  return std::make_shared<ParallelFor>(std::move(vars), std::move(extents), block_dim, serialize, std::move(body),
+                                       loc);
+}
+Stmt Return::make(Expr value, SourceLoc loc) { return std::make_shared<Return>(std::move(value), loc); }
+Stmt Assert::make(Expr cond, std::string message, SourceLoc loc) {
+  return std::make_shared<Assert>(std::move(cond), std::move(message), loc);
+}
+
+const Param* Kernel::find_param(const std::string& param_name) const {
+  for (const Param& p : params) {
+    if (p.name == param_name) return &p;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Indexed by the enum's value; the text form's spelling of each operator.
+constexpr std::array<std::string_view, 23> kBinOpNames = {
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "bit_and", "bit_or",
+    "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or"};
+constexpr std::array<std::string_view, 18> kUnOpNames = {
+    "neg", "not", "bit_not", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh",
+    "exp", "log", "abs", "floor", "ceil", "round"};
+constexpr std::array<std::string_view, 7> kAtomicOpNames = {"add", "sub", "min", "max", "and", "or", "xor"};
+
+template <class Op, size_t N>
+std::optional<Op> find_op(const std::array<std::string_view, N>& names, std::string_view name) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == name) return static_cast<Op>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view binop_name(BinOp op) { return kBinOpNames[static_cast<size_t>(op)]; }
+std::string_view unop_name(UnOp op) { return kUnOpNames[static_cast<size_t>(op)]; }
+std::string_view atomic_op_name(AtomicOp op) { return kAtomicOpNames[static_cast<size_t>(op)]; }
+std::optional<BinOp> binop_from_name(std::string_view name) { return find_op<BinOp>(kBinOpNames, name); }
+std::optional<UnOp> unop_from_name(std::string_view name) { return find_op<UnOp>(kUnOpNames, name); }
+std::optional<AtomicOp> atomic_op_from_name(std::string_view name) {
+  return find_op<AtomicOp>(kAtomicOpNames, name);
+}
+
+}  // namespace qd::ir

@@ -1,0 +1,319 @@
+// src/ir/ir.h: the kernel IR: immutable expression and statement nodes built by make(), and the kernel.
+//
+// Nodes are shared and never modified after make(); a pass that changes something builds new nodes
+// and keeps the unchanged ones (see ir_mutator.h). Expression types are empty until infer_types.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quadrants/dtype.h"
+
+namespace qd::ir {
+
+// Python source position of a statement: 1-based line, 0-based column; line 0 means unknown.
+struct SourceLoc {
+  int line = 0;
+  int col = 0;
+};
+
+enum class ExprKind { constant, var, arg, binary, unary, cast, select, load, shape, atomic };
+
+struct ExprNode {
+  virtual ~ExprNode() = default;
+  ExprKind kind;
+  std::optional<DtypeCode> type;  // set by infer_types
+
+ protected:
+  ExprNode(ExprKind kind, std::optional<DtypeCode> type) : kind(kind), type(type) {}
+};
+using Expr = std::shared_ptr<const ExprNode>;
+
+// Downcast by kind; nullptr when the node is of another kind.
+template <class T>
+const T* as(const Expr& e) {
+  return e && e->kind == T::kKind ? static_cast<const T*>(e.get()) : nullptr;
+}
+
+// An untyped literal (`int`/`float` in the text) takes default_ip/default_fp in infer_types.
+enum class LiteralKind { typed, untyped_int, untyped_float };
+
+struct Const : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::constant;
+  LiteralKind literal;
+  int64_t int_value;  // integral and bool constants (u64 keeps its bit pattern)
+  double float_value;  // floating constants
+  bool holds_float() const { return type ? is_float(*type) : literal == LiteralKind::untyped_float; }
+  static Expr make_int(DtypeCode type, int64_t value);
+  static Expr make_float(DtypeCode type, double value);
+  static Expr make_untyped_int(int64_t value);
+  static Expr make_untyped_float(double value);
+  Const(LiteralKind literal, std::optional<DtypeCode> type, int64_t i, double f)
+      : ExprNode(kKind, type), literal(literal), int_value(i), float_value(f) {}
+};
+
+struct Var : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::var;
+  std::string name;
+  static Expr make(std::string name, std::optional<DtypeCode> type = std::nullopt);
+  Var(std::string name, std::optional<DtypeCode> type) : ExprNode(kKind, type), name(std::move(name)) {}
+};
+
+// A scalar parameter's value.
+struct Arg : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::arg;
+  std::string name;
+  static Expr make(std::string name, std::optional<DtypeCode> type = std::nullopt);
+  Arg(std::string name, std::optional<DtypeCode> type) : ExprNode(kKind, type), name(std::move(name)) {}
+};
+
+enum class BinOp {
+  add, sub, mul, truediv, floordiv, mod, pow, min, max, atan2,
+  bit_and, bit_or, bit_xor, shl, shr, eq, ne, lt, le, gt, ge, logical_and, logical_or
+};
+
+struct Binary : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::binary;
+  BinOp op;
+  Expr a, b;
+  static Expr make(BinOp op, Expr a, Expr b, std::optional<DtypeCode> type = std::nullopt);
+  Binary(BinOp op, Expr a, Expr b, std::optional<DtypeCode> type)
+      : ExprNode(kKind, type), op(op), a(std::move(a)), b(std::move(b)) {}
+};
+
+enum class UnOp {
+  neg, logical_not, bit_not, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, tanh, exp, log, abs,
+  floor, ceil, round
+};
+
+struct Unary : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::unary;
+  UnOp op;
+  Expr a;
+  static Expr make(UnOp op, Expr a, std::optional<DtypeCode> type = std::nullopt);
+  Unary(UnOp op, Expr a, std::optional<DtypeCode> type) : ExprNode(kKind, type), op(op), a(std::move(a)) {}
+};
+
+struct Cast : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::cast;
+  DtypeCode to;
+  Expr a;
+  static Expr make(DtypeCode to, Expr a);
+  Cast(DtypeCode to, Expr a) : ExprNode(kKind, to), to(to), a(std::move(a)) {}
+};
+
+struct Select : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::select;
+  Expr cond, a, b;
+  static Expr make(Expr cond, Expr a, Expr b, std::optional<DtypeCode> type = std::nullopt);
+  Select(Expr cond, Expr a, Expr b, std::optional<DtypeCode> type)
+      : ExprNode(kKind, type), cond(std::move(cond)), a(std::move(a)), b(std::move(b)) {}
+};
+
+// An element of an array param: one index per outer dim, one constant per element dim.
+struct ArrayRef {
+  std::string array;
+  std::vector<Expr> indices;
+  std::vector<int> element_indices;
+};
+
+struct Load : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::load;
+  ArrayRef ref;
+  static Expr make(ArrayRef ref, std::optional<DtypeCode> type = std::nullopt);
+  Load(ArrayRef ref, std::optional<DtypeCode> type) : ExprNode(kKind, type), ref(std::move(ref)) {}
+};
+
+// The extent of outer dim `dim` of an array, as i32.
+struct Shape : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::shape;
+  std::string array;
+  int dim;
+  static Expr make(std::string array, int dim);
+  Shape(std::string array, int dim) : ExprNode(kKind, DtypeCode::i32), array(std::move(array)), dim(dim) {}
+};
+
+enum class AtomicOp { add, sub, min, max, bit_and, bit_or, bit_xor };
+
+// Atomic read-modify-write of an array element, or of a local when `local` is set; yields the old value.
+struct Atomic : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::atomic;
+  AtomicOp op;
+  std::optional<std::string> local;
+  ArrayRef ref;  // used when local is empty
+  Expr value;
+  static Expr make_array(AtomicOp op, ArrayRef ref, Expr value, std::optional<DtypeCode> type = std::nullopt);
+  static Expr make_local(AtomicOp op, std::string local, Expr value,
+                         std::optional<DtypeCode> type = std::nullopt);
+  Atomic(AtomicOp op, std::optional<std::string> local, ArrayRef ref, Expr value, std::optional<DtypeCode> type)
+      : ExprNode(kKind, type), op(op), local(std::move(local)), ref(std::move(ref)), value(std::move(value)) {}
+};
+
+enum class StmtKind {
+  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_
+};
+
+struct StmtNode {
+  virtual ~StmtNode() = default;
+  StmtKind kind;
+  SourceLoc loc;
+
+ protected:
+  StmtNode(StmtKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
+};
+using Stmt = std::shared_ptr<const StmtNode>;
+using Block = std::vector<Stmt>;
+
+template <class T>
+const T* as(const Stmt& s) {
+  return s && s->kind == T::kKind ? static_cast<const T*>(s.get()) : nullptr;
+}
+
+// First assignment of a local; declared_type is empty until infer_types fixes it.
+struct Decl : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::decl;
+  std::string name;
+  std::optional<DtypeCode> declared_type;
+  Expr value;
+  static Stmt make(std::string name, std::optional<DtypeCode> declared_type, Expr value, SourceLoc loc = {});
+  Decl(std::string name, std::optional<DtypeCode> t, Expr value, SourceLoc loc)
+      : StmtNode(kKind, loc), name(std::move(name)), declared_type(t), value(std::move(value)) {}
+};
+
+struct Assign : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::assign;
+  std::string name;
+  Expr value;
+  static Stmt make(std::string name, Expr value, SourceLoc loc = {});
+  Assign(std::string name, Expr value, SourceLoc loc)
+      : StmtNode(kKind, loc), name(std::move(name)), value(std::move(value)) {}
+};
+
+struct Store : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::store;
+  ArrayRef ref;
+  Expr value;
+  static Stmt make(ArrayRef ref, Expr value, SourceLoc loc = {});
+  Store(ArrayRef ref, Expr value, SourceLoc loc) : StmtNode(kKind, loc), ref(std::move(ref)), value(std::move(value)) {}
+};
+
+struct Eval : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::eval;
+  Expr value;
+  static Stmt make(Expr value, SourceLoc loc = {});
+  Eval(Expr value, SourceLoc loc) : StmtNode(kKind, loc), value(std::move(value)) {}
+};
+
+struct If : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::if_;
+  Expr cond;
+  Block then_body, else_body;
+  static Stmt make(Expr cond, Block then_body, Block else_body, SourceLoc loc = {});
+  If(Expr cond, Block t, Block e, SourceLoc loc)
+      : StmtNode(kKind, loc), cond(std::move(cond)), then_body(std::move(t)), else_body(std::move(e)) {}
+};
+
+struct While : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::while_;
+  Expr cond;
+  Block body;
+  static Stmt make(Expr cond, Block body, SourceLoc loc = {});
+  While(Expr cond, Block body, SourceLoc loc) : StmtNode(kKind, loc), cond(std::move(cond)), body(std::move(body)) {}
+};
+
+struct Break : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::break_;
+  static Stmt make(SourceLoc loc = {});
+  explicit Break(SourceLoc loc) : StmtNode(kKind, loc) {}
+};
+
+struct Continue : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::continue_;
+  static Stmt make(SourceLoc loc = {});
+  explicit Continue(SourceLoc loc) : StmtNode(kKind, loc) {}
+};
+
+// Serial loop over [begin, end); the loop variable has begin's type once types are inferred.
+struct For : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::for_;
+  std::string var;
+  Expr begin, end;
+  Block body;
+  static Stmt make(std::string var, Expr begin, Expr end, Block body, SourceLoc loc = {});
+  For(std::string var, Expr begin, Expr end, Block body, SourceLoc loc)
+      : StmtNode(kKind, loc), var(std::move(var)), begin(std::move(begin)), end(std::move(end)),
+        body(std::move(body)) {}
+};
+
+// Parallel loop over the row-major product of [0, extent_k); only at the top level of a kernel.
+struct ParallelFor : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::parallel_for;
+  std::vector<std::string> vars;
+  std::vector<Expr> extents;
+  int block_dim;  // 0: let the runtime choose
+  bool serialize;
+  Block body;
+  static Stmt make(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize,
+                   Block body, SourceLoc loc = {});
+  ParallelFor(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize, Block body,
+              SourceLoc loc)
+      : StmtNode(kKind, loc), vars(std::move(vars)), extents(std::move(extents)), block_dim(block_dim),
+        serialize(serialize), body(std::move(body)) {}
+};
+
+struct Return : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::return_;
+  Expr value;
+  static Stmt make(Expr value, SourceLoc loc = {});
+  Return(Expr value, SourceLoc loc) : StmtNode(kKind, loc), value(std::move(value)) {}
+};
+
+struct Assert : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::assert_;
+  Expr cond;
+  std::string message;
+  static Stmt make(Expr cond, std::string message, SourceLoc loc = {});
+  Assert(Expr cond, std::string message, SourceLoc loc)
+      : StmtNode(kKind, loc), cond(std::move(cond)), message(std::move(message)) {}
+};
+
+struct KernelOptions {
+  DtypeCode default_fp = DtypeCode::f32;
+  DtypeCode default_ip = DtypeCode::i32;
+  bool debug = false;
+  bool fast_math = false;
+  std::string source_file;  // the Python file, for #line directives; empty when unknown
+};
+
+struct Param {
+  enum class Kind { scalar, array };
+  Kind kind;
+  std::string name;
+  DtypeCode dtype;
+  int ndim = 0;                    // arrays: outer dims
+  std::vector<int> element_shape;  // arrays: () scalar, (3) vector, (3 2) matrix
+  bool contiguous = false;
+  bool writable = true;
+  int total_dims() const { return ndim + static_cast<int>(element_shape.size()); }
+};
+
+struct Kernel {
+  std::string name;
+  KernelOptions options;
+  std::vector<Param> params;
+  std::optional<DtypeCode> returns;  // empty: void
+  Block body;
+  const Param* find_param(const std::string& name) const;
+};
+
+std::string_view binop_name(BinOp op);
+std::string_view unop_name(UnOp op);
+std::string_view atomic_op_name(AtomicOp op);
+std::optional<BinOp> binop_from_name(std::string_view name);
+std::optional<UnOp> unop_from_name(std::string_view name);
+std::optional<AtomicOp> atomic_op_from_name(std::string_view name);
+
+}  // namespace qd::ir

@@ -1,0 +1,231 @@
+// src/ir/ir_mutator.cpp: default recursion of IRVisitor and IRMutator.
+#include "ir/ir_mutator.h"
+
+#include "quadrants/errors.h"
+
+namespace qd::ir {
+
+void IRVisitor::visit(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::constant: return visit_const(*as<Const>(e));
+    case ExprKind::var: return visit_var(*as<Var>(e));
+    case ExprKind::arg: return visit_arg(*as<Arg>(e));
+    case ExprKind::binary: return visit_binary(*as<Binary>(e));
+    case ExprKind::unary: return visit_unary(*as<Unary>(e));
+    case ExprKind::cast: return visit_cast(*as<Cast>(e));
+    case ExprKind::select: return visit_select(*as<Select>(e));
+    case ExprKind::load: return visit_load(*as<Load>(e));
+    case ExprKind::shape: return visit_shape(*as<Shape>(e));
+    case ExprKind::atomic: return visit_atomic(*as<Atomic>(e));
+  }
+}
+
+void IRVisitor::visit(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::decl: return visit_decl(*as<Decl>(s));
+    case StmtKind::assign: return visit_assign(*as<Assign>(s));
+    case StmtKind::store: return visit_store(*as<Store>(s));
+    case StmtKind::eval: return visit_eval(*as<Eval>(s));
+    case StmtKind::if_: return visit_if(*as<If>(s));
+    case StmtKind::while_: return visit_while(*as<While>(s));
+    case StmtKind::break_: return visit_break(*as<Break>(s));
+    case StmtKind::continue_: return visit_continue(*as<Continue>(s));
+    case StmtKind::for_: return visit_for(*as<For>(s));
+    case StmtKind::parallel_for: return visit_parallel_for(*as<ParallelFor>(s));
+    case StmtKind::return_: return visit_return(*as<Return>(s));
+    case StmtKind::assert_: return visit_assert(*as<Assert>(s));
+  }
+}
+
+void IRVisitor::visit(const Block& b) {
+  for (const Stmt& s : b) visit(s);
+}
+
+void IRVisitor::visit_binary(const Binary& e) {
+  visit(e.a);
+  visit(e.b);
+}
+void IRVisitor::visit_unary(const Unary& e) { visit(e.a); }
+void IRVisitor::visit_cast(const Cast& e) { visit(e.a); }
+void IRVisitor::visit_select(const Select& e) {
+  visit(e.cond);
+  visit(e.a);
+  visit(e.b);
+}
+void IRVisitor::visit_ref(const ArrayRef& ref) {
+  for (const Expr& i : ref.indices) visit(i);
+}
+void IRVisitor::visit_load(const Load& e) { visit_ref(e.ref); }
+void IRVisitor::visit_atomic(const Atomic& e) {
+  if (!e.local) visit_ref(e.ref);
+  visit(e.value);
+}
+void IRVisitor::visit_decl(const Decl& s) { visit(s.value); }
+void IRVisitor::visit_assign(const Assign& s) { visit(s.value); }
+void IRVisitor::visit_store(const Store& s) {
+  visit_ref(s.ref);
+  visit(s.value);
+}
+void IRVisitor::visit_eval(const Eval& s) { visit(s.value); }
+void IRVisitor::visit_if(const If& s) {
+  visit(s.cond);
+  visit(s.then_body);
+  visit(s.else_body);
+}
+void IRVisitor::visit_while(const While& s) {
+  visit(s.cond);
+  visit(s.body);
+}
+void IRVisitor::visit_for(const For& s) {
+  visit(s.begin);
+  visit(s.end);
+  visit(s.body);
+}
+void IRVisitor::visit_parallel_for(const ParallelFor& s) {
+  for (const Expr& e : s.extents) visit(e);
+  visit(s.body);
+}
+void IRVisitor::visit_return(const Return& s) { visit(s.value); }
+void IRVisitor::visit_assert(const Assert& s) { visit(s.cond); }
+
+Expr IRMutator::mutate(const Expr& e) {
+  QD_ASSERT(e != nullptr, "IRMutator::mutate(): null expression");
+  switch (e->kind) {
+    case ExprKind::constant: return visit_const(*as<Const>(e), e);
+    case ExprKind::var: return visit_var(*as<Var>(e), e);
+    case ExprKind::arg: return visit_arg(*as<Arg>(e), e);
+    case ExprKind::binary: return visit_binary(*as<Binary>(e), e);
+    case ExprKind::unary: return visit_unary(*as<Unary>(e), e);
+    case ExprKind::cast: return visit_cast(*as<Cast>(e), e);
+    case ExprKind::select: return visit_select(*as<Select>(e), e);
+    case ExprKind::load: return visit_load(*as<Load>(e), e);
+    case ExprKind::shape: return visit_shape(*as<Shape>(e), e);
+    case ExprKind::atomic: return visit_atomic(*as<Atomic>(e), e);
+  }
+  return e;
+}
+
+Block IRMutator::mutate(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::decl: return visit_decl(*as<Decl>(s), s);
+    case StmtKind::assign: return visit_assign(*as<Assign>(s), s);
+    case StmtKind::store: return visit_store(*as<Store>(s), s);
+    case StmtKind::eval: return visit_eval(*as<Eval>(s), s);
+    case StmtKind::if_: return visit_if(*as<If>(s), s);
+    case StmtKind::while_: return visit_while(*as<While>(s), s);
+    case StmtKind::break_: return visit_break(*as<Break>(s), s);
+    case StmtKind::continue_: return visit_continue(*as<Continue>(s), s);
+    case StmtKind::for_: return visit_for(*as<For>(s), s);
+    case StmtKind::parallel_for: return visit_parallel_for(*as<ParallelFor>(s), s);
+    case StmtKind::return_: return visit_return(*as<Return>(s), s);
+    case StmtKind::assert_: return visit_assert(*as<Assert>(s), s);
+  }
+  return {s};
+}
+
+Block IRMutator::mutate(const Block& b) {
+  Block out;
+  out.reserve(b.size());
+  for (const Stmt& s : b) {
+    Block replaced = mutate(s);
+    out.insert(out.end(), replaced.begin(), replaced.end());
+  }
+  // Element-wise pointer equality: an unchanged block keeps the caller's vector contents.
+  return out == b ? b : out;
+}
+
+Expr IRMutator::visit_binary(const Binary& e, const Expr& self) {
+  Expr a = mutate(e.a), b = mutate(e.b);
+  return a == e.a && b == e.b ? self : Binary::make(e.op, a, b, e.type);
+}
+Expr IRMutator::visit_unary(const Unary& e, const Expr& self) {
+  Expr a = mutate(e.a);
+  return a == e.a ? self : Unary::make(e.op, a, e.type);
+}
+Expr IRMutator::visit_cast(const Cast& e, const Expr& self) {
+  Expr a = mutate(e.a);
+  return a == e.a ? self : Cast::make(e.to, a);
+}
+Expr IRMutator::visit_select(const Select& e, const Expr& self) {
+  Expr c = mutate(e.cond), a = mutate(e.a), b = mutate(e.b);
+  return c == e.cond && a == e.a && b == e.b ? self : Select::make(c, a, b, e.type);
+}
+ArrayRef IRMutator::mutate_ref(const ArrayRef& ref, bool* changed) {
+  ArrayRef out{ref.array, {}, ref.element_indices};
+  for (const Expr& i : ref.indices) {
+    out.indices.push_back(mutate(i));
+    if (out.indices.back() != i) *changed = true;
+  }
+  return out;
+}
+Expr IRMutator::visit_load(const Load& e, const Expr& self) {
+  bool changed = false;
+  ArrayRef ref = mutate_ref(e.ref, &changed);
+  return changed ? Load::make(std::move(ref), e.type) : self;
+}
+Expr IRMutator::visit_atomic(const Atomic& e, const Expr& self) {
+  bool changed = false;
+  ArrayRef ref = e.local ? e.ref : mutate_ref(e.ref, &changed);
+  Expr value = mutate(e.value);
+  if (!changed && value == e.value) return self;
+  if (e.local) return Atomic::make_local(e.op, *e.local, value, e.type);
+  return Atomic::make_array(e.op, std::move(ref), value, e.type);
+}
+
+Block IRMutator::visit_decl(const Decl& s, const Stmt& self) {
+  Expr v = mutate(s.value);
+  return {v == s.value ? self : Decl::make(s.name, s.declared_type, v, s.loc)};
+}
+Block IRMutator::visit_assign(const Assign& s, const Stmt& self) {
+  Expr v = mutate(s.value);
+  return {v == s.value ? self : Assign::make(s.name, v, s.loc)};
+}
+Block IRMutator::visit_store(const Store& s, const Stmt& self) {
+  bool changed = false;
+  ArrayRef ref = mutate_ref(s.ref, &changed);
+  Expr v = mutate(s.value);
+  return {!changed && v == s.value ? self : Store::make(std::move(ref), v, s.loc)};
+}
+Block IRMutator::visit_eval(const Eval& s, const Stmt& self) {
+  Expr v = mutate(s.value);
+  return {v == s.value ? self : Eval::make(v, s.loc)};
+}
+Block IRMutator::visit_if(const If& s, const Stmt& self) {
+  Expr c = mutate(s.cond);
+  Block t = mutate(s.then_body), e = mutate(s.else_body);
+  return {c == s.cond && t == s.then_body && e == s.else_body ? self : If::make(c, t, e, s.loc)};
+}
+Block IRMutator::visit_while(const While& s, const Stmt& self) {
+  Expr c = mutate(s.cond);
+  Block body = mutate(s.body);
+  return {c == s.cond && body == s.body ? self : While::make(c, body, s.loc)};
+}
+Block IRMutator::visit_for(const For& s, const Stmt& self) {
+  Expr begin = mutate(s.begin), end = mutate(s.end);
+  Block body = mutate(s.body);
+  bool same = begin == s.begin && end == s.end && body == s.body;
+  return {same ? self : For::make(s.var, begin, end, body, s.loc)};
+}
+Block IRMutator::visit_parallel_for(const ParallelFor& s, const Stmt& self) {
+  std::vector<Expr> extents;
+  for (const Expr& e : s.extents) extents.push_back(mutate(e));
+  Block body = mutate(s.body);
+  if (extents == s.extents && body == s.body) return {self};
+  return {ParallelFor::make(s.vars, extents, s.block_dim, s.serialize, body, s.loc)};
+}
+Block IRMutator::visit_return(const Return& s, const Stmt& self) {
+  Expr v = mutate(s.value);
+  return {v == s.value ? self : Return::make(v, s.loc)};
+}
+Block IRMutator::visit_assert(const Assert& s, const Stmt& self) {
+  Expr c = mutate(s.cond);
+  return {c == s.cond ? self : Assert::make(c, s.message, s.loc)};
+}
+
+Kernel mutate_kernel(IRMutator& mutator, const Kernel& kernel) {
+  Kernel out = kernel;
+  out.body = mutator.mutate(kernel.body);
+  return out;
+}
+
+}  // namespace qd::ir

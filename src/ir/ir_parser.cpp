@@ -1,0 +1,348 @@
+// src/ir/ir_parser.cpp: the IR parser: text -> generic s-expression tree -> IR nodes.
+#include "ir/ir_parser.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "quadrants/errors.h"
+
+namespace qd::ir {
+namespace {
+
+struct SExpr {
+  bool is_list = false;
+  bool is_string = false;
+  std::string atom;
+  std::vector<SExpr> items;
+  int line = 0, col = 0;
+};
+
+[[noreturn]] void fail(const SExpr& at, const std::string& what) {
+  throw ValueError("IR text, line " + std::to_string(at.line) + " column " + std::to_string(at.col) + ": " + what);
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : text_(text) {}
+
+  SExpr read_top() {
+    SExpr e = read();
+    skip_space();
+    if (pos_ < text_.size()) fail(here(), "unexpected text after the kernel.");
+    return e;
+  }
+
+ private:
+  SExpr here() const {
+    SExpr s;
+    s.line = line_;
+    s.col = col_;
+    return s;
+  }
+  void advance() {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
+    ++pos_;
+  }
+  void skip_space() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == ';') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+      } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        advance();
+      } else {
+        return;
+      }
+    }
+  }
+  SExpr read() {
+    skip_space();
+    SExpr out = here();
+    if (pos_ >= text_.size()) fail(out, "the text ended inside an expression; a ')' is missing.");
+    char c = text_[pos_];
+    if (c == ')') fail(out, "unexpected ')'.");
+    if (c == '(') {
+      out.is_list = true;
+      advance();
+      for (skip_space(); pos_ < text_.size() && text_[pos_] != ')'; skip_space()) out.items.push_back(read());
+      if (pos_ >= text_.size()) fail(out, "this '(' is never closed.");
+      advance();
+      return out;
+    }
+    if (c == '"') return read_string(out);
+    while (pos_ < text_.size() && std::string_view(" \t\r\n();\"").find(text_[pos_]) == std::string_view::npos) {
+      out.atom += text_[pos_];
+      advance();
+    }
+    return out;
+  }
+  SExpr read_string(SExpr out) {
+    out.is_string = true;
+    advance();
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
+        advance();
+        out.atom += text_[pos_] == 'n' ? '\n' : text_[pos_];
+      } else {
+        out.atom += text_[pos_];
+      }
+      advance();
+    }
+    if (pos_ >= text_.size()) fail(out, "this string is never closed.");
+    advance();
+    return out;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  int line_ = 1, col_ = 1;
+};
+
+std::string describe(const SExpr& e) {
+  if (e.is_list) return e.items.empty() || e.items[0].is_list ? "a list" : "(" + e.items[0].atom + " ...)";
+  return e.is_string ? "a string" : "'" + e.atom + "'";
+}
+
+const std::string& atom(const SExpr& e, const char* what) {
+  if (e.is_list || e.is_string || e.atom.empty()) fail(e, std::string("expected ") + what + ", found " + describe(e) + ".");
+  return e.atom;
+}
+
+// A list whose head is `head`, with `count` items after the head (-1: any number).
+const SExpr& form(const SExpr& e, const char* head, int count) {
+  if (!e.is_list || e.items.empty() || e.items[0].is_list || e.items[0].atom != head) {
+    fail(e, std::string("expected (") + head + " ...), found " + describe(e) + ".");
+  }
+  if (count >= 0 && static_cast<int>(e.items.size()) != count + 1) {
+    fail(e, std::string("(") + head + " ...) takes " + std::to_string(count) + " items, found " +
+                std::to_string(e.items.size() - 1) + ".");
+  }
+  return e;
+}
+
+const SExpr& list(const SExpr& e, const char* what) {
+  if (!e.is_list) fail(e, std::string("expected a list of ") + what + ", found " + describe(e) + ".");
+  return e;
+}
+
+int64_t parse_int(const SExpr& e) {
+  const std::string& text = atom(e, "an integer");
+  errno = 0;
+  char* end = nullptr;
+  int64_t value = text[0] == '-' ? std::strtoll(text.c_str(), &end, 10)
+                                 : static_cast<int64_t>(std::strtoull(text.c_str(), &end, 10));
+  if (*end != '\0' || errno == ERANGE) fail(e, "expected an integer, found '" + text + "'.");
+  return value;
+}
+
+double parse_float(const SExpr& e) {
+  const std::string& text = atom(e, "a number");
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (*end != '\0') fail(e, "expected a number, found '" + text + "'.");
+  return value;
+}
+
+DtypeCode parse_type(const SExpr& e) {
+  const std::string& name = atom(e, "a type");
+  std::optional<DtypeCode> t = dtype_from_name(name);
+  if (!t || name != dtype_name(*t)) {
+    fail(e, "expected a type (u1 i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64), found '" + name + "'.");
+  }
+  return *t;
+}
+
+bool parse_flag(const SExpr& e) {
+  int64_t v = parse_int(e);
+  if (v != 0 && v != 1) fail(e, "expected 0 or 1, found " + std::to_string(v) + ".");
+  return v == 1;
+}
+
+Expr parse_expr(const SExpr& e);
+
+ArrayRef parse_ref(const SExpr& name, const SExpr& indices, const SExpr& element_indices) {
+  ArrayRef ref{atom(name, "an array name"), {}, {}};
+  for (const SExpr& i : list(indices, "index expressions").items) ref.indices.push_back(parse_expr(i));
+  for (const SExpr& i : list(element_indices, "element indices").items) {
+    ref.element_indices.push_back(static_cast<int>(parse_int(i)));
+  }
+  return ref;
+}
+
+Expr parse_const(const SExpr& e) {
+  form(e, "const", 2);
+  const std::string& type = atom(e.items[1], "a type");
+  if (type == "int") return Const::make_untyped_int(parse_int(e.items[2]));
+  if (type == "float") return Const::make_untyped_float(parse_float(e.items[2]));
+  DtypeCode t = parse_type(e.items[1]);
+  if (is_float(t)) return Const::make_float(t, parse_float(e.items[2]));
+  return Const::make_int(t, parse_int(e.items[2]));
+}
+
+Expr parse_atomic(const SExpr& e) {
+  const std::string& op_name = e.items.size() > 1 ? atom(e.items[1], "an atomic operator") : "";
+  std::optional<AtomicOp> op = atomic_op_from_name(op_name);
+  if (!op) fail(e, "expected (atomic OP ...) with OP one of add sub min max and or xor.");
+  if (e.items.size() == 4) {
+    return Atomic::make_local(*op, atom(form(e.items[2], "var", 1).items[1], "a local name"), parse_expr(e.items[3]));
+  }
+  form(e, "atomic", 5);
+  return Atomic::make_array(*op, parse_ref(e.items[2], e.items[3], e.items[4]), parse_expr(e.items[5]));
+}
+
+Expr parse_expr(const SExpr& e) {
+  if (!e.is_list || e.items.empty()) fail(e, "expected an expression, found " + describe(e) + ".");
+  const std::string& head = atom(e.items[0], "an expression name");
+  if (head == "const") return parse_const(e);
+  if (head == "var") return Var::make(atom(form(e, "var", 1).items[1], "a local name"));
+  if (head == "arg") return Arg::make(atom(form(e, "arg", 1).items[1], "a parameter name"));
+  if (head == "bin") {
+    form(e, "bin", 3);
+    std::optional<BinOp> op = binop_from_name(atom(e.items[1], "a binary operator"));
+    if (!op) fail(e.items[1], "unknown binary operator '" + e.items[1].atom + "'.");
+    return Binary::make(*op, parse_expr(e.items[2]), parse_expr(e.items[3]));
+  }
+  if (head == "un") {
+    form(e, "un", 2);
+    std::optional<UnOp> op = unop_from_name(atom(e.items[1], "a unary operator"));
+    if (!op) fail(e.items[1], "unknown unary operator '" + e.items[1].atom + "'.");
+    return Unary::make(*op, parse_expr(e.items[2]));
+  }
+  if (head == "cast") return Cast::make(parse_type(form(e, "cast", 2).items[1]), parse_expr(e.items[2]));
+  if (head == "select") {
+    form(e, "select", 3);
+    return Select::make(parse_expr(e.items[1]), parse_expr(e.items[2]), parse_expr(e.items[3]));
+  }
+  if (head == "load") return Load::make(parse_ref(form(e, "load", 3).items[1], e.items[2], e.items[3]));
+  if (head == "shape") {
+    form(e, "shape", 2);
+    return Shape::make(atom(e.items[1], "an array name"), static_cast<int>(parse_int(e.items[2])));
+  }
+  if (head == "atomic") return parse_atomic(e);
+  fail(e, "unknown expression (" + head + " ...).");
+}
+
+Block parse_block(const SExpr& e);
+Stmt parse_stmt(const SExpr& e, SourceLoc loc);
+
+Stmt parse_parallel_for(const SExpr& e, SourceLoc loc) {
+  form(e, "parallel_for", 4);
+  std::vector<std::string> vars;
+  for (const SExpr& v : list(e.items[1], "loop variables").items) vars.push_back(atom(v, "a loop variable"));
+  std::vector<Expr> extents;
+  for (const SExpr& x : list(e.items[2], "extents").items) extents.push_back(parse_expr(x));
+  const SExpr& config = form(e.items[3], "config", 2);
+  int block_dim = static_cast<int>(parse_int(form(config.items[1], "block_dim", 1).items[1]));
+  bool serialize = parse_flag(form(config.items[2], "serialize", 1).items[1]);
+  return ParallelFor::make(vars, extents, block_dim, serialize, parse_block(e.items[4]), loc);
+}
+
+Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
+  if (head == "decl") {
+    if (e.items.size() == 4) {
+      return Decl::make(atom(e.items[1], "a local name"), parse_type(e.items[2]), parse_expr(e.items[3]), loc);
+    }
+    form(e, "decl", 2);
+    return Decl::make(atom(e.items[1], "a local name"), std::nullopt, parse_expr(e.items[2]), loc);
+  }
+  if (head == "assign") return Assign::make(atom(form(e, "assign", 2).items[1], "a local name"), parse_expr(e.items[2]), loc);
+  if (head == "store") {
+    form(e, "store", 4);
+    return Store::make(parse_ref(e.items[1], e.items[2], e.items[3]), parse_expr(e.items[4]), loc);
+  }
+  if (head == "eval") return Eval::make(parse_expr(form(e, "eval", 1).items[1]), loc);
+  if (head == "if") {
+    form(e, "if", 3);
+    return If::make(parse_expr(e.items[1]), parse_block(e.items[2]), parse_block(e.items[3]), loc);
+  }
+  if (head == "while") return While::make(parse_expr(form(e, "while", 2).items[1]), parse_block(e.items[2]), loc);
+  if (head == "break" || head == "continue") {
+    form(e, head.c_str(), 0);
+    return head == "break" ? Break::make(loc) : Continue::make(loc);
+  }
+  if (head == "for") {
+    form(e, "for", 4);
+    return For::make(atom(e.items[1], "a loop variable"), parse_expr(e.items[2]), parse_expr(e.items[3]),
+                     parse_block(e.items[4]), loc);
+  }
+  if (head == "parallel_for") return parse_parallel_for(e, loc);
+  if (head == "return") return Return::make(parse_expr(form(e, "return", 1).items[1]), loc);
+  if (head == "assert") {
+    form(e, "assert", 2);
+    if (!e.items[2].is_string) fail(e.items[2], "expected the assertion's message as a string.");
+    return Assert::make(parse_expr(e.items[1]), e.items[2].atom, loc);
+  }
+  fail(e, "unknown statement (" + head + " ...).");
+}
+
+Stmt parse_stmt(const SExpr& e, SourceLoc loc) {
+  if (!e.is_list || e.items.empty()) fail(e, "expected a statement, found " + describe(e) + ".");
+  const std::string& head = atom(e.items[0], "a statement name");
+  if (head == "loc") {
+    form(e, "loc", 3);
+    SourceLoc inner{static_cast<int>(parse_int(e.items[1])), static_cast<int>(parse_int(e.items[2]))};
+    return parse_stmt(e.items[3], inner);
+  }
+  return parse_stmt_form(e, head, loc);
+}
+
+Block parse_block(const SExpr& e) {
+  Block block;
+  for (const SExpr& s : list(e, "statements").items) block.push_back(parse_stmt(s, {}));
+  return block;
+}
+
+Param parse_param(const SExpr& e) {
+  if (e.is_list && !e.items.empty() && e.items[0].atom == "scalar") {
+    form(e, "scalar", 2);
+    return Param{Param::Kind::scalar, atom(e.items[1], "a parameter name"), parse_type(e.items[2]), 0, {}, false, false};
+  }
+  form(e, "array", 6);
+  Param p{Param::Kind::array, atom(e.items[1], "a parameter name"), parse_type(e.items[2]),
+          static_cast<int>(parse_int(e.items[3])), {}, parse_flag(e.items[5]), parse_flag(e.items[6])};
+  for (const SExpr& d : list(e.items[4], "element dims").items) p.element_shape.push_back(static_cast<int>(parse_int(d)));
+  if (p.ndim < 0 || p.total_dims() > 8) fail(e, "an array has 0 to 8 dims in all, outer and element dims together.");
+  return p;
+}
+
+KernelOptions parse_options(const SExpr& e) {
+  KernelOptions o;
+  for (size_t i = 1; i < form(e, "options", -1).items.size(); ++i) {
+    const SExpr& opt = e.items[i];
+    if (!opt.is_list || opt.items.size() != 2) fail(opt, "expected an option (NAME VALUE).");
+    const std::string& name = atom(opt.items[0], "an option name");
+    if (name == "default_fp") o.default_fp = parse_type(opt.items[1]);
+    else if (name == "default_ip") o.default_ip = parse_type(opt.items[1]);
+    else if (name == "debug") o.debug = parse_flag(opt.items[1]);
+    else if (name == "fast_math") o.fast_math = parse_flag(opt.items[1]);
+    else if (name == "source_file" && opt.items[1].is_string) o.source_file = opt.items[1].atom;
+    else fail(opt, "unknown option '" + name + "'.");
+  }
+  return o;
+}
+
+}  // namespace
+
+Kernel parse_kernel(std::string_view text) {
+  SExpr top = Reader(text).read_top();
+  form(top, "kernel", 5);
+  Kernel k;
+  k.name = atom(top.items[1], "the kernel's name");
+  k.options = parse_options(top.items[2]);
+  for (size_t i = 1; i < form(top.items[3], "params", -1).items.size(); ++i) {
+    k.params.push_back(parse_param(top.items[3].items[i]));
+  }
+  const SExpr& returns = form(top.items[4], "returns", 1).items[1];
+  if (atom(returns, "a return type or void") != "void") k.returns = parse_type(returns);
+  for (size_t i = 1; i < form(top.items[5], "body", -1).items.size(); ++i) {
+    k.body.push_back(parse_stmt(top.items[5].items[i], {}));
+  }
+  return k;
+}
+
+}  // namespace qd::ir

@@ -1,0 +1,169 @@
+// src/ir/ir_printer.cpp: the IR printer; one statement per line, nested blocks indented by two spaces.
+#include "ir/ir_printer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace qd::ir {
+namespace {
+
+std::string type_text(std::optional<DtypeCode> t) { return t ? std::string(dtype_name(*t)) : "?"; }
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string print_const(const Const& c) {
+  std::string type = c.literal == LiteralKind::untyped_int     ? "int"
+                     : c.literal == LiteralKind::untyped_float ? "float"
+                                                               : type_text(c.type);
+  std::string value;
+  if (c.holds_float()) {
+    value = format_float(c.float_value);
+  } else if (c.type == DtypeCode::u64) {
+    value = std::to_string(static_cast<uint64_t>(c.int_value));
+  } else {
+    value = std::to_string(c.int_value);
+  }
+  return "(const " + type + " " + value + ")";
+}
+
+std::string print_ref(const ArrayRef& ref) {
+  std::string out = ref.array + " (";
+  for (size_t i = 0; i < ref.indices.size(); ++i) out += (i ? " " : "") + print_expr(ref.indices[i]);
+  out += ") (";
+  for (size_t i = 0; i < ref.element_indices.size(); ++i) {
+    out += (i ? " " : "") + std::to_string(ref.element_indices[i]);
+  }
+  return out + ")";
+}
+
+std::string print_stmt(const Stmt& s, const std::string& indent);
+
+std::string print_block(const Block& block, const std::string& indent) {
+  if (block.empty()) return "()";
+  std::string out = "(";
+  for (const Stmt& s : block) out += "\n" + indent + "  " + print_stmt(s, indent + "  ");
+  return out + ")";
+}
+
+std::string print_stmt_body(const Stmt& s, const std::string& indent) {
+  switch (s->kind) {
+    case StmtKind::decl: {
+      const Decl& d = *as<Decl>(s);
+      std::string type = d.declared_type ? std::string(dtype_name(*d.declared_type)) + " " : "";
+      return "(decl " + d.name + " " + type + print_expr(d.value) + ")";
+    }
+    case StmtKind::assign: return "(assign " + as<Assign>(s)->name + " " + print_expr(as<Assign>(s)->value) + ")";
+    case StmtKind::store: return "(store " + print_ref(as<Store>(s)->ref) + " " + print_expr(as<Store>(s)->value) + ")";
+    case StmtKind::eval: return "(eval " + print_expr(as<Eval>(s)->value) + ")";
+    case StmtKind::if_: {
+      const If& i = *as<If>(s);
+      return "(if " + print_expr(i.cond) + " " + print_block(i.then_body, indent) + " " +
+             print_block(i.else_body, indent) + ")";
+    }
+    case StmtKind::while_:
+      return "(while " + print_expr(as<While>(s)->cond) + " " + print_block(as<While>(s)->body, indent) + ")";
+    case StmtKind::break_: return "(break)";
+    case StmtKind::continue_: return "(continue)";
+    case StmtKind::for_: {
+      const For& f = *as<For>(s);
+      return "(for " + f.var + " " + print_expr(f.begin) + " " + print_expr(f.end) + " " +
+             print_block(f.body, indent) + ")";
+    }
+    case StmtKind::parallel_for: {
+      const ParallelFor& p = *as<ParallelFor>(s);
+      std::string vars, extents;
+      for (size_t i = 0; i < p.vars.size(); ++i) vars += (i ? " " : "") + p.vars[i];
+      for (size_t i = 0; i < p.extents.size(); ++i) extents += (i ? " " : "") + print_expr(p.extents[i]);
+      return "(parallel_for (" + vars + ") (" + extents + ") (config (block_dim " + std::to_string(p.block_dim) +
+             ") (serialize " + (p.serialize ? "1" : "0") + ")) " + print_block(p.body, indent) + ")";
+    }
+    case StmtKind::return_: return "(return " + print_expr(as<Return>(s)->value) + ")";
+    case StmtKind::assert_:
+      return "(assert " + print_expr(as<Assert>(s)->cond) + " " + quote(as<Assert>(s)->message) + ")";
+  }
+  return "";
+}
+
+std::string print_stmt(const Stmt& s, const std::string& indent) {
+  std::string body = print_stmt_body(s, indent);
+  if (s->loc.line == 0) return body;
+  return "(loc " + std::to_string(s->loc.line) + " " + std::to_string(s->loc.col) + " " + body + ")";
+}
+
+std::string print_param(const Param& p) {
+  if (p.kind == Param::Kind::scalar) return "(scalar " + p.name + " " + type_text(p.dtype) + ")";
+  std::string shape;
+  for (size_t i = 0; i < p.element_shape.size(); ++i) shape += (i ? " " : "") + std::to_string(p.element_shape[i]);
+  return "(array " + p.name + " " + type_text(p.dtype) + " " + std::to_string(p.ndim) + " (" + shape + ") " +
+         (p.contiguous ? "1" : "0") + " " + (p.writable ? "1" : "0") + ")";
+}
+
+}  // namespace
+
+std::string format_float(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  char buf[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  std::string out = buf;
+  if (out.find_first_of(".en") == std::string::npos) out += ".0";
+  return out;
+}
+
+std::string print_expr(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::constant: return print_const(*as<Const>(e));
+    case ExprKind::var: return "(var " + as<Var>(e)->name + ")";
+    case ExprKind::arg: return "(arg " + as<Arg>(e)->name + ")";
+    case ExprKind::binary: {
+      const Binary& b = *as<Binary>(e);
+      return "(bin " + std::string(binop_name(b.op)) + " " + print_expr(b.a) + " " + print_expr(b.b) + ")";
+    }
+    case ExprKind::unary:
+      return "(un " + std::string(unop_name(as<Unary>(e)->op)) + " " + print_expr(as<Unary>(e)->a) + ")";
+    case ExprKind::cast:
+      return "(cast " + std::string(dtype_name(as<Cast>(e)->to)) + " " + print_expr(as<Cast>(e)->a) + ")";
+    case ExprKind::select: {
+      const Select& s = *as<Select>(e);
+      return "(select " + print_expr(s.cond) + " " + print_expr(s.a) + " " + print_expr(s.b) + ")";
+    }
+    case ExprKind::load: return "(load " + print_ref(as<Load>(e)->ref) + ")";
+    case ExprKind::shape: return "(shape " + as<Shape>(e)->array + " " + std::to_string(as<Shape>(e)->dim) + ")";
+    case ExprKind::atomic: {
+      const Atomic& a = *as<Atomic>(e);
+      std::string target = a.local ? "(var " + *a.local + ")" : print_ref(a.ref);
+      return "(atomic " + std::string(atomic_op_name(a.op)) + " " + target + " " + print_expr(a.value) + ")";
+    }
+  }
+  return "";
+}
+
+std::string print_kernel(const Kernel& k) {
+  const KernelOptions& o = k.options;
+  std::string out = "(kernel " + k.name + "\n  (options (default_fp " + type_text(o.default_fp) +
+                    ") (default_ip " + type_text(o.default_ip) + ") (debug " + (o.debug ? "1" : "0") +
+                    ") (fast_math " + (o.fast_math ? "1" : "0") + ")";
+  if (!o.source_file.empty()) out += " (source_file " + quote(o.source_file) + ")";
+  out += ")\n  (params";
+  for (const Param& p : k.params) out += "\n    " + print_param(p);
+  out += ")\n  (returns " + (k.returns ? type_text(k.returns) : std::string("void")) + ")\n  (body";
+  for (const Stmt& s : k.body) out += "\n    " + print_stmt(s, "    ");
+  return out + "))\n";
+}
+
+}  // namespace qd::ir

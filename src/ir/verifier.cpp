@@ -1,0 +1,214 @@
+// src/ir/verifier.cpp: checks the invariants of each Stage; user-facing versions of these checks live
+// in src/passes/check_*.cpp, so a failure here is always our bug, never the user's.
+#include "ir/verifier.h"
+
+#include "ir/ir_printer.h"
+#include "ir/scopes.h"
+#include "quadrants/errors.h"
+
+namespace qd::ir {
+namespace {
+
+bool is_comparison(BinOp op) {
+  return op == BinOp::eq || op == BinOp::ne || op == BinOp::lt || op == BinOp::le || op == BinOp::gt ||
+         op == BinOp::ge || op == BinOp::logical_and || op == BinOp::logical_or;
+}
+
+class Verifier {
+ public:
+  Verifier(const Kernel& kernel, Stage stage) : kernel_(kernel), stage_(stage) {}
+
+  void run() {
+    scopes_.push();
+    block(kernel_.body);
+  }
+
+ private:
+  void require(bool cond, const std::string& what) { QD_ASSERT(cond, "verify(): " + what); }
+
+  void expect_type(const Expr& e, std::optional<DtypeCode> t, const char* what) {
+    if (stage_ != Stage::typed) return;
+    require(e->type.has_value(), std::string(what) + " has no type: " + print_expr(e));
+    require(!t || e->type == t, std::string(what) + " has type " + std::string(dtype_name(*e->type)) +
+                                    " where " + std::string(dtype_name(*t)) + " is required: " + print_expr(e));
+  }
+
+  const Param& array(const ArrayRef& ref) {
+    const Param* p = kernel_.find_param(ref.array);
+    require(p && p->kind == Param::Kind::array, "no array param named " + ref.array);
+    if (stage_ == Stage::parsed) return *p;
+    require(static_cast<int>(ref.indices.size()) == p->ndim, "wrong index count on " + ref.array);
+    require(ref.element_indices.size() == p->element_shape.size(), "wrong element index count on " + ref.array);
+    for (size_t i = 0; i < ref.element_indices.size(); ++i) {
+      require(ref.element_indices[i] >= 0 && ref.element_indices[i] < p->element_shape[i],
+              "element index out of range on " + ref.array);
+    }
+    for (const Expr& i : ref.indices) {
+      expr(i);
+      if (stage_ == Stage::typed) require(i->type && is_integral(*i->type), "non-integer index on " + ref.array);
+    }
+    return *p;
+  }
+
+  std::optional<DtypeCode> local(const std::string& name) {
+    const LocalInfo* info = scopes_.find(name);
+    require(stage_ == Stage::parsed || info != nullptr, "undeclared local " + name);
+    return info ? info->type : std::nullopt;
+  }
+
+  void expr(const Expr& e) {
+    require(e != nullptr, "null expression");
+    if (stage_ == Stage::typed) require(e->type.has_value(), "untyped expression " + print_expr(e));
+    switch (e->kind) {
+      case ExprKind::constant:
+        require(stage_ != Stage::typed || as<Const>(e)->literal == LiteralKind::typed, "untyped literal");
+        return;
+      case ExprKind::var: return expect_type(e, local(as<Var>(e)->name), "a local");
+      case ExprKind::arg: {
+        const Param* p = kernel_.find_param(as<Arg>(e)->name);
+        require(stage_ == Stage::parsed || (p && p->kind == Param::Kind::scalar), "unknown scalar param");
+        return expect_type(e, p ? std::optional(p->dtype) : std::nullopt, "a scalar param");
+      }
+      case ExprKind::binary: return binary(*as<Binary>(e), e);
+      case ExprKind::unary: {
+        const Unary& u = *as<Unary>(e);
+        expr(u.a);
+        return expect_type(e, u.op == UnOp::logical_not ? DtypeCode::i32 : u.a->type.value_or(DtypeCode::i32),
+                           "a unary result");
+      }
+      case ExprKind::cast: return expr(as<Cast>(e)->a);
+      case ExprKind::select: {
+        const Select& s = *as<Select>(e);
+        expr(s.cond), expr(s.a), expr(s.b);
+        expect_type(s.b, s.a->type, "select's second branch");
+        return expect_type(e, s.a->type, "select");
+      }
+      case ExprKind::load: return expect_type(e, array(as<Load>(e)->ref).dtype, "a load");
+      case ExprKind::shape: {
+        const Param* p = kernel_.find_param(as<Shape>(e)->array);
+        require(p && p->kind == Param::Kind::array, "shape of a non-array");
+        return require(stage_ == Stage::parsed || as<Shape>(e)->dim < p->ndim, "shape dim out of range");
+      }
+      case ExprKind::atomic: return atomic(*as<Atomic>(e), e);
+    }
+  }
+
+  void binary(const Binary& b, const Expr& e) {
+    expr(b.a), expr(b.b);
+    if (stage_ != Stage::typed) return;
+    expect_type(b.b, b.a->type, "a binary operand");
+    expect_type(e, is_comparison(b.op) ? DtypeCode::i32 : *b.a->type, "a binary result");
+  }
+
+  void atomic(const Atomic& a, const Expr& e) {
+    expr(a.value);
+    std::optional<DtypeCode> target = a.local ? local(*a.local) : std::optional(array(a.ref).dtype);
+    if (!a.local) require(stage_ == Stage::parsed || kernel_.find_param(a.ref.array)->writable, "atomic on read-only");
+    expect_type(a.value, target, "an atomic's value");
+    expect_type(e, target, "an atomic");
+  }
+
+  void block(const Block& b) {
+    for (const Stmt& s : b) stmt(s);
+  }
+
+  void scoped(const Block& b) {
+    scopes_.push();
+    block(b);
+    scopes_.pop();
+  }
+
+  void stmt(const Stmt& s);
+  void loop_stmt(const Stmt& s);
+
+  const Kernel& kernel_;
+  Stage stage_;
+  Scopes scopes_;
+  int loop_depth_ = 0;
+  int parallel_depth_ = 0;
+};
+
+void Verifier::loop_stmt(const Stmt& s) {
+  ++loop_depth_;
+  if (const While* w = as<While>(s)) {
+    expr(w->cond);
+    scoped(w->body);
+  } else if (const For* f = as<For>(s)) {
+    expr(f->begin), expr(f->end);
+    expect_type(f->end, f->begin->type, "a for loop's end");
+    require(stage_ != Stage::typed || is_integral(*f->begin->type), "non-integer for bounds");
+    scopes_.push();
+    scopes_.declare(f->var, f->begin->type, true);
+    scoped(f->body);
+    scopes_.pop();
+  } else if (const ParallelFor* p = as<ParallelFor>(s)) {
+    require(stage_ == Stage::parsed || (scopes_.depth() == 1 && parallel_depth_ == 0 && loop_depth_ == 1),
+            "parallel_for below the top level");
+    require(p->vars.size() == p->extents.size() && !p->vars.empty(), "parallel_for vars and extents differ");
+    for (const Expr& extent : p->extents) {
+      expr(extent);
+      expect_type(extent, p->extents[0]->type, "a parallel_for extent");
+      require(stage_ != Stage::typed || is_integral(*extent->type), "non-integer extent");
+    }
+    ++parallel_depth_;
+    scopes_.push();
+    for (const std::string& var : p->vars) scopes_.declare(var, p->extents[0]->type, true);
+    // The body counts as a loop for continue, not for break: a parallel loop cannot stop early.
+    scoped(p->body);
+    scopes_.pop();
+    --parallel_depth_;
+  }
+  --loop_depth_;
+}
+
+void Verifier::stmt(const Stmt& s) {
+  require(s != nullptr, "null statement");
+  bool checked = stage_ != Stage::parsed;
+  switch (s->kind) {
+    case StmtKind::decl: {
+      const Decl& d = *as<Decl>(s);
+      expr(d.value);
+      require(stage_ != Stage::typed || d.declared_type, "decl without a type");
+      expect_type(d.value, d.declared_type, "a decl's value");
+      require(scopes_.declare(d.name, d.declared_type) || !checked, "local declared twice: " + d.name);
+      return;
+    }
+    case StmtKind::assign: {
+      const Assign& a = *as<Assign>(s);
+      expr(a.value);
+      const LocalInfo* info = scopes_.find(a.name);
+      require(!checked || (info && !info->is_loop_var), "assign to undeclared local or loop var " + a.name);
+      return expect_type(a.value, info ? info->type : std::nullopt, "an assigned value");
+    }
+    case StmtKind::store: {
+      const Store& st = *as<Store>(s);
+      const Param& p = array(st.ref);
+      require(!checked || p.writable, "store to read-only array " + p.name);
+      expr(st.value);
+      return expect_type(st.value, p.dtype, "a stored value");
+    }
+    case StmtKind::eval: return expr(as<Eval>(s)->value);
+    case StmtKind::if_: {
+      const If& i = *as<If>(s);
+      expr(i.cond);
+      scoped(i.then_body);
+      return scoped(i.else_body);
+    }
+    case StmtKind::while_:
+    case StmtKind::for_:
+    case StmtKind::parallel_for: return loop_stmt(s);
+    case StmtKind::break_: return require(!checked || loop_depth_ > parallel_depth_, "break outside a serial loop");
+    case StmtKind::continue_: return require(!checked || loop_depth_ > 0, "continue outside a loop");
+    case StmtKind::return_:
+      expr(as<Return>(s)->value);
+      require(!checked || (parallel_depth_ == 0 && kernel_.returns), "return inside parallel_for or in a void kernel");
+      return expect_type(as<Return>(s)->value, kernel_.returns, "a returned value");
+    case StmtKind::assert_: return expr(as<Assert>(s)->cond);
+  }
+}
+
+}  // namespace
+
+void verify(const Kernel& kernel, Stage stage) { Verifier(kernel, stage).run(); }
+
+}  // namespace qd::ir

@@ -1,0 +1,46 @@
+// src/jit/compile_kernel.cpp: the public compile_kernel(): IR text -> passes -> C++ -> cached library.
+#include "codegen/codegen.h"
+#include "ir/ir_parser.h"
+#include "ir/ir_printer.h"
+#include "jit/compiler.h"
+#include "passes/passes.h"
+#include "quadrants/jit.h"
+
+namespace qd {
+
+namespace {
+
+KernelParam public_param(const ir::Param& p) {
+  return KernelParam{p.kind == ir::Param::Kind::scalar ? KernelParam::Kind::scalar : KernelParam::Kind::array,
+                     p.name, p.dtype, p.ndim, p.element_shape, p.contiguous, p.writable};
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text) {
+  ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
+  codegen::GeneratedSource generated = codegen::generate_cpu_source(kernel);
+  std::string source = jit::expand_embedded_includes(generated.source);
+  jit::LoadedLibrary lib = jit::compile_and_load(kernel.name, source, kernel.options.fast_math);
+
+  auto out = std::make_shared<CompiledKernel>();
+  out->name = kernel.name;
+  out->entry = lib.entry;
+  out->returns = kernel.returns;
+  out->source = std::move(source);
+  out->library_path = lib.library_path;
+  out->num_params = static_cast<int>(kernel.params.size());
+  for (const ir::Param& p : kernel.params) out->params.push_back(public_param(p));
+  out->debug = kernel.options.debug;
+  out->assert_messages = std::move(generated.assert_messages);
+  out->library = lib.handle;
+  return out;
+}
+
+std::string print_ir(const std::string& ir_text) { return ir::print_kernel(ir::parse_kernel(ir_text)); }
+
+std::string run_passes(const std::string& ir_text) {
+  return ir::print_kernel(passes::run_pipeline(ir::parse_kernel(ir_text)));
+}
+
+}  // namespace qd

@@ -1,0 +1,96 @@
+// src/passes/check_control_flow.cpp: rejects statements that appear where control flow cannot reach them.
+//
+// Requires: a parsed kernel (Stage::parsed).
+// Ensures: parallel_for appears only directly in the kernel body; return only outside parallel_for;
+//          break only inside a serial loop; continue only inside a loop. The kernel is unchanged.
+// Rejects (syntax errors): a parallel loop nested in another statement, return inside a parallel
+//          loop, break in a parallel loop or outside any loop, continue outside any loop.
+#include "ir/ir_mutator.h"
+#include "passes/passes.h"
+#include "quadrants/errors.h"
+
+namespace qd::passes {
+namespace {
+
+using namespace qd::ir;
+
+class ControlFlowChecker : public IRVisitor {
+ public:
+  explicit ControlFlowChecker(const Kernel& kernel) : kernel_(kernel) {}
+
+  void check_body(const Block& body) {
+    for (const Stmt& s : body) {
+      loc_ = s->loc;
+      if (s->kind == StmtKind::parallel_for) {
+        in_parallel_ = true;
+        visit_located(as<ParallelFor>(s)->body);
+        in_parallel_ = false;
+      } else {
+        visit(s);
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) {
+    throw KernelUserError(KernelUserError::Kind::syntax, message, loc_.line, loc_.col);
+  }
+
+  // Statements nested in others restore the enclosing location when they end.
+  void visit_located(const Block& b) {
+    SourceLoc outer = loc_;
+    for (const Stmt& s : b) {
+      loc_ = s->loc.line ? s->loc : outer;
+      visit(s);
+    }
+    loc_ = outer;
+  }
+
+  void visit_if(const If& s) override {
+    visit_located(s.then_body);
+    visit_located(s.else_body);
+  }
+  void visit_while(const While& s) override { serial_loop(s.body); }
+  void visit_for(const For& s) override { serial_loop(s.body); }
+  void serial_loop(const Block& body) {
+    ++serial_loops_;
+    visit_located(body);
+    --serial_loops_;
+  }
+  void visit_parallel_for(const ParallelFor&) override {
+    fail("A parallel for loop can only be a top-level statement of kernel '" + kernel_.name +
+         "', but this one is nested inside another statement. Only the outermost loops of a kernel run in "
+         "parallel; move the loop to the top level or make it an ordinary serial loop.");
+  }
+  void visit_return(const Return&) override {
+    if (in_parallel_) {
+      fail("A return statement cannot be inside the parallel for loop of kernel '" + kernel_.name +
+           "'; the loop's iterations run concurrently. Write the result to an array instead.");
+    }
+  }
+  void visit_break(const Break&) override {
+    if (serial_loops_ > 0) return;
+    if (in_parallel_) {
+      fail("A break statement cannot leave the parallel for loop of kernel '" + kernel_.name +
+           "', whose iterations run concurrently. Use a serial loop inside it, or skip work with continue.");
+    }
+    fail("A break statement must be inside a loop.");
+  }
+  void visit_continue(const Continue&) override {
+    if (serial_loops_ == 0 && !in_parallel_) fail("A continue statement must be inside a loop.");
+  }
+
+  const Kernel& kernel_;
+  SourceLoc loc_;
+  int serial_loops_ = 0;
+  bool in_parallel_ = false;
+};
+
+}  // namespace
+
+Kernel check_control_flow(const Kernel& kernel) {
+  ControlFlowChecker(kernel).check_body(kernel.body);
+  return kernel;
+}
+
+}  // namespace qd::passes

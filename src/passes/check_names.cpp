@@ -1,0 +1,160 @@
+// src/passes/check_names.cpp: resolves every name and checks every array access against its param.
+//
+// Requires: check_control_flow has run.
+// Ensures: Stage::checked: every local is declared before use in an enclosing block, every (arg)
+//          names a scalar param, every array access names an array param with one index per outer
+//          dim and in-range element indices, no store or atomic touches a read-only array, and no
+//          loop variable is assigned. The kernel is unchanged.
+// Rejects: undeclared locals, unknown params, assignments to loop variables, locals declared twice
+//          in a block (syntax errors); wrong index counts, element indices or shape dims out of range,
+//          writes to read-only arrays (type errors).
+#include "ir/ir_mutator.h"
+#include "ir/scopes.h"
+#include "passes/passes.h"
+#include "quadrants/errors.h"
+
+namespace qd::passes {
+namespace {
+
+using namespace qd::ir;
+
+std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+class NameChecker : public IRVisitor {
+ public:
+  explicit NameChecker(const Kernel& kernel) : kernel_(kernel) {}
+
+  void check_body(const Block& body) { scoped(body, {}); }
+
+ private:
+  [[noreturn]] void fail(KernelUserError::Kind kind, const std::string& message) {
+    throw KernelUserError(kind, message, loc_.line, loc_.col);
+  }
+
+  // A new scope holding `loop_vars`, then each statement with its own location.
+  void scoped(const Block& b, const std::vector<std::string>& loop_vars) {
+    SourceLoc outer = loc_;
+    scopes_.push();
+    for (const std::string& v : loop_vars) scopes_.declare(v, std::nullopt, true);
+    for (const Stmt& s : b) {
+      loc_ = s->loc.line ? s->loc : outer;
+      visit(s);
+    }
+    scopes_.pop();
+    loc_ = outer;
+  }
+
+  const LocalInfo& local(const std::string& name) {
+    const LocalInfo* info = scopes_.find(name);
+    if (!info) {
+      fail(KernelUserError::Kind::syntax, "Local variable '" + name +
+                                              "' is used before it is assigned. Assign it first, in this block "
+                                              "or in one that encloses it.");
+    }
+    return *info;
+  }
+
+  const Param& array_param(const std::string& name) {
+    const Param* p = kernel_.find_param(name);
+    if (!p || p->kind != Param::Kind::array) {
+      fail(KernelUserError::Kind::syntax, "'" + name + "' is not an array parameter of kernel '" + kernel_.name + "'.");
+    }
+    return *p;
+  }
+
+  void check_ref(const ArrayRef& ref, bool writes) {
+    const Param& p = array_param(ref.array);
+    if (static_cast<int>(ref.indices.size()) != p.ndim) {
+      fail(KernelUserError::Kind::type, "Array '" + p.name + "' has " + plural(p.ndim, "dimension") +
+                                            ", so it needs " + plural(p.ndim, "index") + ", but was given " +
+                                            std::to_string(ref.indices.size()) + ".");
+    }
+    if (ref.element_indices.size() != p.element_shape.size()) {
+      fail(KernelUserError::Kind::type, "The elements of array '" + p.name + "' have " +
+                                            plural(p.element_shape.size(), "dimension") + ", but were given " +
+                                            plural(ref.element_indices.size(), "element index") + ".");
+    }
+    for (size_t i = 0; i < ref.element_indices.size(); ++i) {
+      int e = ref.element_indices[i];
+      if (e < 0 || e >= p.element_shape[i]) {
+        fail(KernelUserError::Kind::type, "Element index " + std::to_string(e) + " of array '" + p.name +
+                                              "' is out of range: element dimension " + std::to_string(i) +
+                                              " has size " + std::to_string(p.element_shape[i]) + ".");
+      }
+    }
+    if (writes && !p.writable) {
+      fail(KernelUserError::Kind::type, "Kernel '" + kernel_.name + "' writes to array '" + p.name +
+                                            "', which was passed read-only. Pass a writable array instead.");
+    }
+    visit_ref(ref);
+  }
+
+  void visit_var(const Var& e) override { local(e.name); }
+  void visit_arg(const Arg& e) override {
+    const Param* p = kernel_.find_param(e.name);
+    if (!p || p->kind != Param::Kind::scalar) {
+      fail(KernelUserError::Kind::syntax, "'" + e.name + "' is not a scalar parameter of kernel '" + kernel_.name + "'.");
+    }
+  }
+  void visit_load(const Load& e) override { check_ref(e.ref, false); }
+  void visit_shape(const Shape& e) override {
+    const Param& p = array_param(e.array);
+    if (e.dim < 0 || e.dim >= p.ndim) {
+      fail(KernelUserError::Kind::type, "'" + p.name + ".shape[" + std::to_string(e.dim) + "]' is out of range: array '" +
+                                            p.name + "' has " + plural(p.ndim, "dimension") + ".");
+    }
+  }
+  void visit_atomic(const Atomic& e) override {
+    if (e.local) local(*e.local);
+    if (!e.local) check_ref(e.ref, true);
+    visit(e.value);
+  }
+  void visit_decl(const Decl& s) override {
+    visit(s.value);
+    if (!scopes_.declare(s.name, std::nullopt)) {
+      fail(KernelUserError::Kind::syntax, "Local variable '" + s.name + "' is declared twice in the same block.");
+    }
+  }
+  void visit_assign(const Assign& s) override {
+    visit(s.value);
+    if (local(s.name).is_loop_var) {
+      fail(KernelUserError::Kind::syntax, "Loop variable '" + s.name +
+                                              "' cannot be assigned to; copy it into another variable first.");
+    }
+  }
+  void visit_store(const Store& s) override {
+    check_ref(s.ref, true);
+    visit(s.value);
+  }
+  void visit_if(const If& s) override {
+    visit(s.cond);
+    scoped(s.then_body, {});
+    scoped(s.else_body, {});
+  }
+  void visit_while(const While& s) override {
+    visit(s.cond);
+    scoped(s.body, {});
+  }
+  void visit_for(const For& s) override {
+    visit(s.begin);
+    visit(s.end);
+    scoped(s.body, {s.var});
+  }
+  void visit_parallel_for(const ParallelFor& s) override {
+    for (const Expr& e : s.extents) visit(e);
+    scoped(s.body, s.vars);
+  }
+
+  const Kernel& kernel_;
+  Scopes scopes_;
+  SourceLoc loc_;
+};
+
+}  // namespace
+
+Kernel check_names(const Kernel& kernel) {
+  NameChecker(kernel).check_body(kernel.body);
+  return kernel;
+}
+
+}  // namespace qd::passes

@@ -1,0 +1,224 @@
+// src/passes/infer_types.cpp: gives every expression its type with Quadrants' (Taichi's) rules.
+//
+// Requires: Stage::checked.
+// Ensures: Stage::typed. Untyped literals take default_ip/default_fp; a local's type is fixed by
+//          its decl; assign/store/return/atomic values and binary operands are explicitly cast to
+//          the target or promoted type; truediv and float math of integers compute in default_fp;
+//          for/parallel_for bounds are i32, or i64 when a bound is 64-bit.
+// Rejects (type errors): bitwise operators and bitwise atomics on floats, float indices or loop
+//          bounds, a return in a kernel without a return type.
+#include "ir/ir_mutator.h"
+#include "ir/scopes.h"
+#include "passes/passes.h"
+#include "passes/type_rules.h"
+#include "quadrants/errors.h"
+
+namespace qd::passes {
+namespace {
+
+using namespace qd::ir;
+
+std::string type_name(DtypeCode t) { return std::string(dtype_name(t)); }
+
+Expr cast_to(const Expr& e, DtypeCode t) { return e->type == t ? e : Cast::make(t, e); }
+
+class TypeInference : public IRMutator {
+ public:
+  explicit TypeInference(const Kernel& kernel) : kernel_(kernel), options_(kernel.options) {}
+
+  Block run(const Block& body) { return scoped(body, {}, DtypeCode::i32); }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) {
+    throw KernelUserError(KernelUserError::Kind::type, message, loc_.line, loc_.col);
+  }
+
+  Block scoped(const Block& b, const std::vector<std::string>& loop_vars, DtypeCode loop_type) {
+    SourceLoc outer = loc_;
+    scopes_.push();
+    for (const std::string& v : loop_vars) scopes_.declare(v, loop_type, true);
+    Block out;
+    for (const Stmt& s : b) {
+      loc_ = s->loc.line ? s->loc : outer;
+      Block replaced = mutate(s);
+      out.insert(out.end(), replaced.begin(), replaced.end());
+    }
+    scopes_.pop();
+    loc_ = outer;
+    return out == b ? b : out;
+  }
+
+  DtypeCode type_of(const Expr& e) {
+    QD_ASSERT(e->type.has_value(), "infer_types(): an operand was left untyped");
+    return *e->type;
+  }
+
+  Expr visit_const(const Const& c, const Expr& self) override {
+    if (c.literal == LiteralKind::untyped_int) return Const::make_int(options_.default_ip, c.int_value);
+    if (c.literal == LiteralKind::untyped_float) return Const::make_float(options_.default_fp, c.float_value);
+    return self;
+  }
+  Expr visit_var(const Var& v, const Expr& self) override {
+    std::optional<DtypeCode> t = scopes_.find(v.name)->type;
+    return v.type == t ? self : Var::make(v.name, t);
+  }
+  Expr visit_arg(const Arg& a, const Expr& self) override {
+    DtypeCode t = kernel_.find_param(a.name)->dtype;
+    return a.type == t ? self : Arg::make(a.name, t);
+  }
+  Expr visit_binary(const Binary& b, const Expr& self) override;
+  Expr visit_unary(const Unary& u, const Expr& self) override;
+  Expr visit_cast(const Cast& c, const Expr& self) override {
+    Expr a = mutate(c.a);
+    return a == c.a ? self : Cast::make(c.to, a);
+  }
+  Expr visit_select(const Select& s, const Expr& self) override {
+    Expr cond = mutate(s.cond), a = mutate(s.a), b = mutate(s.b);
+    DtypeCode t = promote(type_of(a), type_of(b));
+    a = cast_to(a, t), b = cast_to(b, t);
+    if (cond == s.cond && a == s.a && b == s.b && s.type == t) return self;
+    return Select::make(cond, a, b, t);
+  }
+  ArrayRef typed_ref(const ArrayRef& ref, bool* changed) {
+    ArrayRef out = mutate_ref(ref, changed);
+    for (size_t i = 0; i < out.indices.size(); ++i) {
+      if (is_float(type_of(out.indices[i]))) {
+        fail("Index " + std::to_string(i) + " of array '" + ref.array + "' must be an integer, but it is " +
+             type_name(type_of(out.indices[i])) + ". Convert it with qd.cast(..., qd.i32).");
+      }
+    }
+    return out;
+  }
+  Expr visit_load(const Load& l, const Expr& self) override {
+    bool changed = false;
+    ArrayRef ref = typed_ref(l.ref, &changed);
+    DtypeCode t = kernel_.find_param(l.ref.array)->dtype;
+    return !changed && l.type == t ? self : Load::make(std::move(ref), t);
+  }
+  Expr visit_atomic(const Atomic& a, const Expr& self) override;
+
+  Block visit_decl(const Decl& d, const Stmt& self) override {
+    Expr v = mutate(d.value);
+    DtypeCode t = d.declared_type ? *d.declared_type : type_of(v);
+    v = cast_to(v, t);
+    scopes_.declare(d.name, t);
+    return {v == d.value && d.declared_type == t ? self : Decl::make(d.name, t, v, d.loc)};
+  }
+  Block visit_assign(const Assign& a, const Stmt& self) override {
+    Expr v = cast_to(mutate(a.value), *scopes_.find(a.name)->type);
+    return {v == a.value ? self : Assign::make(a.name, v, a.loc)};
+  }
+  Block visit_store(const Store& s, const Stmt& self) override {
+    bool changed = false;
+    ArrayRef ref = typed_ref(s.ref, &changed);
+    Expr v = cast_to(mutate(s.value), kernel_.find_param(s.ref.array)->dtype);
+    return {!changed && v == s.value ? self : Store::make(std::move(ref), v, s.loc)};
+  }
+  Block visit_if(const If& s, const Stmt& self) override {
+    Expr c = mutate(s.cond);
+    Block t = scoped(s.then_body, {}, DtypeCode::i32), e = scoped(s.else_body, {}, DtypeCode::i32);
+    return {c == s.cond && t == s.then_body && e == s.else_body ? self : If::make(c, t, e, s.loc)};
+  }
+  Block visit_while(const While& s, const Stmt& self) override {
+    Expr c = mutate(s.cond);
+    Block body = scoped(s.body, {}, DtypeCode::i32);
+    return {c == s.cond && body == s.body ? self : While::make(c, body, s.loc)};
+  }
+  // Loop bounds: i32 unless one of them is 64-bit, then i64.
+  DtypeCode loop_type(const std::vector<Expr>& bounds) {
+    DtypeCode t = DtypeCode::i32;
+    for (const Expr& b : bounds) {
+      if (is_float(type_of(b))) {
+        fail("Loop bounds must be integers, but one is " + type_name(type_of(b)) + ".");
+      }
+      if (dtype_size(type_of(b)) == 8) t = DtypeCode::i64;
+    }
+    return t;
+  }
+  Block visit_for(const For& f, const Stmt& self) override {
+    Expr begin = mutate(f.begin), end = mutate(f.end);
+    DtypeCode t = loop_type({begin, end});
+    begin = cast_to(begin, t), end = cast_to(end, t);
+    Block body = scoped(f.body, {f.var}, t);
+    if (begin == f.begin && end == f.end && body == f.body) return {self};
+    return {For::make(f.var, begin, end, body, f.loc)};
+  }
+  Block visit_parallel_for(const ParallelFor& p, const Stmt& self) override {
+    std::vector<Expr> extents;
+    for (const Expr& e : p.extents) extents.push_back(mutate(e));
+    DtypeCode t = loop_type(extents);
+    for (Expr& e : extents) e = cast_to(e, t);
+    Block body = scoped(p.body, p.vars, t);
+    if (extents == p.extents && body == p.body) return {self};
+    return {ParallelFor::make(p.vars, extents, p.block_dim, p.serialize, body, p.loc)};
+  }
+  Block visit_return(const Return& r, const Stmt& self) override {
+    if (!kernel_.returns) {
+      fail("Kernel '" + kernel_.name + "' returns a value but declares no return type; annotate it, e.g. "
+           "'-> qd.f32'.");
+    }
+    Expr v = cast_to(mutate(r.value), *kernel_.returns);
+    return {v == r.value ? self : Return::make(v, r.loc)};
+  }
+
+  const Kernel& kernel_;
+  const KernelOptions& options_;
+  Scopes scopes_;
+  SourceLoc loc_;
+};
+
+Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
+  Expr x = mutate(b.a), y = mutate(b.b);
+  DtypeCode tx = type_of(x), ty = type_of(y);
+  if (needs_integers(b.op) && (is_float(tx) || is_float(ty))) {
+    fail("Operator '" + std::string(binop_name(b.op)) + "' needs integer operands, but was given " + type_name(tx) +
+         " and " + type_name(ty) + ".");
+  }
+  DtypeCode t = promote(tx, ty);
+  // Dividing two integers, or atan2 of them, computes in the default float type.
+  if ((b.op == BinOp::truediv || b.op == BinOp::atan2) && !is_float(t)) t = options_.default_fp;
+  x = cast_to(x, t), y = cast_to(y, t);
+  DtypeCode result = gives_i32(b.op) ? DtypeCode::i32 : t;
+  if (x == b.a && y == b.b && b.type == result) return self;
+  return Binary::make(b.op, x, y, result);
+}
+
+Expr TypeInference::visit_unary(const Unary& u, const Expr& self) {
+  Expr x = mutate(u.a);
+  DtypeCode t = type_of(x);
+  if (u.op == UnOp::bit_not && is_float(t)) {
+    fail("Operator 'bit_not' needs an integer operand, but was given " + type_name(t) + ".");
+  }
+  if (is_float_math(u.op) && !is_float(t)) {
+    t = options_.default_fp;
+    x = cast_to(x, t);
+  }
+  DtypeCode result = u.op == UnOp::logical_not ? DtypeCode::i32 : t;
+  if (x == u.a && u.type == result) return self;
+  return Unary::make(u.op, x, result);
+}
+
+Expr TypeInference::visit_atomic(const Atomic& a, const Expr& self) {
+  bool changed = false;
+  ArrayRef ref = a.local ? a.ref : typed_ref(a.ref, &changed);
+  DtypeCode t = a.local ? *scopes_.find(*a.local)->type : kernel_.find_param(a.ref.array)->dtype;
+  bool bitwise = a.op == AtomicOp::bit_and || a.op == AtomicOp::bit_or || a.op == AtomicOp::bit_xor;
+  if (bitwise && is_float(t)) {
+    fail("Atomic '" + std::string(atomic_op_name(a.op)) + "' needs an integer target, but '" +
+         (a.local ? *a.local : a.ref.array) + "' is " + type_name(t) + ".");
+  }
+  Expr v = cast_to(mutate(a.value), t);
+  if (!changed && v == a.value && a.type == t) return self;
+  if (a.local) return Atomic::make_local(a.op, *a.local, v, t);
+  return Atomic::make_array(a.op, std::move(ref), v, t);
+}
+
+}  // namespace
+
+Kernel infer_types(const Kernel& kernel) {
+  Kernel out = kernel;
+  out.body = TypeInference(kernel).run(kernel.body);
+  return out;
+}
+
+}  // namespace qd::passes

@@ -1,0 +1,17 @@
+// src/passes/passes.h: the entry function of every pass, and the whole pipeline (pipeline.cpp).
+#pragma once
+
+#include "ir/ir.h"
+
+namespace qd::passes {
+
+// Each pass takes a kernel and returns it transformed; see each file's Requires/Ensures/Rejects.
+ir::Kernel check_control_flow(const ir::Kernel& kernel);
+ir::Kernel check_names(const ir::Kernel& kernel);
+ir::Kernel infer_types(const ir::Kernel& kernel);
+ir::Kernel simplify(const ir::Kernel& kernel);
+
+// Runs every pass in order, verifying and dumping between passes as the debug switches say.
+ir::Kernel run_pipeline(const ir::Kernel& kernel);
+
+}  // namespace qd::passes

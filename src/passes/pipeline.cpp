@@ -1,0 +1,43 @@
+// src/passes/pipeline.cpp: the order of the passes, one line each, and what runs between them.
+#include <cstdio>
+
+#include "ir/debug_switches.h"
+#include "ir/ir_printer.h"
+#include "ir/verifier.h"
+#include "passes/passes.h"
+
+namespace qd::passes {
+namespace {
+
+struct PassEntry {
+  const char* name;
+  ir::Kernel (*run)(const ir::Kernel&);
+  ir::Stage ensures;  // the stage the verifier checks after the pass
+};
+
+constexpr PassEntry kPipeline[] = {
+    {"check_control_flow", check_control_flow, ir::Stage::parsed},
+    {"check_names", check_names, ir::Stage::checked},
+    {"infer_types", infer_types, ir::Stage::typed},
+    {"simplify", simplify, ir::Stage::typed},
+};
+
+}  // namespace
+
+ir::Kernel run_pipeline(const ir::Kernel& input) {
+  const ir::DebugSwitches& debug = ir::debug_switches();
+  if (debug.verify_ir) ir::verify(input, ir::Stage::parsed);
+  ir::Kernel kernel = input;
+  for (const PassEntry& pass : kPipeline) {
+    ir::Kernel next = pass.run(kernel);
+    if (debug.verify_ir) ir::verify(next, pass.ensures);
+    // Unchanged nodes are shared, so a pass changed the kernel exactly when the body vector differs.
+    if (debug.dump_ir && next.body != kernel.body) {
+      std::fprintf(stderr, "// IR after %s\n%s", pass.name, ir::print_kernel(next).c_str());
+    }
+    kernel = std::move(next);
+  }
+  return kernel;
+}
+
+}  // namespace qd::passes

@@ -1,0 +1,21 @@
+// src/passes/type_rules.h: Quadrants' (Taichi's) rules for the result types of operators.
+#pragma once
+
+#include "ir/ir.h"
+
+namespace qd::passes {
+
+// The common type of two operands: float beats int, wider beats narrower, and at equal width an
+// unsigned int beats a signed one; bool (u1) loses to everything.
+DtypeCode promote(DtypeCode a, DtypeCode b);
+
+// Comparisons and logical and/or give i32 0/1.
+bool gives_i32(ir::BinOp op);
+
+// Operators defined only on integers.
+bool needs_integers(ir::BinOp op);
+
+// Unary math that computes in floating point (an integer operand becomes default_fp first).
+bool is_float_math(ir::UnOp op);
+
+}  // namespace qd::passes
