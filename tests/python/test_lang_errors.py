@@ -4,7 +4,7 @@ import inspect
 import pytest
 
 import quadrants as qd
-from quadrants.lang.kernel import _located_error
+from quadrants.lang.kernels import _located_error
 from quadrants.lang.source import function_source
 
 ARRAY = ("array", "f32", 1, (), True, True)

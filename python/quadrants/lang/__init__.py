@@ -26,7 +26,7 @@ from .builtins import (
     tan,
 )
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from .kernel import func, kernel
+from .kernels import func, kernel
 from .types import template
 
 __all__ = [

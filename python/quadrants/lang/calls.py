@@ -51,7 +51,7 @@ class CallTranslator:
             return self.call_builtin(func, args, kwargs)
         if isinstance(func, VectorMethod):
             return self.call_vector_method(func, args, kwargs)
-        from .kernel import Func, Kernel
+        from .kernels import Func, Kernel
 
         if isinstance(func, Func):
             return self.inline_func(func, args, kwargs)

@@ -1,4 +1,4 @@
-# python/quadrants/lang/kernel.py: @qd.kernel and @qd.func: parameters, dispatch to the C++ launcher, errors.
+# python/quadrants/lang/kernels.py: @qd.kernel and @qd.func: parameters, dispatch to the C++ launcher, errors.
 #
 # A call of a kernel without template parameters goes straight to its `_core.Launcher`, which
 # converts the arguments in C++ and calls back `compile_fn` only when it meets a new argument
