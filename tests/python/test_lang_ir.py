@@ -441,3 +441,15 @@ def test_vector_value_locals_are_one_local_per_entry(shape):
 
     stmts = body(k, array())
     assert len([s for s in stmts if s.startswith("(decl v")]) == (4 if shape == (2, 2) else 3)
+
+
+def test_shape_is_a_tuple_that_unpacks_into_ndrange():
+    @qd.kernel
+    def k(x: qd.types.ndarray(ndim=2)):
+        for i, j in qd.ndrange(*x.shape):
+            x[i, j] = len(x.shape)
+
+    assert body(k, array("f32", 2)) == [
+        "(parallel_for (i j) ((shape x 0) (shape x 1)) (config (block_dim 0) (serialize 0)) "
+        "((store x ((var i) (var j)) () (const int 2))))"
+    ]

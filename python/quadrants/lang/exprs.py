@@ -3,7 +3,7 @@ import ast
 import operator
 
 from .ir_builder import Expr
-from .values import ArrayRef, LocalVar, ParamVar, ShapeTuple, StaticBinding, VectorValue, VectorVar
+from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
 BINARY_OPS = {
@@ -130,7 +130,9 @@ class ExprTranslator:
         attr = node.attr
         if isinstance(base, ArrayRef):
             if attr == "shape":
-                return base.static_shape if base.static_shape is not None else ShapeTuple(base)
+                if base.static_shape is not None:
+                    return base.static_shape
+                return tuple(Expr(f"(shape {base.name} {k})") for k in range(base.ndim))
             raise self.fail(f"array '{base.label}' has no attribute '{attr}' inside kernels", kind="type",
                             hint="arrays offer indexing x[i, j] and x.shape[k].")
         if isinstance(base, VectorValue):
@@ -165,14 +167,6 @@ class ExprTranslator:
             return self.array_element(base, index)
         if isinstance(base, VectorValue):
             return self.vector_element(base, index)
-        if isinstance(base, ShapeTuple):
-            if not isinstance(index, int) or not 0 <= index < base.array.ndim:
-                raise self.fail(
-                    f"x.shape[k] needs a constant k in [0, {base.array.ndim}) for array '{base.array.label}', "
-                    f"but got {describe(index)}",
-                    kind="type",
-                )
-            return Expr(f"(shape {base.array.name} {index})")
         if is_runtime(index):
             raise self.fail(f"{describe(base)} can only be indexed with compile-time values", kind="type",
                             hint="use a constant index, or unroll the loop with qd.static(range(...)).")

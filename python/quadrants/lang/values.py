@@ -1,8 +1,8 @@
 # python/quadrants/lang/values.py: what a kernel expression can stand for while it is being translated.
 #
 # A translated expression is one of: a plain Python value (known at compile time: numbers, modules,
-# fields, ranges...), an `Expr` (a scalar IR expression), a `VectorValue` (a scalarized vector or
-# matrix), an `ArrayRef` (an array parameter or a global field), or a `ShapeTuple`.
+# fields, ranges, tuples such as `x.shape`...), an `Expr` (a scalar IR expression), a `VectorValue`
+# (a scalarized vector or matrix), or an `ArrayRef` (an array parameter or a global field).
 
 
 class VectorValue:
@@ -52,15 +52,6 @@ class ArrayRef:
         self.element_shape = tuple(element_shape)
         self.static_shape = static_shape
         self.label = label or name
-
-
-class ShapeTuple:
-    """`x.shape` of an array whose extents are only known at run time: index it with constants."""
-
-    __slots__ = ("array",)
-
-    def __init__(self, array):
-        self.array = array
 
 
 class LocalVar:
