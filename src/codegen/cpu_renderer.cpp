@@ -27,7 +27,9 @@ class CpuRenderer : public CStyleRenderer {
   // (array pointers, shapes, params, read-only locals) is copied into the closure.
   std::string capture_list(const ParallelFor& loop) {
     std::string list = "=";
-    for (const std::string& name : written_locals(loop.body)) list += ", &" + local_name(name);
+    for (const std::string& name : written_locals(loop.body)) {
+      if (top_level_locals_.count(name)) list += ", &" + local_name(name);
+    }
     return "[" + list + "]";
   }
 

@@ -344,7 +344,10 @@ GeneratedSource CStyleRenderer::render() {
   indent_ = 2;
   emit_line("(void)args; (void)ctx; (void)ret;");
   emit_prologue();
-  for (const Stmt& s : kernel_.body) emit_stmt(s);
+  for (const Stmt& s : kernel_.body) {
+    emit_stmt(s);
+    if (const Decl* d = as<Decl>(s)) top_level_locals_.insert(d->name);
+  }
   out_ += "}\n";
   return {out_, assert_messages_};
 }

@@ -40,6 +40,7 @@ class CStyleRenderer {
   int indent_ = 0;
   int next_id_ = 0;
   std::vector<std::string> assert_messages_;
+  std::set<std::string> top_level_locals_;  // declared so far in the kernel body: what closures may capture
 
  private:
   void emit_prologue();
