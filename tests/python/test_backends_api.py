@@ -166,7 +166,6 @@ def test_import_works_without_torch():
         "assert backends.create_numpy_backend().zeros(2).sum() == 0\n"
         "try:\n    backends.create_torch_backend('cpu')\nexcept ImportError as error:\n    print(error)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                            env=None, cwd=None)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert "create_torch_backend() needs the 'torch' package" in result.stdout
     assert "pip install torch" in result.stdout

@@ -80,14 +80,21 @@ class LibraryContext:
         numpy and CuPy already promote this way; torch would give float32 for integer inputs of sin,
         arctan2 or maximum(x, 0.5), where numpy gives float64.
         """
-        if self.name != "torch":
+        lib_dtype = self.numpy_result_dtype(numpy_function, *arguments)
+        if lib_dtype is None:
             return arguments
+        return tuple(value.to(lib_dtype) if self._widens(value, lib_dtype) else value for value in arguments)
+
+    def numpy_result_dtype(self, numpy_function, *arguments):
+        """On torch, the library dtype numpy_function would return for these arguments; else None.
+
+        None too where numpy's answer has no torch counterpart (uint64 sums of uint8).
+        """
+        if self.name != "torch":
+            return None
         signature = tuple(dtypes.dtype_name(value) if array_origin(value) else type(value) for value in arguments)
         target = _numpy_result_dtype(numpy_function, signature)
-        if target is None:
-            return arguments
-        lib_dtype = self.str_to_lib[target]
-        return tuple(value.to(lib_dtype) if self._widens(value, lib_dtype) else value for value in arguments)
+        return None if target is None else self.str_to_lib[target]
 
     def _widens(self, value, lib_dtype):
         """Whether casting array `value` to lib_dtype is numpy's promotion, not a loss (complex to real for abs)."""
@@ -124,7 +131,7 @@ def _numpy_result_dtype(numpy_function, signature):
     """Result dtype name of numpy_function on empty arrays of the given dtypes (types for scalars)."""
     try:
         probes = [numpy.empty(0, dtype=item) if isinstance(item, str) else item(0) for item in signature]
+        name = numpy_function(*probes).dtype.name
     except TypeError:
-        return None  # a dtype numpy lacks (bfloat16): leave torch's own promotion
-    name = numpy_function(*probes).dtype.name
+        return None  # a dtype numpy lacks (bfloat16) or cannot combine: leave torch's own promotion
     return name if name in dtypes.STANDARD_DTYPE_NAMES else None
