@@ -164,7 +164,8 @@ def test_copy_from_leaves_the_source_unchanged():
 
 
 def test_copy_from_shape_mismatch_names_both_shapes():
-    with pytest.raises(ValueError, match=r"copy_from: shape mismatch: the destination has shape \(2,\) but the source has shape \(3,\)"):
+    message = r"copy_from: shape mismatch: the destination has shape \(2,\) but the source has shape \(3,\)"
+    with pytest.raises(ValueError, match=message):
         qd.ndarray(qd.f32, shape=2).copy_from(qd.field(qd.f32, shape=3))
 
 

@@ -222,7 +222,8 @@ def test_bfloat16_tensor_names_both_dtypes():
 @pytest.mark.parametrize("kind", sorted(CONTAINERS))
 def test_from_numpy_shape_mismatch_names_both_shapes(kind):
     x = CONTAINERS[kind](qd.f32, (4, 4))
-    with pytest.raises(ValueError, match=r"from_numpy: shape mismatch: the destination has shape \(4, 4\) but the source has shape \(3, 4\)"):
+    message = r"from_numpy: shape mismatch: the destination has shape \(4, 4\) but the source has shape \(3, 4\)"
+    with pytest.raises(ValueError, match=message):
         x.from_numpy(np.zeros((3, 4), np.float32))
     with pytest.raises(ValueError, match=r"destination has shape \(4, 4\) but the source has shape \(16,\)"):
         x.from_numpy(np.zeros(16, np.float32))
@@ -230,7 +231,8 @@ def test_from_numpy_shape_mismatch_names_both_shapes(kind):
 
 @pytest.mark.parametrize("kind", sorted(CONTAINERS))
 def test_from_torch_shape_mismatch_names_both_shapes(kind):
-    with pytest.raises(ValueError, match=r"from_torch: shape mismatch: the destination has shape \(2, 3\) but the source has shape \(3, 2\)"):
+    message = r"from_torch: shape mismatch: the destination has shape \(2, 3\) but the source has shape \(3, 2\)"
+    with pytest.raises(ValueError, match=message):
         CONTAINERS[kind](qd.f32, (2, 3)).from_torch(torch.zeros(3, 2))
 
 

@@ -336,5 +336,6 @@ def test_from_dlpack_of_a_non_producer_names_its_type(argument):
 
 
 def test_from_dlpack_of_an_unsupported_dtype_names_it_and_the_supported_ones():
-    with pytest.raises(TypeError, match=r"Unsupported DLPack dtype \(code 5, 64 bits, 1 lanes\); quadrants supports bool"):
+    message = r"Unsupported DLPack dtype \(code 5, 64 bits, 1 lanes\); quadrants supports bool"
+    with pytest.raises(TypeError, match=message):
         qd.from_dlpack(torch.zeros(2, dtype=torch.complex64))
