@@ -1,0 +1,35 @@
+// src/bindings/bind_jit.cpp: _core.compile_kernel / CompiledKernel and the IR helpers print_ir and run_passes.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "quadrants/jit.h"
+
+namespace nb = nanobind;
+
+namespace qd::bindings {
+
+void bind_jit(nb::module_& m) {
+  // Held by std::shared_ptr<const CompiledKernel>: the launcher casts the Python object back to it.
+  nb::class_<CompiledKernel>(m, "CompiledKernel")
+      .def_ro("name", &CompiledKernel::name)
+      .def_prop_ro("returns",
+                   [](const CompiledKernel& k) -> std::optional<std::string> {
+                     if (!k.returns) return std::nullopt;
+                     return std::string(dtype_name(*k.returns));
+                   })
+      .def_ro("source", &CompiledKernel::source)
+      .def_ro("library_path", &CompiledKernel::library_path)
+      .def_ro("num_params", &CompiledKernel::num_params)
+      .def_ro("debug", &CompiledKernel::debug)
+      .def_ro("assert_messages", &CompiledKernel::assert_messages);
+
+  m.def("compile_kernel", &compile_kernel, nb::arg("ir_text"),
+        "Compiles kernel IR text (docs/IR.md) to a loaded native kernel, through the disk cache.");
+  m.def("print_ir", &print_ir, nb::arg("ir_text"), "Parses IR text and prints it in canonical form.");
+  m.def("run_passes", &run_passes, nb::arg("ir_text"), "The IR text after every compiler pass.");
+}
+
+}  // namespace qd::bindings
