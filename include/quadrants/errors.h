@@ -10,6 +10,7 @@ namespace qd {
 struct TypeError : std::runtime_error { using std::runtime_error::runtime_error; };    // -> TypeError
 struct ValueError : std::runtime_error { using std::runtime_error::runtime_error; };   // -> ValueError
 struct IndexError : std::runtime_error { using std::runtime_error::runtime_error; };   // -> IndexError
+struct AssertionError : std::runtime_error { using std::runtime_error::runtime_error; };  // -> AssertionError
 
 // A user error inside a kernel's source, at a Python line/column (1-based line, 0-based column;
 // 0 when unknown). The Python frontend adds the source line and a caret.

@@ -14,6 +14,10 @@ __attribute__((weak)) void bind_launch(nb::module_& m);
 }  // namespace qd::bindings
 
 NB_MODULE(_core, m) {
+  // Kernels defined at module level hold launchers until the interpreter's final collection, which
+  // runs after nanobind's exit-time leak check; the check would report them on every exit.
+  // tests/python/test_launch.py checks that dropped kernels are really collected.
+  nb::set_leak_warnings(false);
   static nb::exception<qd::CompileError> compile_error(m, "KernelCompileError", PyExc_RuntimeError);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -24,6 +28,8 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const qd::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const qd::AssertionError& e) {
+      PyErr_SetString(PyExc_AssertionError, e.what());
     } catch (const qd::KernelUserError& e) {
       // Raised as _core.KernelUserError(kind, message, line, col); the frontend adds source context.
       nb::object cls = nb::module_::import_("quadrants._core").attr("KernelUserError");

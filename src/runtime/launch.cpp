@@ -35,13 +35,19 @@ const Specialization& SpecializationTable::add(Specialization spec) {
   return *entries_.back();
 }
 
-void run_entry(QdKernelEntry entry, const QdArg* args, QdArg* ret, ThreadPool& pool, const std::string& kernel,
-               const std::vector<std::string>& arg_names) {
+void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, ThreadPool& pool,
+               const std::string& kernel, const std::vector<std::string>& arg_names) {
   QdKernelError error{};
   int32_t error_flag = 0;
   QdLaunchContext ctx{&pool, &ThreadPool::parallel_for_callback, &error, &error_flag};
-  entry(args, &ctx, ret);
+  spec.entry(args, &ctx, ret);
   if (error_flag == 0) return;
+  if (error.code == 2) {
+    const std::vector<std::string>* messages = spec.assert_messages;
+    bool known = messages && error.arg_index >= 0 && error.arg_index < static_cast<int>(messages->size());
+    throw AssertionError("Kernel '" + kernel + "': assertion failed: " +
+                         (known ? (*messages)[error.arg_index] : std::string("(no message)")));
+  }
   std::ostringstream message;
   std::string name = error.arg_index >= 0 && error.arg_index < static_cast<int>(arg_names.size())
                          ? "'" + arg_names[error.arg_index] + "'"

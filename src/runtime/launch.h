@@ -25,6 +25,7 @@ struct Specialization {
   std::vector<uint64_t> key;
   QdKernelEntry entry = nullptr;
   std::optional<DtypeCode> returns;
+  const std::vector<std::string>* assert_messages = nullptr;  // owned by keep
   std::shared_ptr<const void> keep;
 };
 
@@ -38,9 +39,10 @@ class SpecializationTable {
   std::vector<std::unique_ptr<Specialization>> entries_;  // stable addresses
 };
 
-// Runs entry over args on the pool. A kernel-reported error becomes an IndexError naming the
-// kernel, the argument (arg_names[i], or "argument #i"), the index and the shape.
-void run_entry(QdKernelEntry entry, const QdArg* args, QdArg* ret, ThreadPool& pool, const std::string& kernel,
-               const std::vector<std::string>& arg_names);
+// Runs a specialization over args on the pool. A bounds error reported by the kernel becomes an
+// IndexError naming the kernel, the argument (arg_names[i], or "#i"), the index and the shape; a
+// failed qd assert becomes an AssertionError with its message.
+void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, ThreadPool& pool,
+               const std::string& kernel, const std::vector<std::string>& arg_names);
 
 }  // namespace qd

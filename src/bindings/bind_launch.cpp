@@ -1,0 +1,271 @@
+// src/bindings/bind_launch.cpp: _core.Launcher, the per-call path of a kernel: convert, look up, pack, run.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings/arg_adapters.h"
+#include "quadrants/errors.h"
+#include "quadrants/jit.h"
+#include "runtime/launch.h"
+
+namespace nb = nanobind;
+
+namespace qd::bindings {
+namespace {
+
+struct ParamSpec {
+  bool is_array = false;
+  std::string name;
+  std::optional<DtypeCode> dtype;
+  int ndim = -1;                       // -1: any, specialized per call
+  std::vector<int64_t> element_shape;  // from a vector/matrix annotation
+};
+
+std::string shape_text(const int64_t* shape, int ndim) {
+  std::string out = "(";
+  for (int d = 0; d < ndim; ++d) out += (d ? ", " : "") + std::to_string(shape[d]);
+  return out + (ndim == 1 ? ",)" : ")");
+}
+
+class Launcher {
+ public:
+  Launcher(std::string name, nb::list params, nb::object compile_fn)
+      : name_(std::move(name)), compile_fn_(std::move(compile_fn)) {
+    for (nb::handle p : params) params_.push_back(parse_param(nb::cast<nb::tuple>(p)));
+    if (params_.size() > kMaxKernelArgs) {
+      throw ValueError("Kernel '" + name_ + "' has " + std::to_string(params_.size()) +
+                       " parameters; at most " + std::to_string(kMaxKernelArgs) + " are supported.");
+    }
+    for (const ParamSpec& p : params_) arg_names_.push_back(p.name);
+  }
+  Launcher(const Launcher&) = delete;  // owns compiled specializations
+  Launcher& operator=(const Launcher&) = delete;
+
+  void set_globals(const std::vector<std::shared_ptr<Array>>& globals) {
+    if (params_.size() + globals.size() > kMaxKernelArgs) {
+      throw ValueError("Kernel '" + name_ + "' uses too many fields and arguments (at most " +
+                       std::to_string(kMaxKernelArgs) + ").");
+    }
+    globals_ = globals;
+    arg_names_.resize(params_.size());
+    for (size_t i = 0; i < globals.size(); ++i) arg_names_.push_back("field #" + std::to_string(i));
+  }
+
+  void clear() {
+    table_.clear();
+    last_ = nullptr;
+  }
+
+  nb::object call(nb::args args) {
+    size_t n = params_.size();
+    if (args.size() != n) throw_arity(args.size());
+    QdArg packed[kMaxKernelArgs];
+    uint64_t key[kMaxKernelArgs];
+    ArgHolder holders[kMaxKernelArgs];
+    for (size_t i = 0; i < n; ++i) {
+      const ParamSpec& p = params_[i];
+      if (p.is_array) {
+        key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i]);
+      } else {
+        key[i] = 0;
+        pack_scalar(p, args[i].ptr(), packed[i]);
+      }
+    }
+    const Specialization* spec = last_;
+    if (!spec || spec->key.size() != n || std::memcmp(spec->key.data(), key, n * sizeof(uint64_t)) != 0) {
+      spec = table_.find(key, static_cast<int>(n));
+      if (!spec) spec = &compile(key);
+      last_ = spec;
+    }
+    size_t total = n;
+    for (const std::shared_ptr<Array>& g : globals_) pack_view(g->view(), packed[total++]);
+    QdArg ret{};
+    {
+      // Other Python threads may run while a kernel computes; the arguments stay alive through args.
+      nb::gil_scoped_release release;
+      run_entry(*spec, packed, &ret, default_thread_pool(), name_, arg_names_);
+    }
+    if (!spec->returns) return nb::none();
+    if (is_float(*spec->returns)) return nb::float_(ret.scalar.f);
+    if (*spec->returns == DtypeCode::u1) return nb::bool_(ret.scalar.i != 0);
+    return nb::int_(ret.scalar.i);
+  }
+
+ private:
+  static ParamSpec parse_param(nb::tuple t) {
+    ParamSpec p;
+    std::string kind = nb::cast<std::string>(t[0]);
+    p.name = nb::cast<std::string>(t[1]);
+    p.is_array = kind == "array";
+    if (!p.is_array && kind != "scalar") throw ValueError("Launcher: unknown parameter kind '" + kind + "'.");
+    if (!t[2].is_none()) {
+      std::string dtype = nb::cast<std::string>(t[2]);
+      p.dtype = dtype_from_name(dtype);
+      if (!p.dtype) throw TypeError("Launcher: unknown dtype '" + dtype + "' for parameter '" + p.name + "'.");
+    }
+    if (p.is_array) {
+      if (!t[3].is_none()) p.ndim = nb::cast<int>(t[3]);
+      p.element_shape = nb::cast<std::vector<int64_t>>(t[4]);
+    }
+    return p;
+  }
+
+  [[noreturn]] void throw_arity(size_t given) const {
+    std::string names;
+    for (const ParamSpec& p : params_) names += (names.empty() ? "" : ", ") + p.name;
+    throw TypeError("Kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " argument(s) (" + names +
+                    "), but " + std::to_string(given) + " were given.");
+  }
+
+  std::string where(size_t i) const { return "Kernel '" + name_ + "' argument '" + params_[i].name + "'"; }
+
+  static void pack_view(const ArrayView& view, QdArg& out) {
+    out.data = view.data;
+    for (int d = 0; d < view.ndim; ++d) {
+      out.shape[d] = view.shape[d];
+      out.strides[d] = view.strides[d];
+    }
+  }
+
+  uint64_t pack_array(size_t i, PyObject* obj, QdArg& out, ArgHolder& holder) {
+    const ParamSpec& p = params_[i];
+    ArrayView view;
+    int element_ndim = 0;
+    if (!view_from_object(obj, view, element_ndim, holder)) {
+      throw TypeError(where(i) + ": expected an array (qd.ndarray, numpy array, torch tensor or DLPack "
+                      "producer), but got " + describe_object(obj) + ".");
+    }
+    // Arrays without element dims of their own (numpy, torch) take the annotation's trailing dims.
+    if (element_ndim == 0 && !p.element_shape.empty()) {
+      element_ndim = static_cast<int>(p.element_shape.size());
+      int outer = view.ndim - element_ndim;
+      for (int e = 0; e < element_ndim; ++e) {
+        if (outer < 0 || view.shape[outer + e] != p.element_shape[e]) {
+          throw ValueError(where(i) + ": expected trailing dimensions " +
+                           shape_text(p.element_shape.data(), element_ndim) + " for its vector/matrix elements, "
+                           "but got an array of shape " + shape_text(view.shape, view.ndim) + ".");
+        }
+      }
+    }
+    if (p.dtype && view.dtype != *p.dtype) {
+      throw TypeError(where(i) + ": expected dtype " + std::string(dtype_name(*p.dtype)) + ", but got " +
+                      std::string(dtype_name(view.dtype)) + " (" + describe_object(obj) + ").");
+    }
+    int outer = view.ndim - element_ndim;
+    if (p.ndim >= 0 && outer != p.ndim) {
+      throw ValueError(where(i) + ": expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
+                       shape_text(view.shape, view.ndim) + ".");
+    }
+    if (view.device.kind != DeviceId::Kind::cpu) {
+      throw ValueError(where(i) + ": the array is on cuda:" + std::to_string(view.device.index) +
+                       ", but the kernel runs on the CPU; move it with .cpu() or init with qd.cuda.");
+    }
+    pack_view(view, out);
+    return array_signature(view, element_ndim);
+  }
+
+  void pack_scalar(const ParamSpec& p, PyObject* obj, QdArg& out) {
+    bool is_bool = PyBool_Check(obj);
+    if (p.dtype && is_float(*p.dtype)) {
+      double v = PyFloat_AsDouble(obj);
+      if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw TypeError(where_scalar(p) + ": expected a number for " + std::string(dtype_name(*p.dtype)) +
+                        ", but got " + describe_object(obj) + ".");
+      }
+      out.scalar.f = v;
+      return;
+    }
+    if (!is_bool && PyFloat_Check(obj)) {
+      throw TypeError(where_scalar(p) + ": expected an integer for " + std::string(dtype_name(*p.dtype)) +
+                      ", but got the float " + std::string(nb::repr(obj).c_str()) + "; convert it with int().");
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if ((v == -1 && PyErr_Occurred()) || overflow) {
+      PyErr_Clear();
+      throw TypeError(where_scalar(p) + ": expected an integer for " + std::string(dtype_name(*p.dtype)) +
+                      ", but got " + describe_object(obj) + ".");
+    }
+    out.scalar.i = v;
+  }
+
+  std::string where_scalar(const ParamSpec& p) const { return "Kernel '" + name_ + "' argument '" + p.name + "'"; }
+
+  // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel.
+  const Specialization& compile(const uint64_t* key) {
+    nb::list spec;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const ParamSpec& p = params_[i];
+      if (!p.is_array) {
+        spec.append(nb::make_tuple("scalar", std::string(dtype_name(*p.dtype))));
+        continue;
+      }
+      uint64_t sig = key[i];
+      auto dtype = static_cast<DtypeCode>(sig & 0xff);
+      int outer = static_cast<int>((sig >> 8) & 0xf);
+      int element_ndim = static_cast<int>((sig >> 16) & 0xf);
+      nb::list element_shape;
+      for (int e = 0; e < element_ndim; ++e) element_shape.append(static_cast<int64_t>((sig >> (20 + 16 * e)) & 0xffff));
+      spec.append(nb::make_tuple("array", std::string(dtype_name(dtype)), outer, nb::tuple(element_shape),
+                                 bool((sig >> 12) & 1), bool((sig >> 13) & 1)));
+    }
+    if (!compile_fn_.is_valid()) throw std::runtime_error("Kernel '" + name_ + "' was garbage-collected.");
+    nb::object compiled = compile_fn_(nb::tuple(spec));
+    auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
+    Specialization entry;
+    entry.key.assign(key, key + params_.size());
+    entry.entry = kernel->entry;
+    entry.returns = kernel->returns;
+    entry.assert_messages = &kernel->assert_messages;
+    entry.keep = kernel;
+    return table_.add(std::move(entry));
+  }
+
+  friend int launcher_traverse(PyObject* self, visitproc visit, void* arg);
+  friend int launcher_clear(PyObject* self);
+
+  std::string name_;
+  std::vector<ParamSpec> params_;
+  std::vector<std::string> arg_names_;
+  nb::object compile_fn_;
+  SpecializationTable table_;
+  const Specialization* last_ = nullptr;
+  std::vector<std::shared_ptr<Array>> globals_;
+};
+
+// compile_fn usually closes over the kernel object that owns this launcher: let the GC see the cycle.
+int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  Py_VISIT(nb::inst_ptr<Launcher>(self)->compile_fn_.ptr());
+  return 0;
+}
+
+int launcher_clear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<Launcher>(self)->compile_fn_.reset();
+  return 0;
+}
+
+PyType_Slot launcher_slots[] = {
+    {Py_tp_traverse, reinterpret_cast<void*>(launcher_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(launcher_clear)},
+    {0, nullptr}};
+
+}  // namespace
+
+void bind_launch(nb::module_& m) {
+  nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))
+      .def(nb::init<std::string, nb::list, nb::object>(), nb::arg("name"), nb::arg("params"), nb::arg("compile_fn"))
+      .def("__call__", &Launcher::call)
+      .def("set_globals", &Launcher::set_globals)
+      .def("clear", &Launcher::clear, "Drops every compiled specialization.");
+}
+
+}  // namespace qd::bindings
