@@ -18,7 +18,7 @@ namespace {
 
 using namespace qd::ir;
 
-std::string plural(size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+std::string count(size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 class NameChecker : public IRVisitor {
  public:
@@ -65,14 +65,14 @@ class NameChecker : public IRVisitor {
   void check_ref(const ArrayRef& ref, bool writes) {
     const Param& p = array_param(ref.array);
     if (static_cast<int>(ref.indices.size()) != p.ndim) {
-      fail(KernelUserError::Kind::type, "Array '" + p.name + "' has " + plural(p.ndim, "dimension") +
-                                            ", so it needs " + plural(p.ndim, "index") + ", but was given " +
+      fail(KernelUserError::Kind::type, "Array '" + p.name + "' has " + count(p.ndim, "dimension", "dimensions") +
+                                            ", so it needs " + count(p.ndim, "index", "indices") + ", but was given " +
                                             std::to_string(ref.indices.size()) + ".");
     }
     if (ref.element_indices.size() != p.element_shape.size()) {
       fail(KernelUserError::Kind::type, "The elements of array '" + p.name + "' have " +
-                                            plural(p.element_shape.size(), "dimension") + ", but were given " +
-                                            plural(ref.element_indices.size(), "element index") + ".");
+                                            count(p.element_shape.size(), "dimension", "dimensions") + ", but were given " +
+                                            count(ref.element_indices.size(), "element index", "element indices") + ".");
     }
     for (size_t i = 0; i < ref.element_indices.size(); ++i) {
       int e = ref.element_indices[i];
@@ -101,7 +101,7 @@ class NameChecker : public IRVisitor {
     const Param& p = array_param(e.array);
     if (e.dim < 0 || e.dim >= p.ndim) {
       fail(KernelUserError::Kind::type, "'" + p.name + ".shape[" + std::to_string(e.dim) + "]' is out of range: array '" +
-                                            p.name + "' has " + plural(p.ndim, "dimension") + ".");
+                                            p.name + "' has " + count(p.ndim, "dimension", "dimensions") + ".");
     }
   }
   void visit_atomic(const Atomic& e) override {
