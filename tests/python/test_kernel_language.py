@@ -306,20 +306,21 @@ def test_numpy_torch_noncontiguous_and_qd_ndarray_arguments():
     assert a.to_numpy().tolist() == [2, 4, 6]
 
 
-def test_keyword_arguments():
+def test_keyword_arguments_of_template_kernels():
     @qd.kernel
-    def k(x: qd.types.ndarray(), value: qd.i32):
-        x[0] = value
+    def k(x: qd.types.ndarray(), value: qd.i32, offset: qd.template()):
+        x[0] = value + offset
 
     x = np.zeros(1, dtype=np.int32)
-    k(value=5, x=x)
-    assert x[0] == 5
+    k(value=5, x=x, offset=1)
+    assert x[0] == 6
 
 
 def test_new_init_recompiles_with_new_defaults():
     @qd.kernel
     def third() -> qd.f64:
-        return 1 / 3
+        x = 1 / 3  # a local takes default_fp at its first assignment
+        return x
 
     assert third() == pytest.approx(1 / 3, rel=1e-6)
     assert third() != 1 / 3  # default_fp f32

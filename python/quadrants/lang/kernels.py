@@ -1,12 +1,13 @@
 # python/quadrants/lang/kernels.py: @qd.kernel and @qd.func: parameters, dispatch to the C++ launcher, errors.
 #
-# A call of a kernel without template parameters goes straight to its `_core.Launcher`, which
-# converts the arguments in C++ and calls back `compile_fn` only when it meets a new argument
-# specialization (dtype, ndim, element shape, contiguity, writability). Template kernels first pick a
-# launcher by their template values in Python.
+# A kernel without template parameters *is* a `_core.Launcher` (a subclass), so a call converts the
+# arguments in C++ and calls back `compile_fn` only when it meets a new argument specialization
+# (dtype, ndim, element shape, contiguity, writability). Template kernels first pick a launcher by
+# their template values in Python, and take keyword arguments; see Kernel.
 import functools
 import inspect
 import numbers
+import weakref
 
 from .. import _runtime
 from .errors import QuadrantsSyntaxError, QuadrantsTypeError
@@ -82,53 +83,23 @@ def _template_key(value):
     return ("id", id(value))
 
 
-class Kernel:
-    """A @qd.kernel: call it with the kernel's arguments; positional arguments take the fast path."""
+class KernelDefinition:
+    """What a kernel is, apart from how it is called: parameters, return type, translation."""
 
     def __init__(self, fn):
-        functools.update_wrapper(self, fn)
         self.fn = fn
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
         self.template_positions = [k for k, p in enumerate(self.params) if p.kind == "template"]
         self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind != "template"]
-        self._generation = None
-        self._launch = None
-        self._instances = {}
+        self.returns_name()  # reports a bad return annotation at decoration time
 
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = self._bind_keywords(args, kwargs)
-        if self._generation != _runtime.generation():
-            self._refresh()
-        return self._launch(*args)
-
-    def _bind_keywords(self, args, kwargs):
-        try:
-            bound = inspect.signature(self.fn).bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"Kernel '{self.fn.__name__}': {exc}.") from None
-        return bound.args
-
-    def _refresh(self):
-        """(Re)creates the launchers: a new qd.init() may change dtypes, debug mode and fields."""
-        _runtime.config()  # initializes on first use, which itself bumps the generation
-        self._instances = {}
-        self._launch = self._make_launcher(()) if not self.template_positions else self._call_template
-        self._generation = _runtime.generation()
-
-    def _call_template(self, *args):
-        if len(args) != len(self.params):
-            names = ", ".join(p.name for p in self.params)
-            raise TypeError(f"Kernel '{self.fn.__name__}' takes {len(self.params)} argument(s) ({names}), "
-                            f"but {len(args)} were given.")
-        values = tuple(args[k] for k in self.template_positions)
-        key = tuple(_template_key(v) for v in values)
-        entry = self._instances.get(key)
-        if entry is None:
-            # The values are kept alive with the launcher, so an id() in the key is never reused.
-            entry = self._instances[key] = (self._make_launcher(values), values)
-        return entry[0](*[args[k] for k in self.runtime_positions])
+    @property
+    def needs_python_dispatch(self):
+        """Templates pick a launcher per value; `int`/`float` params take their dtype from qd.init()."""
+        return bool(self.template_positions) or any(
+            p.kind == "scalar" and p.annotation in (int, float) for p in self.params
+        )
 
     def returns_name(self):
         annotation = self.annotations.get("return")
@@ -140,30 +111,135 @@ class Kernel:
             raise _param_error(self.fn, None, f"Kernel '{self.fn.__name__}' returns {annotation!r}, but kernels "
                                "can only return a scalar.", "annotate the return type as a dtype, e.g. -> qd.f32.") from None
 
-    def ir(self, spec, template_values=()):
-        """The IR text for one specialization (see _core.Launcher for the spec format), for tests and debugging."""
-        return self._translate(spec, template_values)[0]
-
-    def _translate(self, spec, template_values):
+    def translate(self, spec, template_values):
         return translate_kernel(self.fn, self.fn.__name__, self.params, spec, template_values,
                                 self.returns_name(), _runtime.config())
+
+    def launcher_params(self):
+        return [self.params[k].launcher_entry() for k in self.runtime_positions]
+
+    def compile(self, launcher, spec, template_values):
+        """The launcher's compile_fn: IR for `spec`, globals handed to the launcher, then C++ compiles."""
+        from .. import _core
+
+        text, containers, line_sources = self.translate(spec, template_values)
+        launcher.set_globals([c._array for c in containers])
+        try:
+            return _core.compile_kernel(text)
+        except _core.KernelUserError as exc:
+            raise _located_error(exc, line_sources) from None
+
+
+class KernelMixin:
+    """The Python-side API that both kinds of kernel objects share."""
+
+    def ir(self, spec, template_values=()):
+        """The IR text for one specialization (see _core.Launcher for the spec format), for tests and debugging."""
+        return self.definition.translate(spec, template_values)[0]
+
+    @property
+    def params(self):
+        return self.definition.params
+
+    @property
+    def runtime_positions(self):
+        return self.definition.runtime_positions
+
+    def _translate(self, spec, template_values):
+        return self.definition.translate(spec, template_values)
+
+
+def _make_fast_kernel_class():
+    from .. import _core
+
+    class FastKernel(KernelMixin, _core.Launcher):
+        """A kernel without template parameters: calling it runs the C++ launcher with no Python in between.
+
+        Positional arguments only; qd.reset()/qd.init() drop its compiled specializations through
+        `_release`, so the next call compiles again under the new configuration.
+        """
+
+        def __init__(self, definition):
+            self.definition = definition
+            self.fn = definition.fn
+            functools.update_wrapper(self, definition.fn)
+            compile_fn = functools.partial(_fast_compile, weakref.ref(self))
+            _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn)
+
+        def _release(self):
+            self.clear()
+
+    return FastKernel
+
+
+def _fast_compile(kernel_ref, spec):
+    kernel = kernel_ref()
+    _runtime.track(kernel)  # reset() empties the tracked set, so every compile registers again
+    return kernel.definition.compile(kernel, spec, ())
+
+
+class Kernel(KernelMixin):
+    """A kernel dispatched in Python: template parameters, `int`/`float` parameters, keyword arguments."""
+
+    def __init__(self, definition):
+        functools.update_wrapper(self, definition.fn)
+        self.definition = definition
+        self.fn = definition.fn
+        self._generation = None
+        self._launch = None
+        self._instances = {}
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = _bind_keywords(self.fn, args, kwargs)
+        if self._generation != _runtime.generation():
+            self._refresh()
+        return self._launch(*args)
+
+    def _refresh(self):
+        """(Re)creates the launchers: a new qd.init() may change dtypes, debug mode and fields."""
+        _runtime.config()  # initializes on first use, which itself bumps the generation
+        self._instances = {}
+        if self.definition.template_positions:
+            self._launch = self._call_template
+        else:
+            self._launch = self._make_launcher(())
+        self._generation = _runtime.generation()
+
+    def _call_template(self, *args):
+        definition = self.definition
+        if len(args) != len(definition.params):
+            names = ", ".join(p.name for p in definition.params)
+            raise TypeError(f"Kernel '{self.fn.__name__}' takes {len(definition.params)} argument(s) ({names}), "
+                            f"but {len(args)} were given.")
+        values = tuple(args[k] for k in definition.template_positions)
+        key = tuple(_template_key(v) for v in values)
+        entry = self._instances.get(key)
+        if entry is None:
+            # The values are kept alive with the launcher, so an id() in the key is never reused.
+            entry = self._instances[key] = (self._make_launcher(values), values)
+        return entry[0](*[args[k] for k in definition.runtime_positions])
 
     def _make_launcher(self, template_values):
         from .. import _core
 
-        launcher = None
+        definition = self.definition
+        holder = []
 
         def compile_fn(spec):
-            text, containers, line_sources = self._translate(spec, template_values)
-            launcher.set_globals([c._array for c in containers])
-            try:
-                return _core.compile_kernel(text)
-            except _core.KernelUserError as exc:
-                raise _located_error(exc, line_sources) from None
+            return definition.compile(holder[0], spec, template_values)
 
-        params = [self.params[k].launcher_entry() for k in self.runtime_positions]
-        launcher = _core.Launcher(self.fn.__name__, params, compile_fn)
+        launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn)
+        holder.append(launcher)
         return launcher
+
+
+def _bind_keywords(fn, args, kwargs):
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"Kernel '{fn.__name__}': {exc}.") from None
+    return bound.args
 
 
 def _located_error(exc, line_sources):
@@ -188,9 +264,18 @@ class Func:
         raise RuntimeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another @qd.func.")
 
 
+_fast_kernel_class = None
+
+
 def kernel(fn):
     """Decorates a Python function as a kernel, compiled on its first call for each argument specialization."""
-    return Kernel(fn)
+    global _fast_kernel_class
+    definition = KernelDefinition(fn)
+    if definition.needs_python_dispatch:
+        return Kernel(definition)
+    if _fast_kernel_class is None:
+        _fast_kernel_class = _make_fast_kernel_class()
+    return _fast_kernel_class(definition)
 
 
 def func(fn):
