@@ -1,6 +1,7 @@
 // src/passes/passes.h: the entry function of every pass, and the whole pipeline (pipeline.cpp).
 #pragma once
 
+#include "ir/debug_switches.h"
 #include "ir/ir.h"
 
 namespace qd::passes {
@@ -13,5 +14,6 @@ ir::Kernel simplify(const ir::Kernel& kernel);
 
 // Runs every pass in order, verifying and dumping between passes as the debug switches say.
 ir::Kernel run_pipeline(const ir::Kernel& kernel);
+ir::Kernel run_pipeline(const ir::Kernel& kernel, const ir::DebugSwitches& debug);
 
 }  // namespace qd::passes

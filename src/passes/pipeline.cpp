@@ -24,8 +24,9 @@ constexpr PassEntry kPipeline[] = {
 
 }  // namespace
 
-ir::Kernel run_pipeline(const ir::Kernel& input) {
-  const ir::DebugSwitches& debug = ir::debug_switches();
+ir::Kernel run_pipeline(const ir::Kernel& input) { return run_pipeline(input, ir::debug_switches()); }
+
+ir::Kernel run_pipeline(const ir::Kernel& input, const ir::DebugSwitches& debug) {
   if (debug.verify_ir) ir::verify(input, ir::Stage::parsed);
   ir::Kernel kernel = input;
   for (const PassEntry& pass : kPipeline) {
