@@ -337,8 +337,37 @@ def test_errors_from_passes_and_arguments():
         k(np.zeros(3, dtype=np.int32))
     readonly = np.zeros(3, dtype=np.float32)
     readonly.setflags(write=False)
-    with pytest.raises(Exception, match="'x'"):
+    with pytest.raises(qd.QuadrantsTypeError, match="array 'x', which was passed read-only") as info:
         k(readonly)
+    assert str(info.value).splitlines()[1].strip() == "x[0] = 1"
+
+
+def test_type_error_found_by_a_pass_shows_the_source_line():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        for i in x:
+            x[i] = x[i] & 3
+
+    with pytest.raises(qd.QuadrantsTypeError) as info:
+        k(np.zeros(3, dtype=np.float32))
+    lines = str(info.value).splitlines()
+    assert lines[0].startswith(f"{__file__}:") and "'bit_and' needs integer operands" in lines[0]
+    assert lines[1].strip() == "x[i] = x[i] & 3"
+    assert lines[2].index("^") == lines[1].index("x")
+
+
+def test_debug_mode_checks_bounds():
+    qd.init(arch=qd.cpu, debug=True)
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(), n: qd.i32):
+        for i in range(n):
+            x[i] = 1
+
+    x = np.zeros(4, dtype=np.int32)
+    k(x, 4)
+    with pytest.raises(IndexError, match="k"):
+        k(x, 5)
 
 
 def test_math_constants_fold():

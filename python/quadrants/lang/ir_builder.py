@@ -26,10 +26,6 @@ def const_text(value):
     return f"(const float {float(value)!r})"
 
 
-def typed_const_text(dtype_name, value):
-    return f"(const {dtype_name} {value!r})"
-
-
 def string_text(text):
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{escaped}"'

@@ -145,9 +145,6 @@ class KernelMixin:
     def runtime_positions(self):
         return self.definition.runtime_positions
 
-    def _translate(self, spec, template_values):
-        return self.definition.translate(spec, template_values)
-
 
 def _make_fast_kernel_class():
     from .. import _core

@@ -30,10 +30,6 @@ def is_number(value):
     return isinstance(value, (bool, int, float)) and not isinstance(value, type)
 
 
-def is_scalar(value):
-    return isinstance(value, Expr) or is_number(value)
-
-
 class Ops:
     """Value-level operations for one translation; `tr` supplies `materialize` and `fail`."""
 
