@@ -42,7 +42,7 @@ class ArrayContainer:
 
     def __init__(self, dtype, shape, element_shape=(), _array=None):
         _runtime.config()  # initializes with defaults if qd.init() was not called
-        self.dtype = _dtypes.to_dtype(dtype)
+        self.dtype = _runtime.cook_dtype(dtype)
         self.shape = normalize_shape(shape, f"qd.{self._kind}()")
         self._element_shape = tuple(element_shape)
         if _array is None:
@@ -76,13 +76,13 @@ class ArrayContainer:
         target = self.dtype if dtype is None else _dtypes.to_dtype(dtype)
         out = np.empty(self._numpy_shape, dtype=target.numpy)
         import_dlpack(out).copy_from(self._array, "to_numpy")
-        return out if keep_dims else out.reshape(self._squeezed_shape())
+        return out.reshape(self._export_shape(keep_dims))
 
     def from_numpy(self, arr):
         """Copies a numpy array of the same shape in, converting dtypes with numpy's same_kind rule."""
         if not isinstance(arr, np.ndarray):
             raise TypeError(f"from_numpy() expects a numpy.ndarray, but got {type(arr).__name__}.")
-        _source_dtype_check(arr.dtype, self, "from_numpy")
+        _source_dtype_check(arr.dtype.newbyteorder("="), self, "from_numpy")
         if not arr.dtype.isnative or any(s % arr.itemsize for s in arr.strides):
             arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
         self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy")
@@ -93,8 +93,7 @@ class ArrayContainer:
 
         out = torch.empty(self._numpy_shape, dtype=self.dtype.torch)
         import_dlpack(out).copy_from(self._array, "to_torch")
-        if not keep_dims:
-            out = out.reshape(self._squeezed_shape())
+        out = out.reshape(self._export_shape(keep_dims))
         return out if device is None or torch.device(device).type == "cpu" else out.to(device)
 
     def from_torch(self, tensor):
@@ -109,10 +108,11 @@ class ArrayContainer:
             tensor = tensor.cpu()
         self._array.copy_from(import_dlpack(self._expand(tensor)), "from_torch")
 
-    def _squeezed_shape(self):
+    def _export_shape(self, keep_dims):
         return self._numpy_shape
 
     def _expand(self, arr):
+        """arr reshaped to the storage layout when it is in another accepted layout (see keep_dims)."""
         return arr
 
     # --- zero-copy ----------------------------------------------------------------------------
@@ -122,6 +122,9 @@ class ArrayContainer:
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"Cannot export to device {dl_device}; the data lives on {self.__dlpack_device__()}.")
         versioned = max_version is not None and max_version[0] >= 1
+        if not versioned and not self._array.writable:
+            raise BufferError("Cannot export read-only memory as a legacy DLPack capsule, which cannot mark "
+                              "it read-only; ask for max_version=(1, 0) or later.")
         return self._array.to_dlpack(versioned)
 
     def __dlpack_device__(self):

@@ -133,5 +133,14 @@ def generation():
     return _generation
 
 
+def cook_dtype(dtype):
+    """A DataType, where Python's float and int mean the current default_fp and default_ip."""
+    if dtype is float:
+        return config().default_fp
+    if dtype is int:
+        return config().default_ip
+    return _dtypes.to_dtype(dtype)
+
+
 def track(container):
     _live_arrays.add(container)

@@ -43,14 +43,15 @@ class MatrixField(Field):
     def m(self):
         return self._element_shape[1] if len(self._element_shape) == 2 else 1
 
-    def _squeezed_shape(self):
-        # Quadrants' keep_dims=False drops matrix dims of size 1 (a 4x1 matrix becomes a 4-vector).
-        if len(self._element_shape) == 2 and 1 in self._element_shape:
-            return self.shape + tuple(e for e in self._element_shape if e != 1) or (1,)
+    def _export_shape(self, keep_dims):
+        # Quadrants: a matrix with one column (vectors included) exports as (..., n) unless keep_dims,
+        # which gives (..., n, m) for every matrix field, vectors as (..., n, 1).
+        if self.m == 1:
+            return self.shape + ((self.n, 1) if keep_dims else (self.n,))
         return self._numpy_shape
 
     def _expand(self, arr):
-        if tuple(arr.shape) == self._squeezed_shape() and arr.shape != self._numpy_shape:
+        if self.m == 1 and tuple(arr.shape) in (self._export_shape(True), self._export_shape(False)):
             return arr.reshape(self._numpy_shape)
         return arr
 

@@ -97,8 +97,23 @@ void write_scalar(const ArrayView& view, char* ptr, nb::handle value) {
     f = nb::cast<double>(value);
     src = ArrayView{&f, DtypeCode::f64, 0, {}, {}, {}, true};
   } else if (PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
-    i = nb::cast<int64_t>(value);
-    src = ArrayView{&i, DtypeCode::i64, 0, {}, {}, {}, true};
+    int overflow = 0;
+    i = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (overflow > 0) {  // above int64: only u64 can hold it
+      uint64_t u = PyLong_AsUnsignedLongLong(value.ptr());
+      if (PyErr_Occurred() || view.dtype != DtypeCode::u64) {
+        PyErr_Clear();
+        throw ValueError("The integer " + std::string(nb::repr(value).c_str()) + " does not fit in " +
+                         std::string(dtype_name(view.dtype)) + ".");
+      }
+      std::memcpy(&i, &u, sizeof i);
+      src = ArrayView{&i, DtypeCode::u64, 0, {}, {}, {}, true};
+    } else if (overflow < 0) {
+      throw ValueError("The integer " + std::string(nb::repr(value).c_str()) + " does not fit in " +
+                       std::string(dtype_name(view.dtype)) + ".");
+    } else {
+      src = ArrayView{&i, DtypeCode::i64, 0, {}, {}, {}, true};
+    }
   } else if (PyNumber_Check(value.ptr()) && PyObject_HasAttrString(value.ptr(), "__float__")) {
     f = nb::cast<double>(nb::float_(value));  // numpy scalars and 0-d arrays
     src = ArrayView{&f, DtypeCode::f64, 0, {}, {}, {}, true};
@@ -116,6 +131,7 @@ void write_scalar(const ArrayView& view, char* ptr, nb::handle value) {
 
 void fill(Array& array, nb::handle value) {
   const ArrayView& view = array.view();
+  if (!view.writable) throw ValueError("fill(): the array is read-only.");
   if (view.size() == 0) return;
   alignas(8) char one[8] = {};
   write_scalar(view, one, value);

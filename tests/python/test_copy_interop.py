@@ -143,12 +143,6 @@ def test_n_by_1_matrix_field_drops_the_unit_column_unless_keep_dims():
     np.testing.assert_array_equal(m.to_numpy(), values + 1)
 
 
-@pytest.mark.xfail(
-    reason="BUG: Quadrants' MatrixField.to_numpy/to_torch give vector fields (m == 1) the shape + (n, 1) "
-    "when keep_dims=True; field.py MatrixField._squeezed_shape ignores keep_dims for 1-d element shapes, "
-    "and from_numpy rejects the shape + (n, 1) array",
-    strict=True,
-)
 def test_vector_field_keep_dims_appends_a_unit_column_as_in_quadrants():
     v = qd.Vector.field(3, qd.f32, shape=(2,))
     assert v.to_numpy(keep_dims=True).shape == (2, 3, 1)
@@ -157,12 +151,6 @@ def test_vector_field_keep_dims_appends_a_unit_column_as_in_quadrants():
     assert (v.to_numpy() == 1).all()
 
 
-@pytest.mark.xfail(
-    reason="BUG: Quadrants' MatrixField.to_numpy drops only a unit column (as_vector = m == 1 and not "
-    "keep_dims), so a 1 x 3 matrix field gives shape + (1, 3); field.py MatrixField._squeezed_shape also drops "
-    "a unit row and gives shape + (3,) (Quadrants' docstring says otherwise; its code is what users see)",
-    strict=True,
-)
 def test_1_by_n_matrix_field_keeps_its_unit_row_as_in_quadrants():
     m = qd.Matrix.field(1, 3, qd.f32, shape=(2,))
     assert m.to_numpy().shape == (2, 1, 3)
@@ -291,12 +279,6 @@ def test_non_contiguous_numpy_sources_are_copied_correctly(kind, view):
     np.testing.assert_array_equal(source, before)  # only read
 
 
-@pytest.mark.xfail(
-    reason="BUG: from_numpy of a non-native byte order array ('>f4') raises TypeError 'cannot convert >f4 "
-    "data'; _container.py from_numpy calls _source_dtype_check(arr.dtype) before the byte-order "
-    "normalisation just below it, and _dtypes.to_dtype does not match np.dtype('>f4') to f32",
-    strict=True,
-)
 def test_byte_swapped_numpy_sources_are_copied_correctly():
     source = np.arange(6, dtype=">f4").reshape(2, 3)
     x = qd.ndarray(qd.f32, shape=(2, 3))

@@ -274,11 +274,6 @@ def test_from_dlpack_of_a_read_only_numpy_array_reads_but_refuses_writes():
     assert capsule_struct(x.__dlpack__(max_version=(1, 0))).flags & READ_ONLY_FLAG
 
 
-@pytest.mark.xfail(
-    reason="BUG: fill() on a read-only import (qd.from_dlpack of a read-only numpy array) overwrites the "
-    "producer's memory; bind_arrays.cpp fill() never checks view.writable as set() and copy_from do",
-    strict=True,
-)
 def test_fill_refuses_to_write_a_read_only_import():
     source = np.arange(4, dtype=np.float32)
     source.flags.writeable = False
@@ -287,12 +282,6 @@ def test_fill_refuses_to_write_a_read_only_import():
     assert source.tolist() == [0, 1, 2, 3]
 
 
-@pytest.mark.xfail(
-    reason="BUG: a legacy capsule cannot say 'read-only', so exporting a read-only array without "
-    "max_version >= (1, 0) should raise BufferError as numpy does; _container.py __dlpack__ / "
-    "bind_arrays.cpp to_dlpack export it writable",
-    strict=True,
-)
 def test_legacy_export_of_a_read_only_array_is_refused():
     source = np.arange(4, dtype=np.float32)
     source.flags.writeable = False

@@ -127,11 +127,6 @@ def test_unsupported_dtype_lists_the_supported_ones():
         qd.field(np.complex64, shape=3)
 
 
-@pytest.mark.xfail(
-    reason="BUG: qd.field(float/int, ...) should use qd.init's default_fp/default_ip as Quadrants' cook_dtype "
-    "does; _dtypes.to_dtype maps float to f64 and int to i64 unconditionally",
-    strict=True,
-)
 def test_python_float_and_int_dtypes_follow_init_defaults():
     qd.init(arch=qd.cpu)
     assert qd.field(float, shape=2).dtype is qd.f32
