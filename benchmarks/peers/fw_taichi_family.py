@@ -2,6 +2,7 @@
 # The three share one kernel language (Quadrants is a fork of Taichi; ours re-implements Quadrants' API),
 # so one kernel source serves all three: none of them gets a kernel written or tuned for it alone.
 # --label picks the framework: quadrants (this repo), quadrants_real (PyPI 1.3.3) or taichi.
+# Kernels carry no `-> None`: Taichi 1.7.4 rejects that annotation, and the others accept its absence.
 # Arguments are numpy arrays, or torch CPU tensors for the launch workload, passed straight to
 # qd.types.ndarray() parameters, which all three accept; copies go through qd.field.
 import importlib
@@ -79,15 +80,20 @@ def compile_probe(x: qd.types.ndarray(), y: qd.types.ndarray()):
         y[i] = qd.sqrt(abs(acc)) + qd.exp(-v * v)
 
 
-def init():
+def init() -> None:
     if ARGS.label == "quadrants":
         qd.init(arch=qd.cpu)
     else:
         qd.init(arch=qd.cpu, offline_cache=True, offline_cache_file_path=CACHE_DIR)
 
 
-def sync():
-    qd.sync()
+# Taichi and Quadrants (PyPI) provide qd.sync(); ours launches CPU kernels synchronously and has no
+# qd.sync() yet, so for it there is nothing to wait for.
+_SYNC = getattr(qd, "sync", lambda: None)
+
+
+def sync() -> None:
+    _SYNC()
 
 
 def case_launch(data) -> Case:
@@ -167,7 +173,7 @@ def case_to_numpy(data) -> Case:
     return Case(run, lambda: out)
 
 
-def warm_up_runtime():
+def warm_up_runtime() -> None:
     x = np.ones(common.LAUNCH_N, np.float32)
     square(x, np.zeros_like(x))
     sync()
@@ -187,7 +193,7 @@ def version() -> str:
     return package_version(MODULES[ARGS.label])
 
 
-def main():
+def main() -> None:
     init()
     notes = {"threads": os.cpu_count(), "backend": "cpu"}
     if ARGS.compile:

@@ -161,6 +161,12 @@ def run_notes(store: dict) -> list:
     return found
 
 
+def warm_up_words(warmup: int) -> str:
+    if warmup == 0:
+        return "no further warm-up"
+    return f"up to {warmup} discarded warm-up run(s) (a warm-up run slower than 0.25 s, common.SLOW_RUN_S, counts as a timed run)"
+
+
 def write_markdown(path: str, meta: dict, store: dict) -> None:
     """Writes RESULTS.md: the header, the summary of ratios, the gaps, one table per workload, notes."""
     head = meta["machine"]
@@ -169,9 +175,10 @@ def write_markdown(path: str, meta: dict, store: dict) -> None:
              "# quadrants against its peers, side by side", "",
              f"Command: `{meta['command']}` · date: {meta['date']} · machine: {head['cores']} cores, {head['cpu']}, "
              f"no GPU · Python {head['python']} · wall time {meta['wall_s']:.0f} s.", "",
-             f"Each framework ran in its own process, {settings['rounds']} round(s) with the order rotated each round; "
-             f"per workload and process: a checked run, up to {settings['warmup']} discarded warm-up runs, then up to "
-             f"{settings['reps']} timed runs within {settings['budget']} s. Figures are medians over all timed runs.", "",
+             f"Each framework ran in its own process, {settings['rounds']} round(s) with the order of frameworks rotated "
+             f"each round. Per workload and process: one run whose answer is checked against numpy, then "
+             f"{warm_up_words(settings['warmup'])}, then up to {settings['reps']} timed run(s), fewer once "
+             f"{settings['budget']} s are spent. Figures are medians over all timed runs of all rounds.", "",
              "Ratios are each framework's median time divided by quadrants' median time: **above 1 means quadrants "
              "is faster, below 1 means the peer is faster**. A framework whose answer did not match numpy has no figure.", "",
              "![ratios](ratios.png)", "", "## Summary: time relative to quadrants", ""]
