@@ -33,10 +33,11 @@ class CpuRenderer : public CStyleRenderer {
     return "[" + list + "]";
   }
 
-  // One chunk of a 1-d loop: a plain counted loop the compiler can vectorize.
+  // One chunk of a 1-d loop: a plain counted loop the compiler can vectorize. The counter has the
+  // loop variable's own type (the extent fits in it), so an i32 index widens to an affine offset.
   void emit_1d_chunk(const ParallelFor& loop, const std::string& t) {
-    emit_line("for (int64_t qd_it = qd_begin; qd_it < qd_end; ++qd_it) {");
-    emit_line("  const " + t + " " + local_name(loop.vars[0]) + " = (" + t + ")qd_it;");
+    emit_line("for (" + t + " qd_it = (" + t + ")qd_begin; qd_it < (" + t + ")qd_end; ++qd_it) {");
+    emit_line("  const " + t + " " + local_name(loop.vars[0]) + " = qd_it;");
     emit_block(loop.body);
     emit_line("}");
   }
@@ -59,8 +60,8 @@ class CpuRenderer : public CStyleRenderer {
       emit_line("const " + t + " " + local_name(loop.vars[d]) + " = (" + t + ")(qd_rest % " + e + ");");
       if (d > 0) emit_line("qd_rest /= " + e + ";");
     }
-    emit_line("for (int64_t qd_j = qd_first; qd_j < qd_stop; ++qd_j) {");
-    emit_line("  const " + t + " " + local_name(loop.vars[n - 1]) + " = (" + t + ")qd_j;");
+    emit_line("for (" + t + " qd_j = (" + t + ")qd_first; qd_j < (" + t + ")qd_stop; ++qd_j) {");
+    emit_line("  const " + t + " " + local_name(loop.vars[n - 1]) + " = qd_j;");
     emit_block(loop.body);
     emit_line("}");
     indent_ -= 2;
