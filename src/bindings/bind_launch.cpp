@@ -62,7 +62,13 @@ class Launcher {
     last_ = nullptr;
   }
 
-  nb::object call(nb::args args) {
+  nb::object call(nb::args args, nb::kwargs kwargs) {
+    if (kwargs.size() != 0) return launch(bind_keywords(args, kwargs));
+    return launch(args);
+  }
+
+ private:
+  nb::object launch(const nb::tuple& args) {
     size_t n = params_.size();
     if (args.size() != n) throw_arity(args.size());
     QdArg packed[kMaxKernelArgs];
@@ -97,7 +103,31 @@ class Launcher {
     return nb::int_(ret.scalar.i);
   }
 
- private:
+  // Keyword arguments take this slower path: positions are resolved by parameter name.
+  nb::tuple bind_keywords(const nb::tuple& args, const nb::kwargs& kwargs) const {
+    if (args.size() > params_.size()) throw_arity(args.size() + kwargs.size());
+    std::vector<nb::object> bound(params_.size());
+    for (size_t i = 0; i < args.size(); ++i) bound[i] = nb::borrow(args[i]);
+    for (auto [key, value] : kwargs) {
+      std::string name = nb::cast<std::string>(key);
+      size_t i = 0;
+      while (i < params_.size() && params_[i].name != name) ++i;
+      if (i == params_.size()) {
+        throw TypeError("Kernel '" + name_ + "' got an unexpected keyword argument '" + name + "'.");
+      }
+      if (bound[i].is_valid()) {
+        throw TypeError("Kernel '" + name_ + "' got multiple values for argument '" + name + "'.");
+      }
+      bound[i] = nb::borrow(value);
+    }
+    nb::list out;
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (!bound[i].is_valid()) throw TypeError("Kernel '" + name_ + "' is missing argument '" + params_[i].name + "'.");
+      out.append(bound[i]);
+    }
+    return nb::tuple(out);
+  }
+
   static ParamSpec parse_param(nb::tuple t) {
     ParamSpec p;
     std::string kind = nb::cast<std::string>(t[0]);
