@@ -86,17 +86,18 @@ TEST_F(Jit, PythonArithmeticSemantics) {
           "  (store d ((var i)) () (bin truediv (var x) (var y)))"
           "  (store fm ((var i)) () (bin mod (cast f64 (var x)) (cast f64 (var y))))"
           "  (store p ((var i)) () (bin pow (var x) (const int 3)))))"));
-  std::vector<int32_t> a = {7, -7, 7, -7}, b = {2, 2, -2, -2}, q(4), r(4), p(4);
-  std::vector<float> d(4);
-  std::vector<double> fm(4);
+  std::vector<int32_t> a = {7, -7, 7, -7, 5, INT32_MIN}, b = {2, 2, -2, -2, 0, -1}, q(6), r(6), p(6);
+  std::vector<float> d(6);
+  std::vector<double> fm(6);
   Launch launch;
-  launch(*k, {array_arg(a.data(), {4}), array_arg(b.data(), {4}), array_arg(q.data(), {4}), array_arg(r.data(), {4}),
-              array_arg(d.data(), {4}), array_arg(fm.data(), {4}), array_arg(p.data(), {4})});
-  EXPECT_EQ(q, (std::vector<int32_t>{3, -4, -4, 3}));
-  EXPECT_EQ(r, (std::vector<int32_t>{1, 1, -1, -1}));
-  EXPECT_EQ(d, (std::vector<float>{3.5f, -3.5f, -3.5f, 3.5f}));
-  EXPECT_EQ(fm, (std::vector<double>{1.0, 1.0, -1.0, -1.0}));
-  EXPECT_EQ(p, (std::vector<int32_t>{343, -343, 343, -343}));
+  launch(*k, {array_arg(a.data(), {6}), array_arg(b.data(), {6}), array_arg(q.data(), {6}), array_arg(r.data(), {6}),
+              array_arg(d.data(), {6}), array_arg(fm.data(), {6}), array_arg(p.data(), {6})});
+  // Integer division by zero and INT_MIN // -1 must not raise SIGFPE.
+  EXPECT_EQ(q, (std::vector<int32_t>{3, -4, -4, 3, 0, INT32_MIN}));
+  EXPECT_EQ(r, (std::vector<int32_t>{1, 1, -1, -1, 0, 0}));
+  EXPECT_EQ(std::vector<float>(d.begin(), d.begin() + 4), (std::vector<float>{3.5f, -3.5f, -3.5f, 3.5f}));
+  EXPECT_EQ(std::vector<double>(fm.begin(), fm.begin() + 4), (std::vector<double>{1.0, 1.0, -1.0, -1.0}));
+  EXPECT_EQ(std::vector<int32_t>(p.begin(), p.begin() + 4), (std::vector<int32_t>{343, -343, 343, -343}));
 }
 
 TEST_F(Jit, HalfMatricesAndControlFlow) {
@@ -165,6 +166,20 @@ TEST_F(Jit, SecondCompileHitsTheCache) {
   EXPECT_EQ(first->library_path, second->library_path);
   EXPECT_LT(warm_ms, 20.0);
   std::printf("cold compile %.1f ms, warm-cache compile %.2f ms\n", cold_ms, warm_ms);
+}
+
+TEST_F(Jit, FastMathIsPartOfTheCacheKey) {
+  std::string text = kernel("scaled", "(array x f32 1 () 1 1)", "void",
+                            std::string("(parallel_for (i) ((shape x 0)) ") + kLoop1 +
+                                " ((store x ((var i)) () (bin truediv (load x ((var i)) ()) (const float 4.0)))))");
+  std::string fast = text;
+  fast.replace(fast.find("(fast_math 0)"), 13, "(fast_math 1)");
+  auto precise = compile_kernel(text), quick = compile_kernel(fast);
+  EXPECT_NE(precise->library_path, quick->library_path);
+  std::vector<float> x = {8.0f, 2.0f};
+  Launch launch;
+  launch(*quick, {array_arg(x.data(), {2})});
+  EXPECT_EQ(x, (std::vector<float>{2.0f, 0.5f}));
 }
 
 TEST_F(Jit, CompilerFailureKeepsTheSource) {

@@ -55,8 +55,11 @@ struct qd_half {
 };
 
 // ---- Python-semantics integer and float arithmetic ----
+// Integer division by zero gives 0 and MIN // -1 wraps, instead of a SIGFPE that kills the process.
 template <class T>
 QD_FUNC T qd_floordiv(T a, T b) {
+  if (b == 0) return 0;
+  if (T(-1) < T(0) && b == T(-1)) return static_cast<T>(0ull - static_cast<unsigned long long>(a));
   T q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
   return q;
@@ -66,6 +69,7 @@ QD_FUNC double qd_floordiv(double a, double b) { return __builtin_floor(a / b); 
 
 template <class T>
 QD_FUNC T qd_mod(T a, T b) {
+  if (b == 0 || (T(-1) < T(0) && b == T(-1))) return 0;
   T r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
