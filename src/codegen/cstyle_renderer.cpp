@@ -103,6 +103,8 @@ std::string CStyleRenderer::render_const(const Const& c) {
   }
   if (t == DtypeCode::u1) return c.int_value ? "true" : "false";
   if (!is_signed(t)) return "(" + type_name(t) + ")" + std::to_string(static_cast<uint64_t>(c.int_value)) + "ull";
+  // An int literal is 32-bit on every target we generate for; INT32_MIN itself is not a literal.
+  if (t == DtypeCode::i32 && c.int_value > INT32_MIN) return std::to_string(c.int_value);
   if (c.int_value == INT64_MIN) return "(" + type_name(t) + ")(-9223372036854775807ll - 1)";
   return "(" + type_name(t) + ")" + std::to_string(c.int_value) + "ll";
 }
@@ -140,9 +142,9 @@ std::string CStyleRenderer::unary(const Unary& u) {
   std::string x = operand(u.a);
   DtypeCode t = *u.type;
   switch (u.op) {
-    case UnOp::neg: return wrap(t, "-" + x);
+    case UnOp::neg: return wrap(t, "-(" + x + ")");
     case UnOp::logical_not: return "(int32_t)((" + x + ") == 0)";
-    case UnOp::bit_not: return wrap(t, "~" + x);
+    case UnOp::bit_not: return wrap(t, "~(" + x + ")");
     default: return wrap(t, "qd_" + std::string(unop_name(u.op)) + "(" + x + ")");
   }
 }
@@ -306,6 +308,10 @@ void CStyleRenderer::emit_stmt(const Stmt& s) {
     }
     case StmtKind::while_:
       emit_line("while (" + operand(as<While>(s)->cond) + ") {");
+      // A condition that failed a bounds check reads 0 from then on; stop before looping forever.
+      indent_ += 2;
+      emit_error_check(Eval::make(as<While>(s)->cond));
+      indent_ -= 2;
       emit_block(as<While>(s)->body);
       emit_line("}");
       break;

@@ -199,7 +199,7 @@ TEST_F(Jit, LineDirectivesPointAtThePythonSource) {
       "(kernel located (options (default_fp f32) (default_ip i32) (debug 0) (fast_math 0) (source_file \"demo.py\"))"
       " (params (array x f32 1 () 1 1)) (returns void)"
       " (body (loc 12 4 (store x ((const int 0)) () (const float 1.0)))))");
-  EXPECT_NE(k->source.find("#line 12 \"demo.py\"\n  a_x[(int64_t)((int32_t)0ll)] = 0x1p+0f;"), std::string::npos)
+  EXPECT_NE(k->source.find("#line 12 \"demo.py\"\n  a_x[(int64_t)(0)] = 0x1p+0f;"), std::string::npos)
       << k->source;
 }
 
