@@ -173,6 +173,21 @@ QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) {
   int32_t expected = 0;
   return __atomic_compare_exchange_n(ctx->error_flag, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
+
+// Where a debug-mode atomic goes: the element, or a scratch cell once the access is known to be out
+// of bounds (the task stops right after, and the scratch value is never read).
+template <class T>
+QD_FUNC T* qd_checked_ptr(T* data, int64_t offset) {
+  static T scratch;
+  return offset < 0 ? &scratch : data + offset;
+}
+
+// Hands a C++ lambda to the C ABI's parallel_for as a (function, closure) pair.
+template <class F>
+static void qd_run_task(void* closure, int64_t begin, int64_t end) { (*static_cast<F*>(closure))(begin, end); }
+#else
+QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return *(volatile const int32_t*)ctx->error_flag != 0; }
+QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) { return atomicCAS(ctx->error_flag, 0, 1) == 0; }
 #endif
 
 // Offset of an element in a debug-mode access, or -1 (and the error recorded) when an index is out
@@ -206,19 +221,7 @@ QD_FUNC void qd_report_assert(const QdLaunchContext* ctx, int32_t assert_index) 
   ctx->error->dim = 0;
 }
 
-// Where a debug-mode atomic goes: the element, or a scratch cell once the access is known to be out
-// of bounds (the task stops right after, and the scratch value is never read).
-template <class T>
-QD_FUNC T* qd_checked_ptr(T* data, int64_t offset) {
-  static T scratch;
-  return offset < 0 ? &scratch : data + offset;
-}
-
 template <class T>
 QD_FUNC T qd_load_checked(const T* data, int64_t offset) { return offset < 0 ? T() : data[offset]; }
-
-// Hands a C++ lambda to the C ABI's parallel_for as a (function, closure) pair.
-template <class F>
-static void qd_run_task(void* closure, int64_t begin, int64_t end) { (*static_cast<F*>(closure))(begin, end); }
 
 #endif  // QD_RUNTIME_H
