@@ -78,7 +78,7 @@ bool dtype_from_format(const char* format, Py_ssize_t itemsize, DtypeCode& out) 
   return true;
 }
 
-bool view_from_buffer(PyObject* obj, ArrayView& view, ArgHolder& holder) {
+bool view_from_buffer(PyObject* obj, ArrayView& view, ArgSlot& holder) {
   if (PyObject_GetBuffer(obj, &holder.buffer, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
     return false;
@@ -117,11 +117,13 @@ void register_container_type(nb::handle type) {
 
 std::string describe_object(PyObject* obj) {
   PyTypeObject* type = Py_TYPE(obj);
+  std::string name = type->tp_name;
+  if (name.find('.') != std::string::npos) return name;  // static types spell their module: numpy.ndarray
   nb::object module = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(type)), "__module__", nb::str("?"));
-  return std::string(nb::str(module).c_str()) + "." + type->tp_name;
+  return std::string(nb::str(module).c_str()) + "." + name;
 }
 
-bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgHolder& holder) {
+bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder) {
   element_ndim = 0;
   if (container_type && PyObject_TypeCheck(obj, container_type)) {
     static PyObject* array_name = PyUnicode_InternFromString("_array");
@@ -156,8 +158,8 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgHold
       capsule = producer();
     }
     nb::object core = nb::module_::import_("quadrants._core").attr("Array").attr("from_dlpack")(capsule);
-    holder.imported = nb::cast<std::shared_ptr<Array>>(core);
-    view = holder.imported->view();
+    view = nb::cast<const Array&>(core).view();
+    holder.keep = core.release().ptr();
     return true;
   }
   return false;

@@ -6,26 +6,46 @@
 #include <memory>
 
 #include "quadrants/array.h"
+#include "runtime/launch.h"
 
 namespace qd::bindings {
 
-// Keeps alive what a conversion borrowed, for the duration of one launch.
-struct ArgHolder {
+// Keeps alive what one argument's conversion borrowed. Trivially constructible on purpose: a launch
+// keeps kMaxKernelArgs of these on the stack and initializes only the ones it uses.
+struct ArgSlot {
   Py_buffer buffer;
-  bool has_buffer = false;
-  std::shared_ptr<Array> imported;
-  ArgHolder() = default;
-  ArgHolder(const ArgHolder&) = delete;
-  ArgHolder& operator=(const ArgHolder&) = delete;
-  ~ArgHolder() {
-    if (has_buffer) PyBuffer_Release(&buffer);
+  bool has_buffer;
+  PyObject* keep;  // owned reference (e.g. an imported DLPack array), or null
+};
+
+// The slots of one launch; releases exactly the first n on scope exit.
+class ArgSlots {
+ public:
+  explicit ArgSlots(size_t n) : n_(n) {
+    for (size_t i = 0; i < n; ++i) {
+      slots_[i].has_buffer = false;
+      slots_[i].keep = nullptr;
+    }
   }
+  ~ArgSlots() {
+    for (size_t i = 0; i < n_; ++i) {
+      if (slots_[i].has_buffer) PyBuffer_Release(&slots_[i].buffer);
+      Py_XDECREF(slots_[i].keep);
+    }
+  }
+  ArgSlots(const ArgSlots&) = delete;
+  ArgSlots& operator=(const ArgSlots&) = delete;
+  ArgSlot& operator[](size_t i) { return slots_[i]; }
+
+ private:
+  size_t n_;
+  ArgSlot slots_[kMaxKernelArgs];
 };
 
 // Tried in order: quadrants containers, torch tensors (DLPack C exchange API, no allocation),
 // the buffer protocol (numpy), then any __dlpack__ producer. Returns false when obj is none of
 // these; throws TypeError/ValueError for an array quadrants cannot use (e.g. complex dtype).
-bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgHolder& holder);
+bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder);
 
 // Registers the Python base class of qd.field / qd.ndarray objects (they hold `_array`).
 void register_container_type(nanobind::handle type);

@@ -73,7 +73,7 @@ class Launcher {
     if (args.size() != n) throw_arity(args.size());
     QdArg packed[kMaxKernelArgs];
     uint64_t key[kMaxKernelArgs];
-    ArgHolder holders[kMaxKernelArgs];
+    ArgSlots holders(n);
     for (size_t i = 0; i < n; ++i) {
       const ParamSpec& p = params_[i];
       if (p.is_array) {
@@ -84,7 +84,7 @@ class Launcher {
       }
     }
     const Specialization* spec = last_;
-    if (!spec || spec->key.size() != n || std::memcmp(spec->key.data(), key, n * sizeof(uint64_t)) != 0) {
+    if (!spec || !same_key(*spec, key, n)) {
       spec = table_.find(key, static_cast<int>(n));
       if (!spec) spec = &compile(key);
       last_ = spec;
@@ -163,14 +163,23 @@ class Launcher {
     }
   }
 
-  uint64_t pack_array(size_t i, PyObject* obj, QdArg& out, ArgHolder& holder) {
+  uint64_t pack_array(size_t i, PyObject* obj, QdArg& out, ArgSlot& holder) {
     const ParamSpec& p = params_[i];
     ArrayView view;
     int element_ndim = 0;
-    if (!view_from_object(obj, view, element_ndim, holder)) {
+    bool is_array = false;
+    try {
+      is_array = view_from_object(obj, view, element_ndim, holder);
+    } catch (const TypeError& e) {  // an array quadrants cannot use: say which argument
+      throw TypeError(where(i) + ": " + e.what());
+    } catch (const ValueError& e) {
+      throw ValueError(where(i) + ": " + e.what());
+    }
+    if (!is_array) {
       throw TypeError(where(i) + ": expected an array (qd.ndarray, numpy array, torch tensor or DLPack "
                       "producer), but got " + describe_object(obj) + ".");
     }
+    if (element_ndim > 0 && !p.element_shape.empty()) check_element_shape(i, view, element_ndim);
     // Arrays without element dims of their own (numpy, torch) take the annotation's trailing dims.
     if (element_ndim == 0 && !p.element_shape.empty()) {
       element_ndim = static_cast<int>(p.element_shape.size());
@@ -200,6 +209,19 @@ class Launcher {
     return array_signature(view, element_ndim);
   }
 
+  // A qd vector/matrix container must have the annotation's element shape.
+  void check_element_shape(size_t i, const ArrayView& view, int element_ndim) const {
+    const std::vector<int64_t>& expected = params_[i].element_shape;
+    const int64_t* given = view.shape + (view.ndim - element_ndim);
+    bool same = static_cast<int>(expected.size()) == element_ndim;
+    for (int e = 0; same && e < element_ndim; ++e) same = given[e] == expected[e];
+    if (!same) {
+      throw ValueError(where(i) + ": expected elements of shape " +
+                       shape_text(expected.data(), static_cast<int>(expected.size())) + ", but got elements of shape " +
+                       shape_text(given, element_ndim) + ".");
+    }
+  }
+
   void pack_scalar(const ParamSpec& p, PyObject* obj, QdArg& out) {
     bool is_bool = PyBool_Check(obj);
     if (p.dtype && is_float(*p.dtype)) {
@@ -218,6 +240,14 @@ class Launcher {
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow > 0 && *p.dtype == DtypeCode::u64) {  // above int64: the bits go through .i unchanged
+      unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+      if (!PyErr_Occurred()) {
+        std::memcpy(&out.scalar.i, &u, sizeof u);
+        return;
+      }
+      PyErr_Clear();
+    }
     if ((v == -1 && PyErr_Occurred()) || overflow) {
       PyErr_Clear();
       throw TypeError(where_scalar(p) + ": expected an integer for " + std::string(dtype_name(*p.dtype)) +

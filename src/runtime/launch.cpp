@@ -23,7 +23,7 @@ uint64_t array_signature(const ArrayView& view, int element_ndim) {
 
 const Specialization* SpecializationTable::find(const uint64_t* key, int n) const {
   for (const auto& entry : entries_) {
-    if (static_cast<int>(entry->key.size()) == n && std::memcmp(entry->key.data(), key, n * sizeof(uint64_t)) == 0) {
+    if (same_key(*entry, key, static_cast<size_t>(n))) {
       return entry.get();
     }
   }

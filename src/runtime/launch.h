@@ -29,6 +29,15 @@ struct Specialization {
   std::shared_ptr<const void> keep;
 };
 
+// An inline compare: the key is a handful of words, not worth a call into libc.
+inline bool same_key(const Specialization& spec, const uint64_t* key, size_t n) {
+  if (spec.key.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (spec.key[i] != key[i]) return false;
+  }
+  return true;
+}
+
 class SpecializationTable {
  public:
   const Specialization* find(const uint64_t* key, int n) const;

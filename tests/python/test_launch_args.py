@@ -157,9 +157,6 @@ def test_dlpack_only_producer_is_recognized_by_the_container_api():
     assert imported.shape == (3,)
 
 
-@pytest.mark.xfail(reason="BUG: launching with a __dlpack__-only producer raises RuntimeError('std::bad_cast'); "
-                   "arg_adapters.cpp casts the imported Array to std::shared_ptr without nanobind/stl/shared_ptr.h",
-                   strict=True)
 def test_dlpack_only_producer_is_written_in_place():
     base = np.arange(4, dtype=np.float32)
     add_index(DlpackOnly(base))
@@ -354,9 +351,6 @@ def test_every_scalar_dtype_is_passed_by_value(dtype, numpy_dtype, value):
     assert out[0] == numpy_dtype(value)
 
 
-@pytest.mark.xfail(reason="BUG: a u64 scalar argument of 2**63 or more is rejected with 'expected an integer for "
-                   "u64, but got builtins.int' (bind_launch.cpp pack_scalar reads every int as a signed long long)",
-                   strict=True)
 def test_u64_scalar_above_int64_is_passed_by_value():
     @qd.kernel
     def store(out: qd.types.ndarray(), s: qd.u64):

@@ -47,8 +47,6 @@ def test_dtype_mismatch_with_an_annotated_dtype():
         store(torch.zeros(3, dtype=torch.float64), 0, 1.0)
 
 
-@pytest.mark.xfail(reason="BUG: numpy arrays are described as 'numpy.numpy.ndarray' (arg_adapters.cpp "
-                   "describe_object prefixes __module__ to a tp_name that already holds the module)", strict=True)
 def test_dtype_mismatch_describes_a_numpy_array_once():
     with raises_exactly(TypeError, "Kernel 'store' argument 'x': expected dtype f32, but got i32 (numpy.ndarray)."):
         store(np.zeros(3, dtype=np.int32), 0, 1.0)
@@ -71,10 +69,6 @@ def test_vector_annotation_checks_trailing_dimensions_of_plain_arrays():
         norms(np.zeros((4, 2), dtype=np.float32))
 
 
-@pytest.mark.xfail(reason="BUG: a qd.Vector.ndarray(2, ...) passed for a vector(3) annotation is not rejected at "
-                   "launch; bind_launch.cpp pack_array checks the annotation's element shape only for arrays without "
-                   "element dims, so the kernel compiles for 2-vectors and fails with a QuadrantsTypeError",
-                   strict=True)
 def test_vector_annotation_rejects_a_vector_ndarray_of_another_length():
     @qd.kernel
     def double(v: qd.types.ndarray(dtype=qd.types.vector(3, qd.f32), ndim=1)):
@@ -172,9 +166,6 @@ def test_unsupported_arrays_say_what_is_supported(make, exception, fragment):
     assert exception is ValueError or "bool, int8-64, uint8-64 and float16/32/64" in str(info.value)
 
 
-@pytest.mark.xfail(reason="BUG: errors for complex, bfloat16 and >8-dim arrays do not name the kernel or the "
-                   "parameter (arg_adapters.cpp throws them before bind_launch.cpp pack_array can add where(i))",
-                   strict=True)
 @pytest.mark.parametrize("make", [v[0] for v in UNSUPPORTED.values()], ids=UNSUPPORTED.keys())
 def test_unsupported_arrays_name_the_parameter(make):
     with pytest.raises((TypeError, ValueError), match="Kernel 'first_to_one' argument 'x'"):
