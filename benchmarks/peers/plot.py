@@ -32,7 +32,8 @@ def main(results_path: str, chart_path: str) -> None:
                 if value is not None:
                     positions.append(slot - 0.4 + width * (index + 0.5))
                     heights.append(value)
-            axes.bar(positions, heights, width, label=report.LABELS[name])
+            # a fixed colour per framework, so one with no bars does not shift the others' colours
+            axes.bar(positions, heights, width, label=report.LABELS[name], color=f"C{index}")
         axes.axhline(1.0, color="black", linewidth=1)
         axes.set_yscale("log")
         axes.set_xticks(range(len(workloads)), [report.WORKLOADS[name][0] for name in workloads], rotation=20, ha="right")

@@ -138,6 +138,10 @@ STANDING_NOTES = [
     "the three share one kernel language, so none of them gets a kernel tuned for it alone. Their 2D "
     "kernels use `ndrange` over both axes, the idiom of that language; Numba's prange over rows keeps "
     "the inner loop sequential, which is its idiom.",
+    "Eager torch suffers most from the shared cores: it runs thousands of short parallel operations, "
+    "each of which waits for both of its threads, so a thread that loses its core stalls every one. Its "
+    "Mandelbrot took about 1.4 to 2 s in trial runs of this session with fewer compilers running, "
+    "and over 20 s in loaded ones; its stencil varies in the same way.",
     "Warp runs on its `cpu` device, which executes a launch on one thread; the others use both cores.",
     "Numba has no atomics on the CPU: its histogram keeps one private histogram per thread and sums them. "
     "Numba works on numpy arrays in place, so the copy workloads do not apply to it. Its launch-overhead "
@@ -145,6 +149,8 @@ STANDING_NOTES = [
     "to_numpy must give an independent array: Warp's `.numpy()` and torch's `.numpy()` are views of the "
     "CPU memory, so for them the figure is `.numpy().copy()`.",
     "numpy and eager torch compile nothing and have no compile figures; torch.compile is not measured.",
+    "All figures come from this CPU-only machine. No GPU was lent to this run, so the GPU table the "
+    "issue asks for (torch CUDA, CuPy, Warp, Quadrants and Taichi on CUDA) does not exist yet.",
     "Compile figures are one process each per round, so their medians rest on as many samples as rounds.",
 ]
 
@@ -161,6 +167,11 @@ def run_notes(store: dict) -> list:
     return found
 
 
+def load_words(meta: dict) -> str:
+    low, high = meta.get("load_average", [None, None])
+    return "not recorded" if low is None else f"{low:.1f} to {high:.1f} (2 means both cores busy)"
+
+
 def warm_up_words(warmup: int) -> str:
     if warmup == 0:
         return "no further warm-up"
@@ -174,7 +185,8 @@ def write_markdown(path: str, meta: dict, store: dict) -> None:
     lines = ["<!-- benchmarks/peers/RESULTS.md: written by benchmarks/peers/run.py; edit run.py or report.py, not this file. -->",
              "# quadrants against its peers, side by side", "",
              f"Command: `{meta['command']}` · date: {meta['date']} · machine: {head['cores']} cores, {head['cpu']}, "
-             f"no GPU · Python {head['python']} · wall time {meta['wall_s']:.0f} s.", "",
+             f"no GPU · Python {head['python']} · wall time {meta['wall_s']:.0f} s · 1-minute load average as workers "
+             f"started: {load_words(meta)}.", "",
              f"Each framework ran in its own process, {settings['rounds']} round(s) with the order of frameworks rotated "
              f"each round. Per workload and process: one run whose answer is checked against numpy, then "
              f"{warm_up_words(settings['warmup'])}, then up to {settings['reps']} timed run(s), fewer once "

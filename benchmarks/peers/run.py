@@ -24,6 +24,8 @@ BASE_PYTHON = os.path.join(ENVS, "base", "bin", "python")
 WORKLOADS = ["launch", "triad", "mandelbrot", "diffusion", "histogram", "from_numpy", "to_numpy"]
 COMPILE_MODES = ["compile_cold", "compile_warm"]
 WORKER_TIMEOUT_S = 420
+# the 1-minute load average as each worker starts: how busy the shared machine was, for the report
+LOAD_SEEN = []
 
 
 @dataclass
@@ -72,6 +74,7 @@ def run_worker(framework: Framework, extra: list, data_dir: str, log_name: str) 
                "--data", data_dir, "--out", out] + extra
     if os.path.exists(out):
         os.remove(out)
+    LOAD_SEEN.append(os.getloadavg()[0])
     started = time.perf_counter()
     with open(log, "w") as handle:
         try:
@@ -154,11 +157,16 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workloads", default=",".join(WORKLOADS + ["compile"]))
     parser.add_argument("--rounds", type=int, help="override the number of rounds")
     parser.add_argument("--output", default=HERE, help="folder for RESULTS.md, results.json and ratios.png")
+    parser.add_argument("--render-only", action="store_true",
+                        help="measure nothing: rewrite RESULTS.md and ratios.png from the folder's results.json")
     return parser.parse_args()
 
 
 def main() -> None:
     args = parse_args()
+    if args.render_only:
+        render(args.output)
+        return
     settings = dict(SETTINGS["quick" if args.quick else "full"])
     if args.rounds:
         settings["rounds"] = args.rounds
@@ -202,14 +210,23 @@ def main() -> None:
     command = "python benchmarks/peers/run.py" + (" --quick" if args.quick else "")
     meta = {"command": command, "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
             "machine": machine(), "settings": settings, "wall_s": round(time.perf_counter() - started, 1),
-            "frameworks": [framework.name for framework in chosen], "workloads": all_workloads}
+            "frameworks": [framework.name for framework in chosen], "workloads": all_workloads,
+            "load_average": [min(LOAD_SEEN, default=0.0), max(LOAD_SEEN, default=0.0)]}
     with open(os.path.join(args.output, "results.json"), "w") as handle:
         json.dump({"meta": meta, "frameworks": store}, handle, indent=1)
-    report.write_markdown(os.path.join(args.output, "RESULTS.md"), meta, store)
-    chart = os.path.join(args.output, "ratios.png")
-    plotted = subprocess.run([BASE_PYTHON, os.path.join(HERE, "plot.py"), os.path.join(args.output, "results.json"), chart],
+    render(args.output)
+    print(f"done in {time.perf_counter() - started:.0f} s")
+
+
+def render(output: str) -> None:
+    """Writes RESULTS.md and ratios.png from output/results.json."""
+    results_path = os.path.join(output, "results.json")
+    with open(results_path) as handle:
+        results = json.load(handle)
+    report.write_markdown(os.path.join(output, "RESULTS.md"), results["meta"], results["frameworks"])
+    plotted = subprocess.run([BASE_PYTHON, os.path.join(HERE, "plot.py"), results_path, os.path.join(output, "ratios.png")],
                              cwd=HERE).returncode
-    print(f"done in {time.perf_counter() - started:.0f} s: RESULTS.md" + (", ratios.png" if plotted == 0 else " (the chart failed)"))
+    print("wrote RESULTS.md" + (" and ratios.png" if plotted == 0 else "; the chart failed"))
 
 
 if __name__ == "__main__":
