@@ -8,9 +8,8 @@ namespace nb = nanobind;
 namespace qd::bindings {
 void bind_arrays(nb::module_& m);
 void bind_runtime(nb::module_& m);
-// TEMPORARY while the JIT and launcher land in parallel: weak, so the module links without them.
-__attribute__((weak)) void bind_jit(nb::module_& m);
-__attribute__((weak)) void bind_launch(nb::module_& m);
+void bind_jit(nb::module_& m);
+void bind_launch(nb::module_& m);
 }  // namespace qd::bindings
 
 NB_MODULE(_core, m) {
@@ -46,6 +45,6 @@ NB_MODULE(_core, m) {
 
   qd::bindings::bind_arrays(m);
   qd::bindings::bind_runtime(m);
-  if (qd::bindings::bind_jit) qd::bindings::bind_jit(m);
-  if (qd::bindings::bind_launch) qd::bindings::bind_launch(m);
+  qd::bindings::bind_jit(m);
+  qd::bindings::bind_launch(m);
 }
