@@ -13,6 +13,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from workloads import COMPILE_MODES, WORKLOADS
+
 # Sizes shared by every framework and by reference.py; changing one means regenerating the data.
 LAUNCH_N = 32
 LAUNCH_CALLS = 2000  # calls per timed sample, so the clock's resolution does not matter
@@ -28,8 +30,6 @@ HIST_BINS = 256
 COPY_N = (64 << 20) // 4  # 64 MiB of f32
 PROBE_N = 1024
 
-WORKLOADS = ["launch", "triad", "mandelbrot", "diffusion", "histogram", "from_numpy", "to_numpy"]
-COMPILE_MODES = ["compile_cold", "compile_warm"]
 
 # Mandelbrot pixels on the set's boundary may take a different iteration count under another
 # rounding or contraction order, so a small share of differing pixels is allowed; a wrong kernel
@@ -81,7 +81,7 @@ def probe_input() -> np.ndarray:
 
 def check(workload: str, got: dict, data: dict) -> Optional[str]:
     """Compares a workload's output with the numpy reference; returns why it is wrong, or None."""
-    if workload == "launch":
+    if workload in ("launch", "launch_numpy"):
         return _compare_close("y", got["y"], data["launch_x"] ** 2, 1e-6)
     if workload == "triad":
         return _compare_close("a", got["a"], data["triad_ref"], 1e-6)
@@ -175,6 +175,19 @@ def describe(error: Exception) -> str:
     where Taichi-style compilers put the cause after the source excerpt."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return f"{type(error).__name__}: {lines[-1] if lines else ''}"[:300]
+
+
+def measure_all(args, cases: dict, not_applicable: dict) -> dict:
+    """Measures each workload named by --workloads: `cases` maps names to Case builders, and
+    `not_applicable` maps the names this framework has no counterpart for to the reason."""
+    data = load_inputs(args.data)
+    results = {}
+    for name in args.workloads.split(","):
+        if name in not_applicable:
+            results[name] = {"status": "n/a", "note": not_applicable[name]}
+        else:
+            results[name] = measure(name, cases[name], data, args)
+    return results
 
 
 def parse_args() -> argparse.Namespace:

@@ -21,6 +21,10 @@ def case_launch(data) -> Case:
     return Case(run, lambda: {"y": y}, calls=common.LAUNCH_CALLS)
 
 
+# the arrays are numpy arrays either way, so this is the same measurement under both names
+case_launch_numpy = case_launch
+
+
 def case_triad(data) -> Case:
     b, c = data["triad_b"], data["triad_c"]
     a = np.zeros_like(b)
@@ -83,8 +87,7 @@ def case_to_numpy(data) -> Case:
 
 
 def main() -> None:
-    data = common.load_inputs(ARGS.data)
-    results = {name: common.measure(name, globals()["case_" + name], data, ARGS) for name in ARGS.workloads.split(",")}
+    results = common.measure_all(ARGS, {name: globals()["case_" + name] for name in common.WORKLOADS}, {})
     common.write_results(ARGS, "numpy", np.__version__, results, {"backend": "cpu"})
 
 

@@ -110,6 +110,18 @@ def case_launch(data) -> Case:
     return Case(run, lambda: {"y": y.numpy()}, calls=common.LAUNCH_CALLS)
 
 
+def case_launch_numpy(data) -> Case:
+    x = data["launch_x"].copy()
+    y = np.zeros_like(x)
+
+    def run():
+        for _ in range(common.LAUNCH_CALLS):
+            square(x, y)
+        sync()
+
+    return Case(run, lambda: {"y": y}, calls=common.LAUNCH_CALLS)
+
+
 def case_triad(data) -> Case:
     b, c = data["triad_b"], data["triad_c"]
     a = np.zeros_like(b)
@@ -199,9 +211,8 @@ def main() -> None:
     if ARGS.compile:
         results = {ARGS.compile: common.measure_compile(ARGS.compile, warm_up_runtime, run_probe)}
     else:
-        data = common.load_inputs(ARGS.data)
         cases = {name: globals()["case_" + name] for name in common.WORKLOADS}
-        results = {name: common.measure(name, cases[name], data, ARGS) for name in ARGS.workloads.split(",")}
+        results = common.measure_all(ARGS, cases, {})
     common.write_results(ARGS, ARGS.label, version(), results, notes)
 
 

@@ -101,8 +101,9 @@ def case_to_numpy(data) -> Case:
 
 
 def main() -> None:
-    data = common.load_inputs(ARGS.data)
-    results = {name: common.measure(name, globals()["case_" + name], data, ARGS) for name in ARGS.workloads.split(",")}
+    not_applicable = {"launch_numpy": "torch operations take tensors, not numpy arrays"}
+    cases = {name: globals()["case_" + name] for name in common.WORKLOADS if name not in not_applicable}
+    results = common.measure_all(ARGS, cases, not_applicable)
     notes = {"threads": torch.get_num_threads(), "backend": "cpu, eager", "numpy": np.__version__}
     common.write_results(ARGS, "torch", torch.__version__, results, notes)
 

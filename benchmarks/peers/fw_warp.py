@@ -1,6 +1,6 @@
 # benchmarks/peers/fw_warp.py: the workloads written for NVIDIA Warp on its "cpu" device.
 # Warp's idiom: typed wp.array parameters, one thread per element via wp.tid(), wp.launch with a dim.
-# Launch-overhead calls pass torch CPU tensors, which wp.launch accepts; the other workloads copy their
+# Launch-overhead calls pass torch CPU tensors (or numpy arrays), which wp.launch accepts; the others copy their
 # inputs into wp.arrays once, outside the timed region.
 import os
 
@@ -83,6 +83,18 @@ def case_launch(data) -> Case:
         wp.synchronize_device(DEVICE)
 
     return Case(run, lambda: {"y": y.numpy()}, calls=common.LAUNCH_CALLS)
+
+
+def case_launch_numpy(data) -> Case:
+    x = data["launch_x"].copy()
+    y = np.zeros_like(x)
+
+    def run():
+        for _ in range(common.LAUNCH_CALLS):
+            wp.launch(square, dim=common.LAUNCH_N, inputs=[x, y], device=DEVICE)
+        wp.synchronize_device(DEVICE)
+
+    return Case(run, lambda: {"y": y}, calls=common.LAUNCH_CALLS)
 
 
 def case_triad(data) -> Case:
@@ -178,9 +190,8 @@ def main() -> None:
     if ARGS.compile:
         results = {ARGS.compile: common.measure_compile(ARGS.compile, warm_up_runtime, run_probe)}
     else:
-        data = common.load_inputs(ARGS.data)
         cases = {name: globals()["case_" + name] for name in common.WORKLOADS}
-        results = {name: common.measure(name, cases[name], data, ARGS) for name in ARGS.workloads.split(",")}
+        results = common.measure_all(ARGS, cases, {})
     common.write_results(ARGS, "warp", wp.__version__, results, notes)
 
 

@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 import report
+from workloads import COMPILE_MODES, WORKLOADS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 ENVS = os.path.join(HERE, ".envs")
 BASE_PYTHON = os.path.join(ENVS, "base", "bin", "python")
-WORKLOADS = ["launch", "triad", "mandelbrot", "diffusion", "histogram", "from_numpy", "to_numpy"]
-COMPILE_MODES = ["compile_cold", "compile_warm"]
 WORKER_TIMEOUT_S = 420
 # the 1-minute load average as each worker starts: how busy the shared machine was, for the report
 LOAD_SEEN = []
