@@ -15,7 +15,7 @@ void bind_launch(nb::module_& m);
 NB_MODULE(_core, m) {
   // Kernels defined at module level hold launchers until the interpreter's final collection, which
   // runs after nanobind's exit-time leak check; the check would report them on every exit.
-  // tests/python/test_launch.py checks that dropped kernels are really collected.
+  // tests/python/test_launch_args.py checks that dropped kernels are really collected.
   nb::set_leak_warnings(false);
   static nb::exception<qd::CompileError> compile_error(m, "KernelCompileError", PyExc_RuntimeError);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {

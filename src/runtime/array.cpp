@@ -47,13 +47,13 @@ void fill_contiguous_strides(ArrayView& view) {
 }
 
 std::shared_ptr<void> allocate_host(size_t bytes) {
-  // aligned_alloc wants a size that is a multiple of the alignment, and at least one byte.
-  size_t rounded = ((bytes + 63) / 64) * 64;
-  if (rounded == 0) rounded = 64;
-  void* data = std::aligned_alloc(64, rounded);
-  if (!data) throw std::bad_alloc();
-  std::memset(data, 0, rounded);
-  return std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+  // calloc hands large requests fresh zero pages from mmap without touching them, where
+  // aligned_alloc + memset would write every page once before the user's first write. calloc only
+  // promises 16-byte alignment, so allocate 64 more bytes and align inside the block.
+  void* block = std::calloc(bytes + 64, 1);
+  if (!block) throw std::bad_alloc();
+  auto aligned = (reinterpret_cast<uintptr_t>(block) + 63) & ~uintptr_t(63);
+  return std::shared_ptr<void>(reinterpret_cast<void*>(aligned), [block](void*) { std::free(block); });
 }
 
 std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>& shape,
