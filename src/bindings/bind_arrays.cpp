@@ -61,31 +61,21 @@ nb::tuple to_tuple(const int64_t* values, int n) {
   return nb::tuple(out);
 }
 
+// One element at ptr of dtype `from`, converted to T through the copy kernel's conversions.
+template <typename T>
+T load_as(DtypeCode from, DtypeCode to, const char* ptr) {
+  T value{};
+  ArrayView dst{&value, to, 0, {}, {}, {}, true};
+  ArrayView src{const_cast<char*>(ptr), from, 0, {}, {}, {}, true};
+  copy_view(dst, src);
+  return value;
+}
+
 nb::object read_scalar(const ArrayView& view, const char* ptr) {
-  switch (view.dtype) {
-    case DtypeCode::u1: return nb::bool_(*reinterpret_cast<const bool*>(ptr));
-    case DtypeCode::f16:
-    case DtypeCode::f32:
-    case DtypeCode::f64: {
-      double value = 0;
-      ArrayView dst{&value, DtypeCode::f64, 0, {}, {}, {}, true};
-      ArrayView src = dst;
-      src.data = const_cast<char*>(ptr);
-      src.dtype = view.dtype;
-      copy_view(dst, src);
-      return nb::float_(value);
-    }
-    default: {
-      if (view.dtype == DtypeCode::u64) return nb::int_(*reinterpret_cast<const uint64_t*>(ptr));
-      int64_t value = 0;
-      ArrayView dst{&value, DtypeCode::i64, 0, {}, {}, {}, true};
-      ArrayView src = dst;
-      src.data = const_cast<char*>(ptr);
-      src.dtype = view.dtype;
-      copy_view(dst, src);
-      return nb::int_(value);
-    }
-  }
+  if (view.dtype == DtypeCode::u1) return nb::bool_(*reinterpret_cast<const bool*>(ptr));
+  if (is_float(view.dtype)) return nb::float_(load_as<double>(view.dtype, DtypeCode::f64, ptr));
+  if (view.dtype == DtypeCode::u64) return nb::int_(*reinterpret_cast<const uint64_t*>(ptr));
+  return nb::int_(load_as<int64_t>(view.dtype, DtypeCode::i64, ptr));
 }
 
 // Writes a Python bool/int/float into ptr, converted to the view's dtype (C casts, as Quadrants).
