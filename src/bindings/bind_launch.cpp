@@ -86,7 +86,7 @@ class Launcher {
     const Specialization* spec = last_;
     if (!spec || !same_key(*spec, key, n)) {
       spec = table_.find(key, static_cast<int>(n));
-      if (!spec) spec = &compile(key);
+      if (!spec) spec = &compile(key, args);
       last_ = spec;
     }
     size_t total = n;
@@ -258,8 +258,9 @@ class Launcher {
 
   std::string where_scalar(const ParamSpec& p) const { return "Kernel '" + name_ + "' argument '" + p.name + "'"; }
 
-  // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel.
-  const Specialization& compile(const uint64_t* key) {
+  // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel. It also
+  // sees the arguments, to warn once about pitfalls (float64 mixed with float32, autograd).
+  const Specialization& compile(const uint64_t* key, const nb::tuple& args) {
     nb::list spec;
     for (size_t i = 0; i < params_.size(); ++i) {
       const ParamSpec& p = params_[i];
@@ -277,7 +278,7 @@ class Launcher {
                                  bool((sig >> 12) & 1), bool((sig >> 13) & 1)));
     }
     if (!compile_fn_.is_valid()) throw std::runtime_error("Kernel '" + name_ + "' was garbage-collected.");
-    nb::object compiled = compile_fn_(nb::tuple(spec));
+    nb::object compiled = compile_fn_(nb::tuple(spec), args);
     auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
     Specialization entry;
     entry.key.assign(key, key + params_.size());

@@ -11,6 +11,7 @@ import weakref
 
 from .. import _runtime
 from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+from .pitfalls import warn_about_pitfalls
 from .source import function_source
 from .translator import translate_kernel
 from .types import NdarrayType, Template, VectorType, scalar_dtype_name
@@ -169,9 +170,10 @@ def _make_fast_kernel_class():
     return FastKernel
 
 
-def _fast_compile(kernel_ref, spec):
+def _fast_compile(kernel_ref, spec, args):
     kernel = kernel_ref()
     _runtime.track(kernel)  # reset() empties the tracked set, so every compile registers again
+    warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
     return kernel.definition.compile(kernel, spec, ())
 
 
@@ -223,7 +225,8 @@ class Kernel(KernelMixin):
         definition = self.definition
         holder = []
 
-        def compile_fn(spec):
+        def compile_fn(spec, args):
+            warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
             return definition.compile(holder[0], spec, template_values)
 
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn)

@@ -1,0 +1,48 @@
+# python/quadrants/lang/pitfalls.py: one-time warnings about calls that work but are silently wrong or slow.
+#
+# Checked when a kernel meets a new argument specialization, never on the per-call path: the common
+# mistakes (a float64 numpy array among float32 data; a tensor that requires grad passed while
+# autograd is recording) show up on the first call.
+import sys
+import warnings
+
+
+class PrecisionWarning(UserWarning):
+    """float64 data met float32 data in one kernel call."""
+
+
+class AutogradWarning(UserWarning):
+    """A kernel ran on tensors that require grad while autograd was recording."""
+
+
+def warn_about_pitfalls(kernel_name, params, spec, args, stacklevel):
+    """params: the launcher's parameter tuples; spec: the specialization; args: this call's arguments."""
+    arrays = [(p[1], s[1]) for p, s in zip(params, spec) if p[0] == "array"]
+    f64 = [name for name, dtype in arrays if dtype == "f64"]
+    f32 = [name for name, dtype in arrays if dtype in ("f32", "f16")]
+    if f64 and f32:
+        warnings.warn(
+            f"Kernel '{kernel_name}' got float64 array(s) {_names(f64)} together with float32 array(s) "
+            f"{_names(f32)}. numpy and Python floats default to float64 while torch and quadrants use "
+            f"float32, so this is usually an accident that doubles memory traffic; create the arrays with "
+            f"dtype=np.float32 (or annotate the parameter dtype=qd.f32 to get an error instead).",
+            PrecisionWarning,
+            stacklevel=stacklevel,
+        )
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.is_grad_enabled():
+        return
+    needing_grad = [p[1] for p, a in zip(params, args) if isinstance(a, torch.Tensor) and a.requires_grad]
+    if needing_grad:
+        warnings.warn(
+            f"Kernel '{kernel_name}' got tensor(s) {_names(needing_grad)} that require grad while autograd is "
+            f"recording. Autograd cannot see quadrants kernels, so no gradient flows through this call. Wrap "
+            f"the kernel in a torch.autograd.Function to train through it, or call it under torch.no_grad() "
+            f"for inference, which also saves memory.",
+            AutogradWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _names(names):
+    return ", ".join(f"'{n}'" for n in names)
