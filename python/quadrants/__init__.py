@@ -7,5 +7,6 @@ from .interop import from_dlpack
 from .lang import *  # noqa: F401,F403  kernel, func, types, math, atomics, errors, ...
 from .matrix import Matrix, Vector
 from .ndarray import ndarray
+from .torch_ops import torch_op
 
 __version__ = "0.1.0"

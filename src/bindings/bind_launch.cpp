@@ -19,6 +19,10 @@ namespace nb = nanobind;
 namespace qd::bindings {
 namespace {
 
+// While tracing a torch op with fake tensors (torch.compile, torch.library.opcheck), kernels only
+// need to exist, not run: the op's Python body allocates its outputs and the kernels are skipped.
+int fake_mode_depth = 0;  // guarded by the GIL
+
 struct ParamSpec {
   bool is_array = false;
   std::string name;
@@ -69,6 +73,7 @@ class Launcher {
 
  private:
   nb::object launch(const nb::tuple& args) {
+    if (fake_mode_depth > 0) return nb::none();
     size_t n = params_.size();
     if (args.size() != n) throw_arity(args.size());
     QdArg packed[kMaxKernelArgs];
@@ -322,6 +327,8 @@ PyType_Slot launcher_slots[] = {
 }  // namespace
 
 void bind_launch(nb::module_& m) {
+  m.def("enter_fake_mode", [] { ++fake_mode_depth; }, "Kernels return without running until the matching exit.");
+  m.def("exit_fake_mode", [] { --fake_mode_depth; });
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))
       .def(nb::init<std::string, nb::list, nb::object>(), nb::arg("name"), nb::arg("params"), nb::arg("compile_fn"))
       .def("__call__", &Launcher::call)
