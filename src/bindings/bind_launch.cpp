@@ -66,6 +66,19 @@ class Launcher {
     last_ = nullptr;
   }
 
+  // The specialization these arguments select, without compiling or running anything.
+  nb::tuple spec_of(nb::args args) {
+    size_t n = params_.size();
+    if (args.size() != n) throw_arity(args.size());
+    QdArg packed[kMaxKernelArgs];
+    uint64_t key[kMaxKernelArgs] = {};
+    ArgSlots holders(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (params_[i].is_array) key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i]);
+    }
+    return spec_tuple(key);
+  }
+
   nb::object call(nb::args args, nb::kwargs kwargs) {
     if (kwargs.size() != 0) return launch(bind_keywords(args, kwargs));
     return launch(args);
@@ -263,9 +276,9 @@ class Launcher {
 
   std::string where_scalar(const ParamSpec& p) const { return "Kernel '" + name_ + "' argument '" + p.name + "'"; }
 
-  // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel. It also
-  // sees the arguments, to warn once about pitfalls (float64 mixed with float32, autograd).
-  const Specialization& compile(const uint64_t* key, const nb::tuple& args) {
+  // The frontend's description of a signature: ("scalar", dtype) or
+  // ("array", dtype, ndim, element_shape, contiguous, writable) per parameter.
+  nb::tuple spec_tuple(const uint64_t* key) const {
     nb::list spec;
     for (size_t i = 0; i < params_.size(); ++i) {
       const ParamSpec& p = params_[i];
@@ -282,8 +295,17 @@ class Launcher {
       spec.append(nb::make_tuple("array", std::string(dtype_name(dtype)), outer, nb::tuple(element_shape),
                                  bool((sig >> 12) & 1), bool((sig >> 13) & 1)));
     }
-    if (!compile_fn_.is_valid()) throw std::runtime_error("Kernel '" + name_ + "' was garbage-collected.");
-    nb::object compiled = compile_fn_(nb::tuple(spec), args);
+    return nb::tuple(spec);
+  }
+
+  // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel. It also
+  // sees the arguments, to warn once about pitfalls (float64 mixed with float32, autograd).
+  const Specialization& compile(const uint64_t* key, const nb::tuple& args) {
+    nb::tuple spec = spec_tuple(key);
+    if (!compile_fn_.is_valid() || compile_fn_.is_none()) {
+      throw std::runtime_error("Kernel '" + name_ + "' cannot compile: it was garbage-collected or has no compile_fn.");
+    }
+    nb::object compiled = compile_fn_(spec, args);
     auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
     Specialization entry;
     entry.key.assign(key, key + params_.size());
@@ -330,9 +352,10 @@ void bind_launch(nb::module_& m) {
   m.def("enter_fake_mode", [] { ++fake_mode_depth; }, "Kernels return without running until the matching exit.");
   m.def("exit_fake_mode", [] { --fake_mode_depth; });
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))
-      .def(nb::init<std::string, nb::list, nb::object>(), nb::arg("name"), nb::arg("params"), nb::arg("compile_fn"))
+      .def(nb::init<std::string, nb::list, nb::object>(), nb::arg("name"), nb::arg("params"), nb::arg("compile_fn").none())
       .def("__call__", &Launcher::call)
       .def("set_globals", &Launcher::set_globals)
+      .def("spec_of", &Launcher::spec_of, "The specialization (see compile_fn) that these arguments select.")
       .def("clear", &Launcher::clear, "Drops every compiled specialization.");
 }
 

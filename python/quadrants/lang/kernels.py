@@ -134,6 +134,23 @@ class KernelDefinition:
 class KernelMixin:
     """The Python-side API that both kinds of kernel objects share."""
 
+    def export_ir(self, *example_args):
+        """The IR text of the specialization that these example arguments select, for C++ programs.
+
+        Compile it with qd::compile_kernel and run it with qd::launch_kernel (include/quadrants/launch.h).
+        Template arguments are baked in; fields the kernel uses become extra array parameters at the end.
+        """
+        from .. import _core
+
+        definition = self.definition
+        if len(example_args) != len(definition.params):
+            raise TypeError(f"export_ir() needs one example argument per parameter of '{self.fn.__name__}' "
+                            f"({len(definition.params)}), but got {len(example_args)}.")
+        probe = _core.Launcher(self.fn.__name__, definition.launcher_params(), None)
+        spec = probe.spec_of(*[example_args[k] for k in definition.runtime_positions])
+        template_values = tuple(example_args[k] for k in definition.template_positions)
+        return self.ir(spec, template_values)
+
     def ir(self, spec, template_values=()):
         """The IR text for one specialization (see _core.Launcher for the spec format), for tests and debugging."""
         return self.definition.translate(spec, template_values)[0]
