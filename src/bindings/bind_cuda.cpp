@@ -1,0 +1,58 @@
+// src/bindings/bind_cuda.cpp: _core's CUDA runtime functions: status, device init, device arrays, copies, streams.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "quadrants/cuda.h"
+#include "quadrants/errors.h"
+
+namespace nb = nanobind;
+
+namespace qd::bindings {
+namespace {
+
+// Streams cross the boundary as integers, as torch's cuda_stream and CuPy's ptr give them.
+CUstream stream_of(uintptr_t handle) { return reinterpret_cast<CUstream>(handle); }
+
+}  // namespace
+
+void bind_cuda(nb::module_& m) {
+  m.def("cuda_status", &cuda_status, "'' when CUDA is usable, otherwise what is missing.");
+  m.def("cuda_device_count", &cuda_device_count);
+  m.def("cuda_init", [](int device_id) {
+    const CudaDeviceInfo& info = cuda_init(device_id);
+    nb::dict out;
+    out["sm_count"] = info.sm_count;
+    out["compute_capability"] = nb::make_tuple(info.compute_capability_major, info.compute_capability_minor);
+    out["memory_pools"] = info.memory_pools;
+    return out;
+  }, nb::arg("device_id") = 0, "Makes the device's primary context current; returns its properties.");
+  m.def("cuda_array", [](const std::string& dtype, const std::vector<int64_t>& shape,
+                         const std::vector<int64_t>& element_shape, int device_id) {
+    std::optional<DtypeCode> code = dtype_from_name(dtype);
+    if (!code) throw TypeError("Unknown dtype '" + dtype + "'.");
+    return create_cuda_array(*code, shape, element_shape, device_id);
+  }, nb::arg("dtype"), nb::arg("shape"), nb::arg("element_shape"), nb::arg("device_id") = 0,
+     "A zero-filled array in device memory.");
+  m.def("cuda_copy", [](const Array& dst, const Array& src, uintptr_t stream) {
+    check_copy_compatible(dst.view(), src.view(), "cuda_copy");
+    nb::gil_scoped_release release;
+    copy_view_cuda(dst.view(), src.view(), stream_of(stream));
+  }, nb::arg("dst"), nb::arg("src"), nb::arg("stream") = 0,
+     "Copies between host and device arrays in any combination; returns when host memory is done with.");
+  m.def("cuda_synchronize", [](uintptr_t stream, int device_id) {
+    nb::gil_scoped_release release;
+    cuda_synchronize(stream_of(stream), device_id);
+  }, nb::arg("stream") = 0, nb::arg("device_id") = 0);
+  m.def("cuda_stream_wait", [](uintptr_t consumer, uintptr_t producer, int device_id) {
+    make_stream_wait(stream_of(consumer), stream_of(producer), device_id);
+  }, nb::arg("consumer"), nb::arg("producer"), nb::arg("device_id") = 0,
+     "Makes consumer wait for the work enqueued on producer so far, without blocking the host.");
+  m.def("cuda_pointer_device", [](uintptr_t pointer) {
+    return cuda_pointer_device(reinterpret_cast<const void*>(pointer));
+  }, "The CUDA device of a pointer, or None for host memory.");
+}
+
+}  // namespace qd::bindings

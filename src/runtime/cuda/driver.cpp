@@ -1,0 +1,155 @@
+// src/runtime/cuda/driver.cpp: dlopen of libcuda, entry point resolution, cuInit and error texts.
+#include "runtime/cuda/driver.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+
+namespace qd::cuda {
+namespace {
+
+// The last kernel launched in this process: a fault inside a kernel is reported by whichever call
+// comes next, so its message names this kernel.
+std::mutex last_kernel_mutex;
+std::string last_kernel;
+
+template <typename Fn>
+bool resolve(void* library, const char* symbol, Fn& slot, std::string& missing) {
+  slot = reinterpret_cast<Fn>(dlsym(library, symbol));
+  if (!slot && missing.empty()) missing = symbol;
+  return slot != nullptr;
+}
+
+// Resolves every entry point; returns the first missing required symbol, or "".
+std::string resolve_all(void* library, DriverApi& api) {
+  std::string missing;
+  resolve(library, "cuInit", api.cuInit, missing);
+  resolve(library, "cuDeviceGetCount", api.cuDeviceGetCount, missing);
+  resolve(library, "cuDeviceGet", api.cuDeviceGet, missing);
+  resolve(library, "cuDeviceGetAttribute", api.cuDeviceGetAttribute, missing);
+  resolve(library, "cuDevicePrimaryCtxRetain", api.cuDevicePrimaryCtxRetain, missing);
+  resolve(library, "cuCtxSetCurrent", api.cuCtxSetCurrent, missing);
+  resolve(library, "cuCtxGetCurrent", api.cuCtxGetCurrent, missing);
+  resolve(library, "cuCtxSynchronize", api.cuCtxSynchronize, missing);
+  resolve(library, "cuMemAlloc_v2", api.cuMemAlloc, missing);
+  resolve(library, "cuMemFree_v2", api.cuMemFree, missing);
+  resolve(library, "cuMemAllocHost_v2", api.cuMemAllocHost, missing);
+  resolve(library, "cuMemFreeHost", api.cuMemFreeHost, missing);
+  resolve(library, "cuMemcpyHtoDAsync_v2", api.cuMemcpyHtoDAsync, missing);
+  resolve(library, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync, missing);
+  resolve(library, "cuMemcpyDtoDAsync_v2", api.cuMemcpyDtoDAsync, missing);
+  resolve(library, "cuMemsetD8Async", api.cuMemsetD8Async, missing);
+  resolve(library, "cuStreamSynchronize", api.cuStreamSynchronize, missing);
+  resolve(library, "cuStreamWaitEvent", api.cuStreamWaitEvent, missing);
+  resolve(library, "cuEventCreate", api.cuEventCreate, missing);
+  resolve(library, "cuEventRecord", api.cuEventRecord, missing);
+  resolve(library, "cuEventSynchronize", api.cuEventSynchronize, missing);
+  resolve(library, "cuEventDestroy_v2", api.cuEventDestroy, missing);
+  resolve(library, "cuModuleLoadData", api.cuModuleLoadData, missing);
+  resolve(library, "cuModuleGetFunction", api.cuModuleGetFunction, missing);
+  resolve(library, "cuModuleUnload", api.cuModuleUnload, missing);
+  resolve(library, "cuLaunchKernel", api.cuLaunchKernel, missing);
+  resolve(library, "cuGetErrorName", api.cuGetErrorName, missing);
+  resolve(library, "cuGetErrorString", api.cuGetErrorString, missing);
+  resolve(library, "cuPointerGetAttribute", api.cuPointerGetAttribute, missing);
+  // Stream-ordered allocation needs a CUDA 11.2 driver; older ones fall back to cuMemAlloc.
+  std::string optional;
+  resolve(library, "cuMemAllocAsync", api.cuMemAllocAsync, optional);
+  resolve(library, "cuMemFreeAsync", api.cuMemFreeAsync, optional);
+  if (!api.cuMemAllocAsync || !api.cuMemFreeAsync) {
+    api.cuMemAllocAsync = nullptr;
+    api.cuMemFreeAsync = nullptr;
+  }
+  return missing;
+}
+
+}  // namespace
+
+DriverLoad load_driver(const char* library_path) {
+  DriverLoad load;
+  void* library = dlopen(library_path, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char* reason = dlerror();
+    load.error = std::string("no driver library (") + library_path + " could not be loaded: " +
+                 (reason ? reason : "unknown reason") + ")";
+    return load;
+  }
+  std::string missing = resolve_all(library, load.api);
+  if (!missing.empty()) {
+    load.error = std::string("no driver library (") + library_path + " lacks the entry point " + missing +
+                 "; the NVIDIA driver is too old or this is not the driver library)";
+    load.api = DriverApi{};
+    return load;
+  }
+  CUresult result = load.api.cuInit(0);
+  if (result == kErrorNoDevice) {
+    load.error = "no device (the driver reports no CUDA-capable device)";
+  } else if (result != kSuccess) {
+    load.error = "cuInit failed (" + error_text(load.api, result) + ")";
+  } else if (load.api.cuDeviceGetCount(&load.device_count) != kSuccess || load.device_count <= 0) {
+    load.error = "no device (the driver reports no CUDA-capable device)";
+    load.device_count = 0;
+  }
+  if (!load.error.empty()) load.api = DriverApi{};
+  return load;
+}
+
+namespace {
+std::atomic<const DriverLoad*> replacement{nullptr};
+}  // namespace
+
+const DriverLoad& driver_load() {
+  if (const DriverLoad* load = replacement.load(std::memory_order_acquire)) return *load;
+  static const DriverLoad load = load_driver("libcuda.so.1");
+  return load;
+}
+
+void use_driver_for_tests(const DriverLoad* load) { replacement.store(load, std::memory_order_release); }
+
+const DriverApi& driver() {
+  const DriverLoad& load = driver_load();
+  if (!load.error.empty()) throw CudaError("CUDA is not available: " + load.error + ".", 0);
+  return load.api;
+}
+
+std::string error_text(const DriverApi& api, CUresult result) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (api.cuGetErrorName) api.cuGetErrorName(result, &name);
+  if (api.cuGetErrorString) api.cuGetErrorString(result, &text);
+  std::string out = name ? name : "CUDA error " + std::to_string(result);
+  if (text) out += std::string(" (") + text + ")";
+  return out;
+}
+
+bool is_sticky_error(CUresult result) {
+  switch (result) {
+    case 700: case 702: case 710: case 714: case 715: case 716: case 717: case 718: case 719:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void note_kernel_launch(const std::string& kernel) {
+  std::lock_guard<std::mutex> lock(last_kernel_mutex);
+  if (last_kernel != kernel) last_kernel = kernel;
+}
+
+void check(CUresult result, const char* what) {
+  if (result == kSuccess) return;
+  std::string message = std::string(what) + " failed: " + error_text(driver_load().api, result) + ".";
+  if (is_sticky_error(result)) {
+    std::lock_guard<std::mutex> lock(last_kernel_mutex);
+    if (!last_kernel.empty()) {
+      message += " The fault happened in a kernel, most likely '" + last_kernel +
+                 "' (the last one launched); the CUDA context cannot be used again in this process.";
+    }
+  }
+  throw CudaError(message, result);
+}
+
+void check(CUresult result, const std::string& what) { check(result, what.c_str()); }
+
+}  // namespace qd::cuda

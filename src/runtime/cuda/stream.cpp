@@ -1,0 +1,37 @@
+// src/runtime/cuda/stream.cpp: status queries, device initialization, stream synchronization and stream-to-stream waits.
+#include <mutex>
+
+#include "quadrants/cuda.h"
+#include "quadrants/errors.h"
+#include "runtime/cuda/device.h"
+
+namespace qd {
+
+std::string cuda_status() { return cuda::driver_load().error; }
+
+int cuda_device_count() { return cuda::driver_load().device_count; }
+
+const CudaDeviceInfo& cuda_init(int device_id) { return cuda::make_current(device_id).info; }
+
+void cuda_synchronize(CUstream stream, int device_id) {
+  cuda::make_current(device_id);
+  cuda::check(cuda::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+void make_stream_wait(CUstream consumer, CUstream producer, int device_id) {
+  if (consumer == producer) return;
+  const cuda::Device& dev = cuda::make_current(device_id);
+  const cuda::DriverApi& api = cuda::driver();
+  // One event per device suffices: a wait uses the record made just before it, and re-recording
+  // the event later does not change what an already enqueued wait waits for.
+  static std::mutex mutex;
+  static cuda::CUevent events[64] = {};
+  QD_ASSERT(dev.info.index < 64, "make_stream_wait(): more than 64 CUDA devices");
+  std::lock_guard<std::mutex> lock(mutex);
+  cuda::CUevent& event = events[dev.info.index];
+  if (!event) cuda::check(api.cuEventCreate(&event, cuda::kEventDisableTiming), "cuEventCreate");
+  cuda::check(api.cuEventRecord(event, producer), "cuEventRecord(producer stream)");
+  cuda::check(api.cuStreamWaitEvent(consumer, event, 0), "cuStreamWaitEvent(consumer stream)");
+}
+
+}  // namespace qd
