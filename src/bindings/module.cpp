@@ -10,6 +10,7 @@ void bind_arrays(nb::module_& m);
 void bind_runtime(nb::module_& m);
 void bind_jit(nb::module_& m);
 void bind_launch(nb::module_& m);
+void bind_cuda_jit(nb::module_& m);
 void bind_cuda(nb::module_& m);
 }  // namespace qd::bindings
 
@@ -48,5 +49,6 @@ NB_MODULE(_core, m) {
   qd::bindings::bind_runtime(m);
   qd::bindings::bind_jit(m);
   qd::bindings::bind_launch(m);
+  qd::bindings::bind_cuda_jit(m);
   qd::bindings::bind_cuda(m);
 }

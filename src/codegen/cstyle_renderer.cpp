@@ -254,6 +254,12 @@ void CStyleRenderer::emit_for(const For& f) {
   emit_line("}");
 }
 
+void CStyleRenderer::emit_return(const Return& r) {
+  bool f = is_float(*r.value->type);
+  emit_line(std::string("ret->scalar.") + (f ? "f = (double)" : "i = (int64_t)") + "(" + operand(r.value) + ");");
+  emit_line("return;");
+}
+
 void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::decl: {
@@ -273,13 +279,7 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
       break;
     }
     case StmtKind::eval: emit_line("(void)(" + expr(as<Eval>(s)->value) + ");"); break;
-    case StmtKind::return_: {
-      const Expr& v = as<Return>(s)->value;
-      bool f = is_float(*v->type);
-      emit_line(std::string("ret->scalar.") + (f ? "f = (double)" : "i = (int64_t)") + "(" + operand(v) + ");");
-      emit_line("return;");
-      break;
-    }
+    case StmtKind::return_: emit_return(*as<Return>(s)); break;
     case StmtKind::assert_: {
       if (!kernel_.options.debug) break;
       int index = static_cast<int>(assert_messages_.size());

@@ -23,6 +23,8 @@ class CStyleRenderer {
   virtual std::string preamble() = 0;
   virtual std::string entry_signature() = 0;
   virtual void emit_parallel_for(const ir::ParallelFor& loop) = 0;
+  // Stores the kernel's return value where the target's launcher reads it, and ends the kernel.
+  virtual void emit_return(const ir::Return& r);
 
   virtual std::string type_name(DtypeCode t);
   virtual std::string render_const(const ir::Const& c);
@@ -34,6 +36,10 @@ class CStyleRenderer {
   // After a statement that may have failed a debug check, stop the task or kernel.
   void emit_error_check(const ir::Stmt& s);
   static std::string local_name(const std::string& name) { return "v_" + name; }
+  // Unpacks `args` into named locals: p_NAME for scalars, a_NAME plus shapes (_nK) and strides (_tK).
+  void emit_prologue();
+  // An f16 operand is computed in float.
+  std::string operand(const ir::Expr& e);
 
   const ir::Kernel& kernel_;
   std::string out_;
@@ -43,14 +49,12 @@ class CStyleRenderer {
   std::set<std::string> top_level_locals_;  // declared so far in the kernel body: what closures may capture
 
  private:
-  void emit_prologue();
   void emit_simple_stmt(const ir::Stmt& s);
   void emit_for(const ir::For& loop);
   std::string binary(const ir::Binary& b);
   std::string unary(const ir::Unary& u);
   std::string cast(const ir::Cast& c);
   std::string atomic(const ir::Atomic& a);
-  std::string operand(const ir::Expr& e);
   std::string wrap(DtypeCode t, const std::string& value);
   std::string element_offset(const ir::ArrayRef& ref);
   std::string element(const ir::ArrayRef& ref);

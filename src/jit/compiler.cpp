@@ -34,46 +34,6 @@ std::string compiler_command() {
   return cxx && *cxx ? cxx : "c++";
 }
 
-std::string cache_dir() {
-  const char* dir = std::getenv("QD_CACHE_DIR");
-  if (dir && *dir) return dir;
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/quadrants";
-}
-
-void make_dirs(const std::string& path) {
-  for (size_t pos = 1; pos != std::string::npos; pos = path.find('/', pos + 1)) {
-    ::mkdir(path.substr(0, pos).c_str(), 0755);
-  }
-  ::mkdir(path.c_str(), 0755);
-}
-
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *out = text.str();
-  return true;
-}
-
-// A unique name beside `path`, so concurrent writers never share a temporary file.
-std::string temp_path(const std::string& path) {
-  static std::atomic<int> counter{0};
-  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-}
-
-// Readers see either no file or the whole file: write a temporary, then rename over.
-void write_file_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = temp_path(path);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw CompileError("Could not write '" + tmp + "'; check that the cache directory is writable.");
-  }
-  std::rename(tmp.c_str(), path.c_str());
-}
-
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -167,6 +127,44 @@ LoadedLibrary open_library(const std::string& path) {
 }  // namespace
 
 int compiler_runs() { return g_compiler_runs.load(); }
+
+std::string cache_dir() {
+  const char* dir = std::getenv("QD_CACHE_DIR");
+  if (dir && *dir) return dir;
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/quadrants";
+}
+
+void make_dirs(const std::string& path) {
+  for (size_t pos = 1; pos != std::string::npos; pos = path.find('/', pos + 1)) {
+    ::mkdir(path.substr(0, pos).c_str(), 0755);
+  }
+  ::mkdir(path.c_str(), 0755);
+}
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  *out = text.str();
+  return true;
+}
+
+std::string temp_path(const std::string& path) {
+  static std::atomic<int> counter{0};
+  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  std::string tmp = temp_path(path);
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw CompileError("Could not write '" + tmp + "'; check that the cache directory is writable.");
+  }
+  std::rename(tmp.c_str(), path.c_str());
+}
 
 std::string expand_embedded_includes(const std::string& source) {
   const auto& headers = embedded_headers();

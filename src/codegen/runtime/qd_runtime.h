@@ -1,8 +1,9 @@
 // src/codegen/runtime/qd_runtime.h: what generated kernels use: f16, Python-semantics arithmetic, math,
-// atomics and bounds checks. Shared by the CPU and (later) CUDA backends; the JIT inlines it.
+// atomics and bounds checks. Shared by the CPU and CUDA backends; the JIT inlines it.
 //
 // Deliberately includes nothing but kernel_abi.h: every standard header costs compile time on each
-// cold kernel compile. Math goes through compiler builtins instead of <cmath>.
+// cold kernel compile. Math goes through compiler builtins on the CPU instead of <cmath>, and through
+// CUDA's device math functions under NVRTC (which has no builtins and no standard headers).
 #ifndef QD_RUNTIME_H
 #define QD_RUNTIME_H
 
@@ -10,13 +11,19 @@
 
 #ifdef __CUDACC__
 #define QD_FUNC static __device__ __forceinline__
+#define QD_METHOD __device__ __forceinline__
+#define QD_MATH(fn) fn
+#define QD_BIT_COPY(dst, src, n) memcpy(dst, src, n)
 #else
 #define QD_FUNC static inline __attribute__((always_inline))
+#define QD_METHOD
+#define QD_MATH(fn) __builtin_##fn
+#define QD_BIT_COPY(dst, src, n) __builtin_memcpy(dst, src, n)
 #endif
 
 // ---- f16: storage type; arithmetic happens in float ----
-QD_FUNC uint32_t qd_float_bits(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
-QD_FUNC float qd_bits_float(uint32_t u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
+QD_FUNC uint32_t qd_float_bits(float f) { uint32_t u; QD_BIT_COPY(&u, &f, 4); return u; }
+QD_FUNC float qd_bits_float(uint32_t u) { float f; QD_BIT_COPY(&f, &u, 4); return f; }
 
 QD_FUNC uint16_t qd_float_to_half_bits(float value) {
   uint32_t x = qd_float_bits(value);
@@ -50,8 +57,8 @@ struct qd_half {
   uint16_t bits;
   qd_half() = default;
   QD_FUNC qd_half from_bits(uint16_t b) { qd_half h; h.bits = b; return h; }
-  qd_half(float f) : bits(qd_float_to_half_bits(f)) {}
-  operator float() const { return qd_half_bits_to_float(bits); }
+  QD_METHOD qd_half(float f) : bits(qd_float_to_half_bits(f)) {}
+  QD_METHOD operator float() const { return qd_half_bits_to_float(bits); }
 };
 
 // ---- Python-semantics integer and float arithmetic ----
@@ -64,8 +71,8 @@ QD_FUNC T qd_floordiv(T a, T b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
   return q;
 }
-QD_FUNC float qd_floordiv(float a, float b) { return __builtin_floorf(a / b); }
-QD_FUNC double qd_floordiv(double a, double b) { return __builtin_floor(a / b); }
+QD_FUNC float qd_floordiv(float a, float b) { return QD_MATH(floorf)(a / b); }
+QD_FUNC double qd_floordiv(double a, double b) { return QD_MATH(floor)(a / b); }
 
 template <class T>
 QD_FUNC T qd_mod(T a, T b) {
@@ -75,11 +82,11 @@ QD_FUNC T qd_mod(T a, T b) {
   return r;
 }
 QD_FUNC float qd_mod(float a, float b) {
-  float r = __builtin_fmodf(a, b);
+  float r = QD_MATH(fmodf)(a, b);
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 QD_FUNC double qd_mod(double a, double b) {
-  double r = __builtin_fmod(a, b);
+  double r = QD_MATH(fmod)(a, b);
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
@@ -93,8 +100,8 @@ QD_FUNC T qd_pow(T base, T exponent) {
   }
   return result;
 }
-QD_FUNC float qd_pow(float a, float b) { return __builtin_powf(a, b); }
-QD_FUNC double qd_pow(double a, double b) { return __builtin_pow(a, b); }
+QD_FUNC float qd_pow(float a, float b) { return QD_MATH(powf)(a, b); }
+QD_FUNC double qd_pow(double a, double b) { return QD_MATH(pow)(a, b); }
 
 template <class T>
 QD_FUNC T qd_min(T a, T b) { return b < a ? b : a; }
@@ -102,13 +109,13 @@ template <class T>
 QD_FUNC T qd_max(T a, T b) { return a < b ? b : a; }
 template <class T>
 QD_FUNC T qd_abs(T a) { return a < 0 ? -a : a; }
-QD_FUNC float qd_abs(float a) { return __builtin_fabsf(a); }
-QD_FUNC double qd_abs(double a) { return __builtin_fabs(a); }
+QD_FUNC float qd_abs(float a) { return QD_MATH(fabsf)(a); }
+QD_FUNC double qd_abs(double a) { return QD_MATH(fabs)(a); }
 
 // ---- math on float and double ----
 #define QD_MATH1(name, fn)                                         \
-  QD_FUNC float qd_##name(float a) { return __builtin_##fn##f(a); } \
-  QD_FUNC double qd_##name(double a) { return __builtin_##fn(a); }
+  QD_FUNC float qd_##name(float a) { return QD_MATH(fn##f)(a); } \
+  QD_FUNC double qd_##name(double a) { return QD_MATH(fn)(a); }
 QD_MATH1(sqrt, sqrt)
 QD_MATH1(sin, sin)
 QD_MATH1(cos, cos)
@@ -123,10 +130,10 @@ QD_MATH1(floor, floor)
 QD_MATH1(ceil, ceil)
 QD_MATH1(round, round)
 #undef QD_MATH1
-QD_FUNC float qd_rsqrt(float a) { return 1.0f / __builtin_sqrtf(a); }
-QD_FUNC double qd_rsqrt(double a) { return 1.0 / __builtin_sqrt(a); }
-QD_FUNC float qd_atan2(float a, float b) { return __builtin_atan2f(a, b); }
-QD_FUNC double qd_atan2(double a, double b) { return __builtin_atan2(a, b); }
+QD_FUNC float qd_rsqrt(float a) { return 1.0f / QD_MATH(sqrtf)(a); }
+QD_FUNC double qd_rsqrt(double a) { return 1.0 / QD_MATH(sqrt)(a); }
+QD_FUNC float qd_atan2(float a, float b) { return QD_MATH(atan2f)(a, b); }
+QD_FUNC double qd_atan2(double a, double b) { return QD_MATH(atan2)(a, b); }
 
 // ---- atomics (CPU: __atomic builtins); each returns the old value ----
 #ifndef __CUDACC__
@@ -174,6 +181,106 @@ QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) {
   return __atomic_compare_exchange_n(ctx->error_flag, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
+// Hands a C++ lambda to the C ABI's parallel_for as a (function, closure) pair.
+template <class F>
+static void qd_run_task(void* closure, int64_t begin, int64_t end) { (*static_cast<F*>(closure))(begin, end); }
+#else
+// ---- atomics (CUDA): the native instruction where CUDA has one, compare-and-swap otherwise ----
+// Read-modify-write by compare-and-swap on the value's bits (so a NaN never loops forever); 1- and
+// 2-byte values swap the aligned 32-bit word that holds them (little-endian lanes).
+template <int Bytes>
+struct qd_cas_word { typedef unsigned int type; };
+template <>
+struct qd_cas_word<8> { typedef unsigned long long type; };
+template <class T, class F>
+QD_FUNC T qd_atomic_cas_loop(T* p, F combine) {
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    using Word = typename qd_cas_word<sizeof(T)>::type;
+    Word* word = (Word*)p;
+    Word seen = *word, assumed;
+    T old;
+    do {
+      assumed = seen;
+      QD_BIT_COPY(&old, &assumed, sizeof(T));
+      T next = combine(old);
+      Word bits;
+      QD_BIT_COPY(&bits, &next, sizeof(T));
+      seen = atomicCAS(word, assumed, bits);
+    } while (seen != assumed);
+    return old;
+  } else {
+    unsigned int* word = (unsigned int*)((unsigned long long)p & ~3ull);
+    unsigned int shift = (unsigned int)((unsigned long long)p & 3ull) * 8u;
+    unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+    unsigned int seen = *word, assumed;
+    T old;
+    do {
+      assumed = seen;
+      unsigned int lane = (assumed & mask) >> shift;
+      QD_BIT_COPY(&old, &lane, sizeof(T));
+      T next = combine(old);
+      unsigned int bits = 0;
+      QD_BIT_COPY(&bits, &next, sizeof(T));
+      seen = atomicCAS(word, assumed, (assumed & ~mask) | ((bits << shift) & mask));
+    } while (seen != assumed);
+    return old;
+  }
+}
+template <class T>
+QD_FUNC T qd_atomic_add(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o + v); }); }
+template <class T>
+QD_FUNC T qd_atomic_sub(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o - v); }); }
+template <class T>
+QD_FUNC T qd_atomic_min(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return v < o ? v : o; }); }
+template <class T>
+QD_FUNC T qd_atomic_max(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return o < v ? v : o; }); }
+template <class T>
+QD_FUNC T qd_atomic_and(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o & v); }); }
+template <class T>
+QD_FUNC T qd_atomic_or(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o | v); }); }
+template <class T>
+QD_FUNC T qd_atomic_xor(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o ^ v); }); }
+
+// Native overloads (exact matches beat the templates above). Signed 64-bit adds and bitwise ops go
+// through the unsigned instruction: two's complement makes them the same bits.
+typedef unsigned long long qd_u64_word;
+#define QD_ATOMIC_NATIVE(op, T, call) \
+  QD_FUNC T qd_atomic_##op(T* p, T v) { return (T)(call); }
+QD_ATOMIC_NATIVE(add, int32_t, atomicAdd(p, v))
+QD_ATOMIC_NATIVE(add, uint32_t, atomicAdd(p, v))
+QD_ATOMIC_NATIVE(add, int64_t, atomicAdd((qd_u64_word*)p, (qd_u64_word)v))
+QD_ATOMIC_NATIVE(add, uint64_t, atomicAdd((qd_u64_word*)p, (qd_u64_word)v))
+QD_ATOMIC_NATIVE(add, float, atomicAdd(p, v))
+QD_ATOMIC_NATIVE(add, double, atomicAdd(p, v))
+QD_ATOMIC_NATIVE(sub, int32_t, atomicSub(p, v))
+QD_ATOMIC_NATIVE(sub, uint32_t, atomicSub(p, v))
+QD_ATOMIC_NATIVE(sub, int64_t, atomicAdd((qd_u64_word*)p, 0ull - (qd_u64_word)v))
+QD_ATOMIC_NATIVE(sub, uint64_t, atomicAdd((qd_u64_word*)p, 0ull - (qd_u64_word)v))
+QD_ATOMIC_NATIVE(sub, float, atomicAdd(p, -v))
+QD_ATOMIC_NATIVE(sub, double, atomicAdd(p, -v))
+QD_ATOMIC_NATIVE(min, int32_t, atomicMin(p, v))
+QD_ATOMIC_NATIVE(min, uint32_t, atomicMin(p, v))
+QD_ATOMIC_NATIVE(min, int64_t, atomicMin((long long*)p, (long long)v))
+QD_ATOMIC_NATIVE(min, uint64_t, atomicMin((qd_u64_word*)p, (qd_u64_word)v))
+QD_ATOMIC_NATIVE(max, int32_t, atomicMax(p, v))
+QD_ATOMIC_NATIVE(max, uint32_t, atomicMax(p, v))
+QD_ATOMIC_NATIVE(max, int64_t, atomicMax((long long*)p, (long long)v))
+QD_ATOMIC_NATIVE(max, uint64_t, atomicMax((qd_u64_word*)p, (qd_u64_word)v))
+#define QD_ATOMIC_BITWISE(op, fn)                                                           \
+  QD_ATOMIC_NATIVE(op, int32_t, fn(p, v))                                                   \
+  QD_ATOMIC_NATIVE(op, uint32_t, fn(p, v))                                                  \
+  QD_ATOMIC_NATIVE(op, int64_t, fn((qd_u64_word*)p, (qd_u64_word)v))                        \
+  QD_ATOMIC_NATIVE(op, uint64_t, fn((qd_u64_word*)p, (qd_u64_word)v))
+QD_ATOMIC_BITWISE(and, atomicAnd)
+QD_ATOMIC_BITWISE(or, atomicOr)
+QD_ATOMIC_BITWISE(xor, atomicXor)
+#undef QD_ATOMIC_BITWISE
+#undef QD_ATOMIC_NATIVE
+
+QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return *(volatile const int32_t*)ctx->error_flag != 0; }
+QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) { return atomicCAS(ctx->error_flag, 0, 1) == 0; }
+#endif
+
 // Where a debug-mode atomic goes: the element, or a scratch cell once the access is known to be out
 // of bounds (the task stops right after, and the scratch value is never read).
 template <class T>
@@ -182,13 +289,6 @@ QD_FUNC T* qd_checked_ptr(T* data, int64_t offset) {
   return offset < 0 ? &scratch : data + offset;
 }
 
-// Hands a C++ lambda to the C ABI's parallel_for as a (function, closure) pair.
-template <class F>
-static void qd_run_task(void* closure, int64_t begin, int64_t end) { (*static_cast<F*>(closure))(begin, end); }
-#else
-QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return *(volatile const int32_t*)ctx->error_flag != 0; }
-QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) { return atomicCAS(ctx->error_flag, 0, 1) == 0; }
-#endif
 
 // Offset of an element in a debug-mode access, or -1 (and the error recorded) when an index is out
 // of bounds. `index` holds every dim's index, outer dims then element dims.

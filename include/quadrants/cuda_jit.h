@@ -1,0 +1,56 @@
+// include/quadrants/cuda_jit.h: compiles a kernel from its IR text (docs/IR.md) to a CUDA module image with NVRTC.
+//
+// The contract with the CUDA launcher (src/runtime/cuda/): every task function has the signature
+//   extern "C" __global__ void NAME(const QdArg* args, char* frame, QdKernelError* error, int32_t* error_flag)
+// `args` is the packed QdArg array in device memory; `frame` is frame_bytes of device scratch that holds
+// the return value (a QdArg.scalar at offset 0) and the top-level locals that later tasks read. Tasks run
+// in order on one stream; parallel tasks loop grid-stride over their own extent, so the launcher may pick
+// any grid. In debug mode a task that finds *error_flag set returns at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quadrants/dtype.h"
+#include "quadrants/jit.h"
+
+namespace qd {
+
+struct CudaTask {
+  std::string function;  // extern "C" __global__ symbol in the module
+  bool parallel;         // true: grid-stride loop over the task's iteration space; false: <<<1,1>>>
+  int block_dim;         // threads per block for parallel tasks (loop_config block_dim, default 128)
+};
+
+struct CudaCompiledKernel {
+  std::string name;
+  std::vector<char> image;  // CUBIN for the requested arch, or PTX text (then is_ptx) as fallback
+  bool is_ptx = false;
+  std::vector<CudaTask> tasks;       // run in order on one stream
+  std::optional<DtypeCode> returns;  // stored as a QdArg.scalar at frame offset 0
+  int64_t frame_bytes = 0;           // device scratch the launcher allocates per launch (>= 8 when returns)
+  std::vector<std::string> assert_messages;  // same meaning as CompiledKernel's
+  std::string source;                        // generated CUDA C++
+  int num_params = 0;
+  std::vector<KernelParam> params;
+  bool debug = false;
+};
+
+// Parses, runs the same passes as the CPU path, generates CUDA C++, compiles with NVRTC for
+// sm_<cc_major><cc_minor> (CUBIN; PTX for compute_XY if CUBIN is unavailable), with a disk cache
+// keyed like CPU modules plus the arch and the NVRTC version. Throws CompileError with NVRTC's log
+// and the Python line when NVRTC rejects the code, and a qd::CompileError saying NVRTC was not
+// found (and where it looked) when it is missing.
+std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string& ir_text, int cc_major, int cc_minor);
+
+// Only generates the CUDA C++ (for text tests).
+std::string generate_cuda_source(const std::string& ir_text);
+
+// Whether NVRTC can be loaded: from $QD_NVRTC_PATH when set, else the library search path, $CUDA_HOME,
+// /usr/local/cuda and the pip package nvidia-cuda-nvrtc beside the quadrants package.
+bool nvrtc_available();
+
+}  // namespace qd

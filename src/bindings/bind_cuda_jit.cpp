@@ -1,0 +1,51 @@
+// src/bindings/bind_cuda_jit.cpp: _core.compile_kernel_cuda / CudaCompiledKernel, generate_cuda_source, nvrtc_available.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <tuple>
+
+#include "quadrants/cuda_jit.h"
+
+namespace nb = nanobind;
+
+namespace qd::bindings {
+
+void bind_cuda_jit(nb::module_& m) {
+  // Held by std::shared_ptr<const CudaCompiledKernel>, like CompiledKernel, so the CUDA launcher can
+  // take the Python object back as the C++ kernel.
+  nb::class_<CudaCompiledKernel>(m, "CudaCompiledKernel")
+      .def_ro("name", &CudaCompiledKernel::name)
+      .def_ro("is_ptx", &CudaCompiledKernel::is_ptx)
+      .def_prop_ro("image_size", [](const CudaCompiledKernel& k) { return k.image.size(); })
+      .def_prop_ro("image", [](const CudaCompiledKernel& k) { return nb::bytes(k.image.data(), k.image.size()); })
+      .def_prop_ro("tasks",
+                   [](const CudaCompiledKernel& k) {
+                     std::vector<std::tuple<std::string, bool, int>> tasks;
+                     for (const CudaTask& t : k.tasks) tasks.emplace_back(t.function, t.parallel, t.block_dim);
+                     return tasks;
+                   })
+      .def_prop_ro("returns",
+                   [](const CudaCompiledKernel& k) -> std::optional<std::string> {
+                     if (!k.returns) return std::nullopt;
+                     return std::string(dtype_name(*k.returns));
+                   })
+      .def_ro("frame_bytes", &CudaCompiledKernel::frame_bytes)
+      .def_ro("source", &CudaCompiledKernel::source)
+      .def_ro("num_params", &CudaCompiledKernel::num_params)
+      .def_ro("debug", &CudaCompiledKernel::debug)
+      .def_ro("assert_messages", &CudaCompiledKernel::assert_messages);
+
+  m.def("compile_kernel_cuda", &compile_kernel_cuda, nb::arg("ir_text"), nb::arg("cc_major"), nb::arg("cc_minor"),
+        nb::call_guard<nb::gil_scoped_release>(),
+        "Compiles kernel IR text to a CUBIN (or PTX) for compute capability cc_major.cc_minor with NVRTC, "
+        "through the disk cache; needs no GPU.");
+  m.def("generate_cuda_source", &generate_cuda_source, nb::arg("ir_text"),
+        "The CUDA C++ generated for kernel IR text (the runtime header not inlined).");
+  m.def("nvrtc_available", &nvrtc_available, "Whether NVRTC could be loaded.");
+}
+
+}  // namespace qd::bindings

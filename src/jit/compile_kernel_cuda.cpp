@@ -1,0 +1,88 @@
+// src/jit/compile_kernel_cuda.cpp: the public compile_kernel_cuda(): IR text -> passes -> CUDA C++ -> cached NVRTC image.
+#include "codegen/cuda_renderer.h"
+#include "ir/ir_parser.h"
+#include "jit/compiler.h"
+#include "jit/hash.h"
+#include "jit/nvrtc.h"
+#include "passes/passes.h"
+#include "quadrants/cuda_jit.h"
+#include "quadrants/errors.h"
+
+namespace qd {
+
+namespace {
+
+// Bump when anything that shapes the CUDA image changes outside the generated source and NVRTC.
+constexpr const char* kCudaVersion = "quadrants-cuda-1";
+
+KernelParam public_param(const ir::Param& p) {
+  return KernelParam{p.kind == ir::Param::Kind::scalar ? KernelParam::Kind::scalar : KernelParam::Kind::array,
+                     p.name, p.dtype, p.ndim, p.element_shape, p.contiguous, p.writable};
+}
+
+std::vector<std::string> nvrtc_options(bool fast_math) {
+  std::vector<std::string> options = {"--std=c++17"};
+  if (fast_math) options.push_back("--use_fast_math");
+  return options;
+}
+
+// The cache key hashes: our version, NVRTC's version and the headers we hand it, the target
+// architecture, the options and the generated source (runtime header inlined; it holds every
+// kernel-specific input, as on the CPU). Not hashed: the IR text itself, NVRTC's install path, and
+// debug switches that do not change the source.
+jit::NvrtcImage compile_cached(const std::string& name, const std::string& source, int cc_major, int cc_minor,
+                               bool fast_math) {
+  std::string target = jit::nvrtc_target(cc_major, cc_minor);
+  std::vector<std::string> options = nvrtc_options(fast_math);
+  jit::Hasher hasher;
+  hasher.add(kCudaVersion).add(jit::nvrtc_identity()).add(target).add(source);
+  for (const std::string& option : options) hasher.add(option);
+  std::string dir = jit::cache_dir();
+  jit::make_dirs(dir);
+  std::string base = dir + "/" + name + "-" + hasher.hex();
+  bool is_ptx = target.rfind("compute_", 0) == 0;
+  std::string image_path = base + (is_ptx ? ".ptx" : ".cubin"), cached;
+  if (jit::read_file(image_path, &cached) && !cached.empty()) return {{cached.begin(), cached.end()}, is_ptx};
+
+  jit::write_file_atomically(base + ".cu", source);
+  jit::NvrtcImage image;
+  try {
+    image = jit::nvrtc_compile(name + ".cu", source, target, options);
+  } catch (const CompileError& e) {
+    throw CompileError(std::string(e.what()) + "\nThe generated source is kept at " + base + ".cu.");
+  }
+  jit::write_file_atomically(image_path, std::string(image.image.begin(), image.image.end()));
+  return image;
+}
+
+}  // namespace
+
+std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string& ir_text, int cc_major,
+                                                              int cc_minor) {
+  ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
+  codegen::GeneratedCudaSource generated = codegen::generate_cuda_source(kernel);
+  std::string source = jit::expand_embedded_includes(generated.source);
+  jit::NvrtcImage image = compile_cached(kernel.name, source, cc_major, cc_minor, kernel.options.fast_math);
+
+  auto out = std::make_shared<CudaCompiledKernel>();
+  out->name = kernel.name;
+  out->image = std::move(image.image);
+  out->is_ptx = image.is_ptx;
+  out->tasks = std::move(generated.tasks);
+  out->returns = kernel.returns;
+  out->frame_bytes = generated.frame_bytes;
+  out->assert_messages = std::move(generated.assert_messages);
+  out->source = std::move(source);
+  out->num_params = static_cast<int>(kernel.params.size());
+  for (const ir::Param& p : kernel.params) out->params.push_back(public_param(p));
+  out->debug = kernel.options.debug;
+  return out;
+}
+
+std::string generate_cuda_source(const std::string& ir_text) {
+  return codegen::generate_cuda_source(passes::run_pipeline(ir::parse_kernel(ir_text))).source;
+}
+
+bool nvrtc_available() { return jit::nvrtc_loaded(); }
+
+}  // namespace qd
