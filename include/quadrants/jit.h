@@ -44,6 +44,13 @@ struct CompiledKernel {
 // CompileError when the system compiler fails.
 std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text);
 
+// Compiles a hand-written C++ kernel: `source` defines `name`, a function whose parameters are, in
+// order, qd::Ndarray<T, dims> for arrays and T for scalars (qd_cpp_kernel.h), returning `returns`
+// or void. A generated entry point converts QdArgs, so it launches like any other kernel.
+std::shared_ptr<const CompiledKernel> compile_cpp_kernel(const std::string& name, const std::string& source,
+                                                         const std::vector<KernelParam>& params,
+                                                         std::optional<DtypeCode> returns);
+
 // Parse and print again: the IR text in canonical form.
 std::string print_ir(const std::string& ir_text);
 

@@ -5,11 +5,34 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "quadrants/errors.h"
 #include "quadrants/jit.h"
 
 namespace nb = nanobind;
 
 namespace qd::bindings {
+namespace {
+
+DtypeCode checked_dtype(const std::string& name) {
+  std::optional<DtypeCode> code = dtype_from_name(name);
+  if (!code) throw TypeError("Unknown dtype '" + name + "'.");
+  return *code;
+}
+
+KernelParam cpp_kernel_param(nb::tuple t) {
+  KernelParam p;
+  bool is_array = nb::cast<std::string>(t[0]) == "array";
+  p.kind = is_array ? KernelParam::Kind::array : KernelParam::Kind::scalar;
+  p.name = nb::cast<std::string>(t[1]);
+  p.dtype = checked_dtype(nb::cast<std::string>(t[2]));
+  if (is_array) {
+    p.ndim = nb::cast<int>(t[3]);
+    p.element_shape = nb::cast<std::vector<int>>(t[4]);
+  }
+  return p;
+}
+
+}  // namespace
 
 void bind_jit(nb::module_& m) {
   // Held by std::shared_ptr<const CompiledKernel>: the launcher casts the Python object back to it.
@@ -28,6 +51,17 @@ void bind_jit(nb::module_& m) {
 
   m.def("compile_kernel", &compile_kernel, nb::arg("ir_text"),
         "Compiles kernel IR text (docs/IR.md) to a loaded native kernel, through the disk cache.");
+  m.def("compile_cpp_kernel",
+        [](const std::string& name, const std::string& source, nb::list params, std::optional<std::string> returns) {
+          std::vector<KernelParam> parsed;
+          for (nb::handle item : params) parsed.push_back(cpp_kernel_param(nb::cast<nb::tuple>(item)));
+          std::optional<DtypeCode> ret;
+          if (returns) ret = checked_dtype(*returns);
+          return compile_cpp_kernel(name, source, parsed, ret);
+        },
+        nb::arg("name"), nb::arg("source"), nb::arg("params"), nb::arg("returns").none(),
+        "Compiles a hand-written C++ kernel; params are ('scalar', name, dtype) or "
+        "('array', name, dtype, ndim, element_shape).");
   m.def("print_ir", &print_ir, nb::arg("ir_text"), "Parses IR text and prints it in canonical form.");
   m.def("run_passes", &run_passes, nb::arg("ir_text"), "The IR text after every compiler pass.");
 }
