@@ -25,6 +25,19 @@
 QD_FUNC uint32_t qd_float_bits(float f) { uint32_t u; QD_BIT_COPY(&u, &f, 4); return u; }
 QD_FUNC float qd_bits_float(uint32_t u) { float f; QD_BIT_COPY(&f, &u, 4); return f; }
 
+#ifdef __CUDACC__
+// The GPU converts in one instruction each way (round to nearest even, like the CPU code below).
+QD_FUNC uint16_t qd_float_to_half_bits(float value) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(value));
+  return h;
+}
+QD_FUNC float qd_half_bits_to_float(uint16_t h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((unsigned short)h));
+  return f;
+}
+#else
 QD_FUNC uint16_t qd_float_to_half_bits(float value) {
   uint32_t x = qd_float_bits(value);
   uint32_t sign = x & 0x80000000u;
@@ -52,6 +65,7 @@ QD_FUNC float qd_half_bits_to_float(uint16_t h) {
   float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
   return sign ? -magnitude : magnitude;
 }
+#endif
 
 struct qd_half {
   uint16_t bits;
