@@ -74,6 +74,11 @@ class AccessFinder : public IRVisitor {
   void visit_store(const Store&) override { found = true; }
 };
 
+// An array's extent and stride locals: n<dim>_<name> and t<dim>_<name>. The dim comes first so that
+// no two params' names collide (a suffix like a_x_n0 would also be the data of a param named x_n0).
+std::string extent_name(const std::string& array, int dim) { return "n" + std::to_string(dim) + "_" + array; }
+std::string stride_name(const std::string& array, int dim) { return "t" + std::to_string(dim) + "_" + array; }
+
 }  // namespace
 
 std::set<std::string> written_locals(const Block& body) {
@@ -163,7 +168,6 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
   std::vector<std::string> index;
   for (const Expr& i : ref.indices) index.push_back("(int64_t)(" + expr(i) + ")");
   for (int e : ref.element_indices) index.push_back(std::to_string(e));
-  std::string a = "a_" + p.name;
   if (kernel_.options.debug) {
     int k = param_index(kernel_, p.name);
     std::string list;
@@ -174,11 +178,11 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
   if (index.empty()) return "0";
   std::string offset;
   for (size_t d = 0; d < index.size(); ++d) {
-    std::string dim = std::to_string(d);
+    int dim = static_cast<int>(d);
     if (p.contiguous) {
-      offset = d == 0 ? index[0] : "(" + offset + ") * " + a + "_n" + dim + " + " + index[d];
+      offset = d == 0 ? index[0] : "(" + offset + ") * " + extent_name(p.name, dim) + " + " + index[d];
     } else {
-      offset += (d ? " + " : "") + index[d] + " * " + a + "_t" + dim;
+      offset += (d ? " + " : "") + index[d] + " * " + stride_name(p.name, dim);
     }
   }
   return offset;
@@ -213,7 +217,7 @@ std::string CStyleRenderer::expr(const Expr& e) {
       if (kernel_.options.debug) return "qd_load_checked(a_" + l.ref.array + ", " + element_offset(l.ref) + ")";
       return element(l.ref);
     }
-    case ExprKind::shape: return "(int32_t)a_" + as<Shape>(e)->array + "_n" + std::to_string(as<Shape>(e)->dim);
+    case ExprKind::shape: return "(int32_t)" + extent_name(as<Shape>(e)->array, as<Shape>(e)->dim);
     case ExprKind::atomic: return atomic(*as<Atomic>(e));
   }
   return "";
@@ -338,8 +342,8 @@ void CStyleRenderer::emit_prologue() {
     emit_line(t + "* const a_" + p.name + " = (" + t + "*)" + arg + ".data;");
     for (int d = 0; d < p.total_dims(); ++d) {
       std::string dim = std::to_string(d);
-      emit_line("const int64_t a_" + p.name + "_n" + dim + " = " + arg + ".shape[" + dim + "];");
-      if (!p.contiguous) emit_line("const int64_t a_" + p.name + "_t" + dim + " = " + arg + ".strides[" + dim + "];");
+      emit_line("const int64_t " + extent_name(p.name, d) + " = " + arg + ".shape[" + dim + "];");
+      if (!p.contiguous) emit_line("const int64_t " + stride_name(p.name, d) + " = " + arg + ".strides[" + dim + "];");
     }
   }
 }
