@@ -7,7 +7,6 @@
 
 #include "codegen/cstyle_renderer.h"
 #include "ir/ir_mutator.h"
-#include "quadrants/errors.h"
 
 namespace qd::codegen {
 namespace {
