@@ -200,6 +200,41 @@ TEST(CudaLaunch, KernelsLoadOncePerLifetime) {
   }
 }
 
+// The code generator's output (include/quadrants/cuda_jit.h) through this launcher, end to end.
+TEST(CudaLaunch, GeneratedKernelAddsSumsAndChecksBounds) {
+  if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();
+  if (!nvrtc_available()) GTEST_SKIP() << "NVRTC not found";
+  const CudaDeviceInfo& info = cuda_init(0);
+  std::string body = R"(
+    (decl s f32 (const f32 0.0))
+    (parallel_for (i) ((shape x 0)) (config (block_dim 64) (serialize 0)) (
+      (store x ((var i)) () (bin add (load x ((var i)) ()) (arg v)))
+      (eval (atomic add (var s) (load x ((var i)) ())))))
+    (return (var s)))";
+  std::string ir = "(kernel add_sum (options (debug 0)) (params (array x f32 1 () 1 1) (scalar v f32)) "
+                   "(returns f32) (body " + body + "))";
+  auto kernel = compile_kernel_cuda(ir, info.compute_capability_major, info.compute_capability_minor);
+  const int64_t n = 1000;
+  auto array = create_cuda_array(DtypeCode::f32, {n}, {}, 0);
+  std::vector<QdArg> args = arguments(array->view(), 0);
+  args[1].scalar.f = 0.5;
+  std::optional<QdArg> result = launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "v"});
+  ASSERT_TRUE(result.has_value());
+  EXPECT_DOUBLE_EQ(result->scalar.f, 500.0);
+  std::string oob_body = R"(
+    (parallel_for (i) ((shape x 0)) (config (block_dim 0) (serialize 0)) (
+      (store x ((var i)) () (load x ((bin add (var i) (const int 1))) ())))))";
+  auto checked = compile_kernel_cuda("(kernel shift (options (debug 1)) (params (array x f32 1 () 1 1) (scalar v f32)) "
+                                     "(returns void) (body " + oob_body + "))",
+                                     info.compute_capability_major, info.compute_capability_minor);
+  try {
+    launch_cuda(checked, args.data(), 2, nullptr, 0, {"x", "v"});
+    FAIL() << "no IndexError";
+  } catch (const IndexError& e) {
+    EXPECT_STREQ(e.what(), "Kernel 'shift': index (1000,) is out of bounds for 'x' of shape (1000,) in dimension 0.");
+  }
+}
+
 TEST(CudaLaunch, WithoutCudaIsACudaError) {
   if (cuda_status().empty()) GTEST_SKIP() << "CUDA is usable here";
   auto kernel = test_kernel({{"qd_test_return", false, 1}});
