@@ -3,19 +3,11 @@
 #include "ir/ir_parser.h"
 #include "ir/ir_printer.h"
 #include "jit/compiler.h"
+#include "jit/kernel_params.h"
 #include "passes/passes.h"
 #include "quadrants/jit.h"
 
 namespace qd {
-
-namespace {
-
-KernelParam public_param(const ir::Param& p) {
-  return KernelParam{p.kind == ir::Param::Kind::scalar ? KernelParam::Kind::scalar : KernelParam::Kind::array,
-                     p.name, p.dtype, p.ndim, p.element_shape, p.contiguous, p.writable};
-}
-
-}  // namespace
 
 std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text) {
   ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
@@ -30,7 +22,7 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
   out->source = std::move(source);
   out->library_path = lib.library_path;
   out->num_params = static_cast<int>(kernel.params.size());
-  for (const ir::Param& p : kernel.params) out->params.push_back(public_param(p));
+  for (const ir::Param& p : kernel.params) out->params.push_back(jit::public_param(p));
   out->debug = kernel.options.debug;
   out->assert_messages = std::move(generated.assert_messages);
   out->library = lib.handle;

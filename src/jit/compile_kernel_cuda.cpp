@@ -2,6 +2,7 @@
 #include "codegen/cuda_renderer.h"
 #include "ir/ir_parser.h"
 #include "jit/compiler.h"
+#include "jit/kernel_params.h"
 #include "jit/hash.h"
 #include "jit/nvrtc.h"
 #include "passes/passes.h"
@@ -14,11 +15,6 @@ namespace {
 
 // Bump when anything that shapes the CUDA image changes outside the generated source and NVRTC.
 constexpr const char* kCudaVersion = "quadrants-cuda-1";
-
-KernelParam public_param(const ir::Param& p) {
-  return KernelParam{p.kind == ir::Param::Kind::scalar ? KernelParam::Kind::scalar : KernelParam::Kind::array,
-                     p.name, p.dtype, p.ndim, p.element_shape, p.contiguous, p.writable};
-}
 
 std::vector<std::string> nvrtc_options(bool fast_math) {
   std::vector<std::string> options = {"--std=c++17"};
@@ -74,7 +70,7 @@ std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string&
   out->assert_messages = std::move(generated.assert_messages);
   out->source = std::move(source);
   out->num_params = static_cast<int>(kernel.params.size());
-  for (const ir::Param& p : kernel.params) out->params.push_back(public_param(p));
+  for (const ir::Param& p : kernel.params) out->params.push_back(jit::public_param(p));
   out->debug = kernel.options.debug;
   return out;
 }
