@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "quadrants/array.h"
+#include "quadrants/cuda.h"
 #include "quadrants/errors.h"
 #include "quadrants/interop.h"
 
@@ -61,6 +62,22 @@ nb::tuple to_tuple(const int64_t* values, int n) {
   return nb::tuple(out);
 }
 
+// Host-only copies stay in copy_view; anything touching device memory goes through the CUDA
+// runtime on the legacy default stream, which orders it after torch's and CuPy's default streams.
+void copy_any(const ArrayView& dst, const ArrayView& src) {
+  if (dst.device.kind == DeviceId::Kind::cpu && src.device.kind == DeviceId::Kind::cpu) {
+    copy_view(dst, src);
+  } else {
+    nb::gil_scoped_release release;
+    copy_view_cuda(dst, src, nullptr);
+  }
+}
+
+// A 0-d view of the element at byte offset `offset` of view, on view's device.
+ArrayView element_view(const ArrayView& view, int64_t offset) {
+  return ArrayView{static_cast<char*>(view.data) + offset, view.dtype, 0, {}, {}, view.device, view.writable};
+}
+
 // One element at ptr of dtype `from`, converted to T through the copy kernel's conversions.
 template <typename T>
 T load_as(DtypeCode from, DtypeCode to, const char* ptr) {
@@ -71,15 +88,21 @@ T load_as(DtypeCode from, DtypeCode to, const char* ptr) {
   return value;
 }
 
-nb::object read_scalar(const ArrayView& view, const char* ptr) {
+// Reads the element at `offset` (host or device memory) as a Python bool/int/float.
+nb::object read_scalar(const ArrayView& view, int64_t offset) {
+  alignas(8) char host[8] = {};
+  ArrayView local{host, view.dtype, 0, {}, {}, {}, true};
+  copy_any(local, element_view(view, offset));
+  const char* ptr = host;
   if (view.dtype == DtypeCode::u1) return nb::bool_(*reinterpret_cast<const bool*>(ptr));
   if (is_float(view.dtype)) return nb::float_(load_as<double>(view.dtype, DtypeCode::f64, ptr));
   if (view.dtype == DtypeCode::u64) return nb::int_(*reinterpret_cast<const uint64_t*>(ptr));
   return nb::int_(load_as<int64_t>(view.dtype, DtypeCode::i64, ptr));
 }
 
-// Writes a Python bool/int/float into ptr, converted to the view's dtype (C casts, as Quadrants).
-void write_scalar(const ArrayView& view, char* ptr, nb::handle value) {
+// Encodes a Python bool/int/float as one host element of `dtype` (C casts, as Quadrants).
+void encode_scalar(DtypeCode dtype, char* ptr, nb::handle value) {
+  ArrayView view{ptr, dtype, 0, {}, {}, {}, true};
   ArrayView src;
   double f = 0;
   int64_t i = 0;
@@ -111,7 +134,7 @@ void write_scalar(const ArrayView& view, char* ptr, nb::handle value) {
     throw TypeError("Expected a number to store into a " + std::string(dtype_name(view.dtype)) +
                     " array, but got " + std::string(nb::type_name(value.type()).c_str()) + ".");
   }
-  ArrayView dst{ptr, view.dtype, 0, {}, {}, view.device, true};
+  ArrayView dst{ptr, view.dtype, 0, {}, {}, {}, true};
   if (is_integral(view.dtype) && src.dtype == DtypeCode::f64) {
     i = static_cast<int64_t>(f);  // C truncation, not a same_kind error: this is one scalar
     src = ArrayView{&i, DtypeCode::i64, 0, {}, {}, {}, true};
@@ -124,11 +147,12 @@ void fill(Array& array, nb::handle value) {
   if (!view.writable) throw ValueError("fill(): the array is read-only.");
   if (view.size() == 0) return;
   alignas(8) char one[8] = {};
-  write_scalar(view, one, value);
+  encode_scalar(view.dtype, one, value);
   ArrayView src = view;
   src.data = one;
+  src.device = {};
   for (int d = 0; d < src.ndim; ++d) src.strides[d] = 0;  // broadcast the one element
-  copy_view(view, src);
+  copy_any(view, src);
 }
 
 }  // namespace
@@ -157,17 +181,19 @@ void bind_arrays(nb::module_& m) {
       .def("release", &Array::release)
       .def("get", [](const Array& a, const std::vector<int64_t>& index) {
         const ArrayView& view = a.view();
-        return read_scalar(view, static_cast<const char*>(view.data) + element_offset(view, index));
+        return read_scalar(view, element_offset(view, index));
       })
       .def("set", [](Array& a, const std::vector<int64_t>& index, nb::handle value) {
         const ArrayView& view = a.view();
         if (!view.writable) throw ValueError("Cannot write into a read-only array.");
-        write_scalar(view, static_cast<char*>(view.data) + element_offset(view, index), value);
+        alignas(8) char host[8] = {};
+        encode_scalar(view.dtype, host, value);
+        copy_any(element_view(view, element_offset(view, index)), ArrayView{host, view.dtype, 0, {}, {}, {}, true});
       })
       .def("fill", &fill)
       .def("copy_from", [](Array& dst, const Array& src, const std::string& what) {
         check_copy_compatible(dst.view(), src.view(), what.c_str());
-        copy_view(dst.view(), src.view());
+        copy_any(dst.view(), src.view());
       }, nb::arg("src"), nb::arg("what") = "copy_from")
       .def("to_dlpack", &to_dlpack, nb::arg("versioned") = true);
 }
