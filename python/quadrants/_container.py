@@ -35,17 +35,22 @@ def _source_dtype_check(src_dtype, dst, what):
         ) from None
 
 
+_DL_CUDA = 2  # DLPack's device type code for CUDA memory
+
+
 class ArrayContainer:
     """Dense storage with outer dims `shape` and element dims `_element_shape` appended after them."""
 
     _kind = "array"
 
     def __init__(self, dtype, shape, element_shape=(), _array=None):
-        _runtime.config()  # initializes with defaults if qd.init() was not called
+        config = _runtime.config()  # initializes with defaults if qd.init() was not called
         self.dtype = _runtime.cook_dtype(dtype)
         self.shape = normalize_shape(shape, f"qd.{self._kind}()")
         self._element_shape = tuple(element_shape)
-        if _array is None:
+        if _array is None and config.is_cuda:
+            _array = _core.cuda_array(self.dtype.name, list(self.shape), list(self._element_shape), config.device_id)
+        elif _array is None:
             _array = _core.Array.create(self.dtype.name, list(self.shape), list(self._element_shape))
         self._array = _array
         _runtime.track(self)
@@ -88,13 +93,19 @@ class ArrayContainer:
         self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy")
 
     def to_torch(self, device=None, keep_dims=False):
-        """Returns a new torch tensor with the contents, on `device` (default: the CPU)."""
+        """Returns a new torch tensor with the contents, on `device` (default: where the data lives)."""
         import torch
 
-        out = torch.empty(self._numpy_shape, dtype=self.dtype.torch)
+        if device is None:
+            kind, index = self._array.device
+            device = f"cuda:{index}" if kind == _DL_CUDA else "cpu"
+        device = torch.device(device)
+        if device.type not in ("cpu", "cuda"):
+            raise ValueError(f"to_torch(device=...) expects a CPU or CUDA device, but got {device}.")
+        # A tensor on the target device, filled by one copy: device data never takes a trip via the host.
+        out = torch.empty(self._numpy_shape, dtype=self.dtype.torch, device=device)
         import_dlpack(out).copy_from(self._array, "to_torch")
-        out = out.reshape(self._export_shape(keep_dims))
-        return out if device is None or torch.device(device).type == "cpu" else out.to(device)
+        return out.reshape(self._export_shape(keep_dims))
 
     def from_torch(self, tensor):
         """Copies a torch tensor of the same shape in (from any device)."""
@@ -104,7 +115,7 @@ class ArrayContainer:
             raise TypeError(f"from_torch() expects a torch.Tensor, but got {type(tensor).__name__}.")
         _source_dtype_check(tensor.dtype, self, "from_torch")
         tensor = tensor.detach().resolve_conj().resolve_neg()
-        if tensor.device.type != "cpu":
+        if tensor.device.type not in ("cpu", "cuda"):
             tensor = tensor.cpu()
         self._array.copy_from(import_dlpack(self._expand(tensor)), "from_torch")
 
@@ -121,6 +132,10 @@ class ArrayContainer:
             raise BufferError("quadrants exports its memory without copying; copy=True is not supported.")
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"Cannot export to device {dl_device}; the data lives on {self.__dlpack_device__()}.")
+        if stream is not None and stream not in (-1, 0, 1, 2) and self._array.device[0] == _DL_CUDA:
+            # The DLPack stream contract: the consumer's stream waits for our work (done on the legacy
+            # default stream), and the host never blocks.
+            _core.cuda_stream_wait(stream, 0, self._array.device[1])
         versioned = max_version is not None and max_version[0] >= 1
         if not versioned and not self._array.writable:
             raise BufferError("Cannot export read-only memory as a legacy DLPack capsule, which cannot mark "

@@ -24,7 +24,8 @@ gpu = Arch("gpu")  # resolved by init(): cuda when a device exists, else cpu wit
 class Config:
     """What qd.init() was given; kernels compiled afterwards use it."""
 
-    def __init__(self, arch, default_fp, default_ip, debug, fast_math, cpu_max_num_threads, device_id):
+    def __init__(self, arch, default_fp, default_ip, debug, fast_math, cpu_max_num_threads, device_id,
+                 cuda_properties=None):
         self.arch = arch
         self.default_fp = default_fp
         self.default_ip = default_ip
@@ -32,6 +33,11 @@ class Config:
         self.fast_math = fast_math
         self.cpu_max_num_threads = cpu_max_num_threads
         self.device_id = device_id
+        self.cuda_properties = cuda_properties  # sm_count, compute_capability, memory_pools
+
+    @property
+    def is_cuda(self):
+        return self.arch is cuda
 
 
 _config = None
@@ -40,17 +46,10 @@ _live_arrays = weakref.WeakSet()  # containers to release on reset()
 
 
 def _cuda_device_count():
-    """Number of CUDA devices the driver reports, 0 when there is no driver."""
-    import ctypes
+    """Number of CUDA devices the driver reports, 0 when CUDA is unusable."""
+    from . import _core
 
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    count = ctypes.c_int(0)
-    if lib.cuInit(0) != 0 or lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
+    return _core.cuda_device_count() if _core.cuda_status() == "" else 0
 
 
 def _resolve_arch(arch):
@@ -58,21 +57,20 @@ def _resolve_arch(arch):
         return cpu
     if arch is gpu:
         if _cuda_device_count() > 0:
-            return _require_cuda_backend()
+            return cuda
         warnings.warn("qd.gpu: no CUDA device found, falling back to qd.cpu.", RuntimeWarning, stacklevel=3)
         return cpu
     if arch is cuda:
-        return _require_cuda_backend()
+        from . import _core
+
+        status = _core.cuda_status()
+        if status:
+            raise RuntimeError(
+                f"qd.init(arch=qd.cuda): CUDA is not usable here: {status}. Use qd.cpu, or qd.gpu to fall back "
+                "to the CPU automatically."
+            )
+        return cuda
     raise ValueError(f"qd.init(arch=...) expects qd.cpu, qd.cuda or qd.gpu, but got {arch!r}.")
-
-
-def _require_cuda_backend():
-    if _cuda_device_count() == 0:
-        raise RuntimeError(
-            "qd.init(arch=qd.cuda): no CUDA driver (libcuda.so.1) or no CUDA device was found; "
-            "use qd.cpu, or qd.gpu to fall back to the CPU automatically."
-        )
-    raise RuntimeError("qd.init(arch=qd.cuda): the CUDA backend is not available in this build yet; use qd.cpu.")
 
 
 def init(
@@ -99,6 +97,8 @@ def init(
     from . import _core
 
     _core.set_num_threads(cpu_max_num_threads)
+    cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
+    _core.set_target("cuda" if resolved is cuda else "cpu", device_id)
     global _config
     _config = Config(
         resolved,
@@ -108,6 +108,7 @@ def init(
         bool(fast_math),
         cpu_max_num_threads,
         device_id,
+        cuda_properties,
     )
 
 

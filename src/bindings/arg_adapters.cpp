@@ -144,6 +144,7 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
     DLTensor tensor;
     if (api->dltensor_from_py_object_no_sync(obj, &tensor) != 0) throw nb::python_error();
     view = view_of_dltensor(tensor, true);
+    holder.exchange_api = api;
     return true;
   }
   if (PyObject_CheckBuffer(obj)) return view_from_buffer(obj, view, holder);
@@ -160,6 +161,8 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
     nb::object core = nb::module_::import_("quadrants._core").attr("Array").attr("from_dlpack")(capsule);
     view = nb::cast<const Array&>(core).view();
     holder.keep = core.release().ptr();
+    holder.from_cupy = std::string(Py_TYPE(obj)->tp_name).rfind("cupy", 0) == 0 ||
+                       describe_object(obj).rfind("cupy.", 0) == 0;
     return true;
   }
   return false;

@@ -15,7 +15,9 @@ namespace qd::bindings {
 struct ArgSlot {
   Py_buffer buffer;
   bool has_buffer;
-  PyObject* keep;  // owned reference (e.g. an imported DLPack array), or null
+  PyObject* keep;            // owned reference (e.g. an imported DLPack array), or null
+  const void* exchange_api;  // the DLPackExchangeAPI a torch tensor came through, for its stream
+  bool from_cupy;            // a CuPy array: CUDA launches use CuPy's current stream
 };
 
 // The slots of one launch; releases exactly the first n on scope exit.
@@ -25,6 +27,8 @@ class ArgSlots {
     for (size_t i = 0; i < n; ++i) {
       slots_[i].has_buffer = false;
       slots_[i].keep = nullptr;
+      slots_[i].exchange_api = nullptr;
+      slots_[i].from_cupy = false;
     }
   }
   ~ArgSlots() {
@@ -36,6 +40,7 @@ class ArgSlots {
   ArgSlots(const ArgSlots&) = delete;
   ArgSlots& operator=(const ArgSlots&) = delete;
   ArgSlot& operator[](size_t i) { return slots_[i]; }
+  const ArgSlot* data() const { return slots_; }
 
  private:
   size_t n_;

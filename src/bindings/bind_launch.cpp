@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "bindings/arg_adapters.h"
+#include "bindings/cuda_launch.h"
+#include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
 #include "runtime/launch.h"
@@ -74,28 +76,37 @@ class Launcher {
     uint64_t key[kMaxKernelArgs] = {};
     ArgSlots holders(n);
     for (size_t i = 0; i < n; ++i) {
-      if (params_[i].is_array) key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i]);
+      if (params_[i].is_array) key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i], nullptr);
     }
     return spec_tuple(key);
   }
 
   nb::object call(nb::args args, nb::kwargs kwargs) {
-    if (kwargs.size() != 0) return launch(bind_keywords(args, kwargs));
-    return launch(args);
+    if (kwargs.size() == 0) return launch(args, nullptr);
+    // qd_stream=<int> picks the CUDA stream explicitly (torch's cuda_stream, CuPy's ptr).
+    uintptr_t stream = 0;
+    bool has_stream = kwargs.contains("qd_stream");
+    if (has_stream) {
+      stream = nb::cast<uintptr_t>(kwargs["qd_stream"]);
+      PyDict_DelItemString(kwargs.ptr(), "qd_stream");
+    }
+    nb::tuple bound = kwargs.size() != 0 ? bind_keywords(args, kwargs) : nb::tuple(args);
+    return launch(bound, has_stream ? &stream : nullptr);
   }
 
  private:
-  nb::object launch(const nb::tuple& args) {
+  nb::object launch(const nb::tuple& args, const uintptr_t* explicit_stream) {
     if (fake_mode_depth > 0) return nb::none();
     size_t n = params_.size();
     if (args.size() != n) throw_arity(args.size());
     QdArg packed[kMaxKernelArgs];
     uint64_t key[kMaxKernelArgs];
     ArgSlots holders(n);
+    HostStaging staging;  // stays empty (no allocation) unless host arrays meet a CUDA kernel
     for (size_t i = 0; i < n; ++i) {
       const ParamSpec& p = params_[i];
       if (p.is_array) {
-        key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i]);
+        key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i], &staging);
       } else {
         key[i] = 0;
         pack_scalar(p, args[i].ptr(), packed[i]);
@@ -109,16 +120,34 @@ class Launcher {
     }
     size_t total = n;
     for (const std::shared_ptr<Array>& g : globals_) pack_view(g->view(), packed[total++]);
+    if (spec->cuda) return launch_on_cuda(*spec, packed, total, holders, staging, explicit_stream);
     QdArg ret{};
     {
       // Other Python threads may run while a kernel computes; the arguments stay alive through args.
       nb::gil_scoped_release release;
       run_entry(*spec, packed, &ret, default_thread_pool(), name_, arg_names_);
     }
-    if (!spec->returns) return nb::none();
-    if (is_float(*spec->returns)) return nb::float_(ret.scalar.f);
-    if (*spec->returns == DtypeCode::u1) return nb::bool_(ret.scalar.i != 0);
+    return return_value(spec->returns, ret);
+  }
+
+  static nb::object return_value(const std::optional<DtypeCode>& returns, const QdArg& ret) {
+    if (!returns) return nb::none();
+    if (is_float(*returns)) return nb::float_(ret.scalar.f);
+    if (*returns == DtypeCode::u1) return nb::bool_(ret.scalar.i != 0);
     return nb::int_(ret.scalar.i);
+  }
+
+  nb::object launch_on_cuda(const Specialization& spec, const QdArg* packed, size_t total, const ArgSlots& holders,
+                            HostStaging& staging, const uintptr_t* explicit_stream) {
+    int device = current_target().device;
+    CUstream stream = choose_stream(holders.data(), params_.size(), explicit_stream, device);
+    std::optional<QdArg> ret;
+    {
+      nb::gil_scoped_release release;
+      ret = launch_cuda(spec.cuda, packed, static_cast<int>(total), stream, device, arg_names_);
+    }
+    if (!staging.empty()) staging.copy_back(stream);
+    return ret ? return_value(spec.returns, *ret) : nb::none();
   }
 
   // Keyword arguments take this slower path: positions are resolved by parameter name.
@@ -181,7 +210,8 @@ class Launcher {
     }
   }
 
-  uint64_t pack_array(size_t i, PyObject* obj, QdArg& out, ArgSlot& holder) {
+  // staging: where host arrays go when the kernel runs on a GPU; null to refuse them (spec_of).
+  uint64_t pack_array(size_t i, PyObject* obj, QdArg& out, ArgSlot& holder, HostStaging* staging) {
     const ParamSpec& p = params_[i];
     ArrayView view;
     int element_ndim = 0;
@@ -219,12 +249,40 @@ class Launcher {
       throw ValueError(where(i) + ": expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
                        shape_text(view.shape, view.ndim) + ".");
     }
-    if (view.device.kind != DeviceId::Kind::cpu) {
+    place_on_target(i, view, element_ndim, staging);
+    pack_view(view, out);
+    return array_signature(view, element_ndim);
+  }
+
+  // Arrays must live where the kernel runs; host arrays meeting a CUDA kernel are staged.
+  void place_on_target(size_t i, ArrayView& view, int element_ndim, HostStaging* staging) {
+    const Target& target = current_target();
+    bool on_cuda = view.device.kind == DeviceId::Kind::cuda;
+    if (!target.cuda && on_cuda) {
       throw ValueError(where(i) + ": the array is on cuda:" + std::to_string(view.device.index) +
                        ", but the kernel runs on the CPU; move it with .cpu() or init with qd.cuda.");
     }
-    pack_view(view, out);
-    return array_signature(view, element_ndim);
+    if (target.cuda && on_cuda && view.device.index != target.device) {
+      throw ValueError(where(i) + ": the array is on cuda:" + std::to_string(view.device.index) +
+                       ", but the kernel runs on cuda:" + std::to_string(target.device) + ".");
+    }
+    if (target.cuda && !on_cuda) {
+      if (!staging) throw ValueError(where(i) + ": host arrays are copied in only when the kernel is called.");
+      warn_staging(i, view);
+      view = staging->stage(view, element_ndim, target.device);
+    }
+  }
+
+  void warn_staging(size_t i, const ArrayView& view) {
+    if (staging_warned_.size() < params_.size()) staging_warned_.resize(params_.size(), false);
+    if (staging_warned_[i]) return;
+    staging_warned_[i] = true;
+    int64_t bytes = view.size() * dtype_size(view.dtype);
+    std::string message = where(i) + " is in host memory but the kernel runs on cuda:" +
+                          std::to_string(current_target().device) + "; it is copied to the device and back on "
+                          "every call (" + std::to_string(bytes) + " bytes each way). Pass a CUDA tensor, a CuPy "
+                          "array or a qd.ndarray to avoid the copies.";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw nb::python_error();
   }
 
   // A qd vector/matrix container must have the annotation's element shape.
@@ -306,9 +364,17 @@ class Launcher {
       throw std::runtime_error("Kernel '" + name_ + "' cannot compile: it was garbage-collected or has no compile_fn.");
     }
     nb::object compiled = compile_fn_(spec, args);
-    auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
     Specialization entry;
     entry.key.assign(key, key + params_.size());
+    std::shared_ptr<const CudaCompiledKernel> cuda;
+    if (nb::try_cast(compiled, cuda)) {
+      entry.returns = cuda->returns;
+      entry.assert_messages = &cuda->assert_messages;
+      entry.cuda = cuda;
+      entry.keep = cuda;
+      return table_.add(std::move(entry));
+    }
+    auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
     entry.entry = kernel->entry;
     entry.returns = kernel->returns;
     entry.assert_messages = &kernel->assert_messages;
@@ -326,6 +392,7 @@ class Launcher {
   SpecializationTable table_;
   const Specialization* last_ = nullptr;
   std::vector<std::shared_ptr<Array>> globals_;
+  std::vector<bool> staging_warned_;  // per parameter: the host-staging warning was given
 };
 
 // compile_fn usually closes over the kernel object that owns this launcher: let the GC see the cycle.
@@ -349,6 +416,10 @@ PyType_Slot launcher_slots[] = {
 }  // namespace
 
 void bind_launch(nb::module_& m) {
+  m.def("set_target", [](const std::string& kind, int device) {
+    if (kind != "cpu" && kind != "cuda") throw ValueError("set_target(): kind must be 'cpu' or 'cuda'.");
+    current_target() = Target{kind == "cuda", device};
+  }, nb::arg("kind"), nb::arg("device") = 0, "Where kernels run from now on (qd.init calls this).");
   m.def("enter_fake_mode", [] { ++fake_mode_depth; }, "Kernels return without running until the matching exit.");
   m.def("exit_fake_mode", [] { --fake_mode_depth; });
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))

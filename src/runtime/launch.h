@@ -14,6 +14,8 @@
 
 namespace qd {
 
+struct CudaCompiledKernel;  // include/quadrants/cuda_jit.h
+
 inline constexpr int kMaxKernelArgs = 64;
 
 // What selects a specialization for one array argument: everything but its shape, packed in 64
@@ -27,6 +29,7 @@ struct Specialization {
   std::optional<DtypeCode> returns;
   const std::vector<std::string>* assert_messages = nullptr;  // owned by keep
   std::shared_ptr<const void> keep;
+  std::shared_ptr<const CudaCompiledKernel> cuda;  // set instead of entry on the CUDA target
 };
 
 // An inline compare: the key is a handful of words, not worth a call into libc.

@@ -125,7 +125,10 @@ class KernelDefinition:
 
         text, containers, line_sources = self.translate(spec, template_values)
         launcher.set_globals([c._array for c in containers])
+        config = _runtime.config()
         try:
+            if config.is_cuda:
+                return _core.compile_kernel_cuda(text, *config.cuda_properties["compute_capability"])
             return _core.compile_kernel(text)
         except _core.KernelUserError as exc:
             raise _located_error(exc, line_sources) from None
