@@ -232,6 +232,9 @@ class ExprTranslator:
             return fn()
         except ZeroDivisionError:
             raise self.fail("division by zero in a compile-time constant", kind="type") from None
+        except (ValueError, OverflowError) as exc:  # math.sqrt(-1.0), math.exp(1000.0) on constants
+            raise self.fail(f"evaluating this constant expression at compile time failed: {exc}", kind="type",
+                            hint="compute it from a kernel value to get NaN or inf at run time.") from None
 
 
 def element_indices(element_shape):

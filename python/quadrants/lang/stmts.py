@@ -56,7 +56,7 @@ class StmtTranslator(LoopTranslator):
             if isinstance(stmt, ast.Return):
                 return
             if self.ctx.done_flag and _contains_return(stmt):
-                self.guard_after_return(stmts[k + 1 :])
+                self.guard_after_return(stmts[k + 1 :], isinstance(stmt, (ast.For, ast.While)))
                 return
 
     def translate_block(self, stmts, scope=True):
@@ -329,9 +329,13 @@ class StmtTranslator(LoopTranslator):
         if self.in_runtime_loop():
             self.builder.emit("break")
 
-    def guard_after_return(self, rest):
-        """After a statement that may have returned: leave the loop, or skip the rest of the body."""
-        if not rest:
+    def guard_after_return(self, rest, after_loop):
+        """After a statement that may have returned: leave the loop, or skip the rest of the body.
+
+        After a loop inside a loop the check is needed even with nothing after it: the return's own
+        `break` only left the inner loop, and this one would run on.
+        """
+        if not rest and not (after_loop and self.in_runtime_loop()):
             return
         done = self.ctx.done_flag
         if self.in_runtime_loop():

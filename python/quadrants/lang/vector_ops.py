@@ -18,11 +18,25 @@ _FOLD_BINARY = {
     "and": lambda a, b: a and b, "or": lambda a, b: a or b,
 }
 
+
+def _round_half_away(x):
+    """qd.round of a constant as the generated code computes it (C's round): a float, halves away from 0.
+
+    Python's round() would give an int, which would make `v = qd.round(2.5)` an integer local.
+    """
+    whole = math.trunc(x)
+    if abs(x - whole) >= 0.5:
+        whole += 1 if x > 0 else -1
+    return math.copysign(float(whole), x)
+
+
+# round gives a float, as at run time: an int would fix a local declared from it to an integer type.
 _FOLD_UNARY = {
     "neg": operator.neg, "not": operator.not_, "bit_not": operator.invert, "sqrt": math.sqrt,
     "rsqrt": lambda x: 1.0 / math.sqrt(x), "sin": math.sin, "cos": math.cos, "tan": math.tan,
     "asin": math.asin, "acos": math.acos, "atan": math.atan, "tanh": math.tanh, "exp": math.exp,
-    "log": math.log, "abs": abs, "floor": math.floor, "ceil": math.ceil, "round": round,
+    "log": math.log, "abs": abs, "floor": math.floor, "ceil": math.ceil,
+    "round": _round_half_away,
 }
 
 

@@ -1,0 +1,91 @@
+# tests/python/test_kernel_review.py: regression tests for frontend bugs found by reading the code and by
+# tests/python/test_kernel_differential.py, and xfails for the ones in code this suite does not own.
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+
+@pytest.fixture(autouse=True)
+def cpu():
+    qd.init(arch=qd.cpu)
+    yield
+
+
+@qd.func
+def first_hit(a: qd.i32) -> qd.i32:
+    for i in range(1, 3):
+        for j in range(4):
+            for k in qd.static(range(1)):
+                if i + j != a:
+                    return a - i
+    return -1
+
+
+def test_return_from_a_nested_loop_leaves_every_enclosing_loop():
+    # The inner loop was the last statement of the outer one, and the outer loop ran on after the return.
+    @qd.kernel
+    def run(a: qd.i32) -> qd.i32:
+        return first_hit(a)
+
+    assert run(17) == 16
+    assert run(1) == 0
+
+
+def test_round_of_a_constant_is_a_float_rounded_like_the_runtime():
+    # Folding with Python's round() gave the int 2 (halves to even) where the runtime gives 3.0.
+    @qd.kernel
+    def k(h: qd.f32) -> qd.f32:
+        x = qd.math.round(2.5)
+        y = qd.math.round(h)
+        x = x + 0.25
+        return x - y
+
+    assert k(2.5) == 0.25
+
+
+@pytest.mark.xfail(reason="BUG: qd.floor/qd.ceil of a constant fold to a Python int (math.floor), so the "
+                          "local becomes i32; test_lang_ir.py::test_math_functions pins '(const int 2)', "
+                          "so the fix in lang/vector_ops.py _FOLD_UNARY waits for that test to change",
+                   strict=True)
+def test_floor_and_ceil_of_constants_are_floats():
+    @qd.kernel
+    def k() -> qd.f32:
+        x = qd.floor(2.5)
+        x = 0.75
+        return x + qd.ceil(0.25)
+
+    assert k() == 1.75
+
+
+def test_constant_math_domain_error_is_a_user_error():
+    @qd.kernel
+    def k() -> qd.f32:
+        return qd.sqrt(-1.0)
+
+    with pytest.raises(qd.QuadrantsTypeError, match="math domain error"):
+        k()
+
+
+@pytest.mark.xfail(reason="BUG: signed overflow is undefined in the generated C++ (no -fwrapv in "
+                          "src/jit/compiler.cpp flags), so -O3 folds (a + 1) > a to true", strict=True)
+def test_i32_addition_wraps_around():
+    @qd.kernel
+    def k(a: qd.i32) -> qd.i32:
+        return (a + 1) > a
+
+    assert k(2**31 - 1) == 0
+
+
+@pytest.mark.xfail(reason="BUG: signed overflow is undefined in the generated C++ (no -fwrapv), so "
+                          "(v + v) != 0 is folded to v != 0", strict=True)
+def test_i64_addition_wraps_in_logic():
+    @qd.kernel
+    def k(x: qd.types.ndarray(dtype=qd.i64, ndim=1), out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in x:
+            out[i] = (x[i] + x[i]) or (x[i] + x[i])
+
+    x = np.array([np.iinfo(np.int64).min, 3], dtype=np.int64)
+    out = np.zeros(2, dtype=np.int32)
+    k(x, out)
+    np.testing.assert_array_equal(out, [0, 1])
