@@ -16,6 +16,10 @@ class Arch:
         return f"qd.{self.name}"
 
 
+# QD_CHECK_CUDA=1: every kernel compiled for the CPU is also compiled for sm_90 with NVRTC, so a machine
+# without a GPU still catches CUDA code generation bugs (the test command sets it).
+CHECK_CUDA_CODEGEN = os.environ.get("QD_CHECK_CUDA") == "1"
+
 cpu = Arch("cpu")
 cuda = Arch("cuda")
 gpu = Arch("gpu")  # resolved by init(): cuda when a device exists, else cpu with a warning

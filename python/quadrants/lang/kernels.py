@@ -129,6 +129,8 @@ class KernelDefinition:
         try:
             if config.is_cuda:
                 return _core.compile_kernel_cuda(text, *config.cuda_properties["compute_capability"])
+            if _runtime.CHECK_CUDA_CODEGEN:  # CPU machines still compile-check the CUDA code
+                _core.compile_kernel_cuda(text, 9, 0)
             return _core.compile_kernel(text)
         except _core.KernelUserError as exc:
             raise _located_error(exc, line_sources) from None
