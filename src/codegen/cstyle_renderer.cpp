@@ -138,6 +138,10 @@ std::string CStyleRenderer::binary(const Binary& b) {
     default: break;
   }
   std::string text = "(" + x + " " + binary_symbol(b.op) + " " + y + ")";
+  // A C comparison is a bool; the IR says i32, and helpers like qd_max(int32_t, ...) need exactly that.
+  bool comparison = b.op == BinOp::eq || b.op == BinOp::ne || b.op == BinOp::lt || b.op == BinOp::le ||
+                    b.op == BinOp::gt || b.op == BinOp::ge;
+  if (comparison) return "(int32_t)" + text;
   // C promotes narrow operands to int; native-width results need no cast back.
   if (t == DtypeCode::i32 && b.a->type != DtypeCode::f16) return text;
   return is_native_width(t) && b.a->type == t ? text : wrap(t, text);

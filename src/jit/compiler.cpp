@@ -104,7 +104,8 @@ const std::string& cpu_identity() {
 }
 
 std::string compile_flags(bool fast_math) {
-  std::string flags = "-O3 -march=native -std=c++17 -shared -fPIC -fno-exceptions -fno-rtti -pipe";
+  // -fwrapv: Quadrants integers wrap around on overflow; without it -O3 assumes overflow never happens.
+  std::string flags = "-O3 -march=native -fwrapv -std=c++17 -shared -fPIC -fno-exceptions -fno-rtti -pipe";
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
   if (fast_math) {

@@ -44,10 +44,6 @@ def test_round_of_a_constant_is_a_float_rounded_like_the_runtime():
     assert k(2.5) == 0.25
 
 
-@pytest.mark.xfail(reason="BUG: qd.floor/qd.ceil of a constant fold to a Python int (math.floor), so the "
-                          "local becomes i32; test_lang_ir.py::test_math_functions pins '(const int 2)', "
-                          "so the fix in lang/vector_ops.py _FOLD_UNARY waits for that test to change",
-                   strict=True)
 def test_floor_and_ceil_of_constants_are_floats():
     @qd.kernel
     def k() -> qd.f32:
@@ -67,8 +63,6 @@ def test_constant_math_domain_error_is_a_user_error():
         k()
 
 
-@pytest.mark.xfail(reason="BUG: signed overflow is undefined in the generated C++ (no -fwrapv in "
-                          "src/jit/compiler.cpp flags), so -O3 folds (a + 1) > a to true", strict=True)
 def test_i32_addition_wraps_around():
     @qd.kernel
     def k(a: qd.i32) -> qd.i32:
@@ -77,8 +71,6 @@ def test_i32_addition_wraps_around():
     assert k(2**31 - 1) == 0
 
 
-@pytest.mark.xfail(reason="BUG: signed overflow is undefined in the generated C++ (no -fwrapv), so "
-                          "(v + v) != 0 is folded to v != 0", strict=True)
 def test_i64_addition_wraps_in_logic():
     @qd.kernel
     def k(x: qd.types.ndarray(dtype=qd.i64, ndim=1), out: qd.types.ndarray(dtype=qd.i32, ndim=1)):

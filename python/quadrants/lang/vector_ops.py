@@ -35,7 +35,10 @@ _FOLD_UNARY = {
     "neg": operator.neg, "not": operator.not_, "bit_not": operator.invert, "sqrt": math.sqrt,
     "rsqrt": lambda x: 1.0 / math.sqrt(x), "sin": math.sin, "cos": math.cos, "tan": math.tan,
     "asin": math.asin, "acos": math.acos, "atan": math.atan, "tanh": math.tanh, "exp": math.exp,
-    "log": math.log, "abs": abs, "floor": math.floor, "ceil": math.ceil,
+    "log": math.log, "abs": abs,
+    # floor/ceil keep a float a float (math.floor would turn 2.5 into the int 2 and retype the local).
+    "floor": lambda x: float(math.floor(x)) if isinstance(x, float) else x,
+    "ceil": lambda x: float(math.ceil(x)) if isinstance(x, float) else x,
     "round": _round_half_away,
 }
 
