@@ -184,3 +184,4 @@ class ArrayContainer:
 
 
 _core.register_container_type(ArrayContainer)  # kernels take these as arguments without a copy
+_core.register_numpy_type(np.ndarray)

@@ -78,6 +78,73 @@ bool dtype_from_format(const char* format, Py_ssize_t itemsize, DtypeCode& out) 
   return true;
 }
 
+// numpy's public struct layouts (numpy/ndarraytypes.h), stable from numpy 1.7 through 2.x for the
+// members read here. Reading them directly skips the buffer protocol's format string and bookkeeping.
+struct NumpyDescrFields {
+  PyObject_HEAD
+  PyTypeObject* typeobj;
+  char kind;
+  char type;
+  char byteorder;
+  char unused_flags;
+  int type_num;
+};
+
+struct NumpyArrayFields {
+  PyObject_HEAD
+  char* data;
+  int nd;
+  Py_ssize_t* dimensions;
+  Py_ssize_t* strides;  // bytes
+  PyObject* base;
+  NumpyDescrFields* descr;
+  int flags;
+};
+
+PyTypeObject* numpy_type = nullptr;
+constexpr int kNumpyWriteable = 0x0400;
+
+// numpy type numbers (NPY_BOOL ... NPY_DOUBLE, NPY_HALF) of the dtypes we support; LONG and
+// LONGLONG are both 64-bit on the platforms we build for.
+bool dtype_from_numpy(int type_num, DtypeCode& out) {
+  switch (type_num) {
+    case 0: out = DtypeCode::u1; return true;
+    case 1: out = DtypeCode::i8; return true;
+    case 2: out = DtypeCode::u8; return true;
+    case 3: out = DtypeCode::i16; return true;
+    case 4: out = DtypeCode::u16; return true;
+    case 5: out = DtypeCode::i32; return true;
+    case 6: out = DtypeCode::u32; return true;
+    case 7: case 9: out = DtypeCode::i64; return sizeof(long) == 8 || type_num == 9;
+    case 8: case 10: out = DtypeCode::u64; return sizeof(unsigned long) == 8 || type_num == 10;
+    case 11: out = DtypeCode::f32; return true;
+    case 12: out = DtypeCode::f64; return true;
+    case 23: out = DtypeCode::f16; return true;
+    default: return false;
+  }
+}
+
+// Exact numpy.ndarray of a native-order supported dtype with whole-element strides; anything else
+// (subclasses, byte-swapped, odd strides) returns false and takes the buffer protocol.
+bool view_from_numpy(PyObject* obj, ArrayView& view) {
+  auto* a = reinterpret_cast<NumpyArrayFields*>(obj);
+  if (a->nd > QD_MAX_NDIM || a->descr->byteorder == '>') return false;
+  DtypeCode dtype;
+  if (!dtype_from_numpy(a->descr->type_num, dtype)) return false;
+  int64_t itemsize = dtype_size(dtype);
+  for (int d = 0; d < a->nd; ++d) {
+    if (a->strides[d] % itemsize != 0) return false;
+    view.shape[d] = a->dimensions[d];
+    view.strides[d] = a->strides[d] / itemsize;
+  }
+  view.data = a->data;
+  view.dtype = dtype;
+  view.ndim = a->nd;
+  view.writable = (a->flags & kNumpyWriteable) != 0;
+  view.device = {};
+  return true;
+}
+
 bool view_from_buffer(PyObject* obj, ArrayView& view, ArgSlot& holder) {
   if (PyObject_GetBuffer(obj, &holder.buffer, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
@@ -110,6 +177,11 @@ bool view_from_buffer(PyObject* obj, ArrayView& view, ArgSlot& holder) {
 
 }  // namespace
 
+void register_numpy_type(nb::handle type) {
+  Py_XDECREF(reinterpret_cast<PyObject*>(numpy_type));
+  numpy_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
+}
+
 void register_container_type(nb::handle type) {
   Py_XDECREF(reinterpret_cast<PyObject*>(container_type));
   container_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
@@ -134,6 +206,7 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
     element_ndim = array.element_ndim();
     return true;
   }
+  if (Py_TYPE(obj) == numpy_type && view_from_numpy(obj, view)) return true;
   if (nb::isinstance<Array>(obj)) {
     const Array& array = nb::cast<const Array&>(nb::handle(obj));
     view = array.view();

@@ -52,6 +52,9 @@ class ArgSlots {
 // these; throws TypeError/ValueError for an array quadrants cannot use (e.g. complex dtype).
 bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder);
 
+// Registers numpy.ndarray, whose public struct layout gives the fastest path for numpy arguments.
+void register_numpy_type(nanobind::handle type);
+
 // Registers the Python base class of qd.field / qd.ndarray objects (they hold `_array`).
 void register_container_type(nanobind::handle type);
 
