@@ -1,41 +1,33 @@
 # python/quadrants/lang/source.py: a kernel's or func's parsed source, with positions mapped back to its file.
 import ast
-import inspect
-import textwrap
+import linecache
 
 from .errors import QuadrantsSyntaxError, QuadrantsTypeError
 
 
 class FunctionSource:
-    """The AST of one Python function; node positions are made absolute in the file.
+    """The AST of one Python function, taken from a parse of its whole file (cached per file).
 
-    Lines are shifted by the function's first line and columns by the indentation that dedent
-    removed, so every position reported to the user (and written into `loc`) is the file's own.
+    Positions are therefore the file's own, and finding the function costs a dictionary lookup once
+    the file is parsed; inspect.getsourcelines would tokenize the file again for every function.
     """
 
     def __init__(self, fn):
         self.fn = fn
-        self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        try:
-            lines, first_line = inspect.getsourcelines(fn)
-        except OSError as exc:
+        code = fn.__code__
+        self.filename = code.co_filename
+        found = _functions_in(self.filename).get((code.co_firstlineno, fn.__name__))
+        if found is None:
             raise QuadrantsSyntaxError(
                 f"The source of '{fn.__qualname__}' is not available, so it cannot be compiled as a kernel.",
                 self.filename,
                 hint="define kernels and funcs in a .py file, not in an interactive prompt or exec().",
-            ) from exc
-        self.file_lines = {first_line + k: text for k, text in enumerate(lines)}
-        raw = "".join(lines)
-        dedented = textwrap.dedent(raw)
-        indent = _indent_width(raw) - _indent_width(dedented)
-        tree = ast.parse(dedented)
-        for node in ast.walk(tree):
-            if hasattr(node, "lineno"):
-                node.lineno += first_line - 1
-                node.col_offset += indent
-        self.tree = tree.body[0]
+            )
+        self.tree, lines = found
         if not isinstance(self.tree, ast.FunctionDef):
             raise QuadrantsSyntaxError(f"'{fn.__qualname__}' is not a plain function definition.", self.filename)
+        first = code.co_firstlineno
+        self.file_lines = {line: lines[line - 1] for line in range(first, self.tree.end_lineno + 1)}
 
     def source_line(self, line):
         """The text of a file line, or '' when it lies outside this function."""
@@ -49,9 +41,23 @@ class FunctionSource:
         return cls(message, self.filename, line, col, self.source_line(line), hint)
 
 
-def _indent_width(text):
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return len(first) - len(first.lstrip())
+_files = {}  # filename -> {(first line, name): (FunctionDef node, the file's lines)}
+
+
+def _functions_in(filename):
+    """Every function definition of a file, keyed as code objects name them (co_firstlineno is the
+    line of the first decorator). Empty for sources that are not files (exec, the REPL)."""
+    found = _files.get(filename)
+    if found is None:
+        lines = linecache.getlines(filename)
+        found = {}
+        if lines:
+            for node in ast.walk(ast.parse("".join(lines), filename)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                    found[(first, node.name)] = (node, lines)
+        _files[filename] = found
+    return found
 
 
 _cache = {}
