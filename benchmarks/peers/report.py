@@ -37,6 +37,13 @@ WORKLOADS = {
 SCALE = {"us": 1e6, "ms": 1e3}
 
 
+def format_time(seconds: float, unit: str) -> str:
+    """Three significant digits in the workload's unit, or in seconds once that reads better."""
+    if seconds >= 1.0:
+        return f"{seconds:.3g} s"
+    return f"{seconds * SCALE[unit]:.3g} {unit}"
+
+
 def median(entry: dict) -> Optional[float]:
     """Median seconds of a workload's pooled samples, or None when it has no figure."""
     if entry.get("status") != "ok" or not entry.get("samples"):
@@ -93,7 +100,7 @@ def workload_table(meta: dict, store: dict, workload: str) -> list:
             lines.append(f"| {LABELS[name]} | {version} | {figure} | " + ("| " if moved else "") + "| | |")
             continue
         value = ratio(store, workload, name)
-        cells = [LABELS[name], version, f"{seconds * SCALE[unit]:.3g} {unit}"]
+        cells = [LABELS[name], version, format_time(seconds, unit)]
         if moved:
             cells.append(f"{moved / seconds / 1e9:.1f}")
         cells += [f"{value:.2f}" if value is not None else "—", verdict(value, name), str(len(entry["samples"]))]
@@ -109,7 +116,7 @@ def summary_table(meta: dict, store: dict) -> list:
     for workload in meta["workloads"]:
         _, _, unit, _ = WORKLOADS[workload]
         ours = medians(store, workload).get(US)
-        cells = [WORKLOADS[workload][0], f"{ours * SCALE[unit]:.3g} {unit}" if ours is not None else "not run"]
+        cells = [WORKLOADS[workload][0], format_time(ours, unit) if ours is not None else "not run"]
         for name in names:
             value = ratio(store, workload, name)
             seconds = medians(store, workload).get(name)
@@ -117,7 +124,7 @@ def summary_table(meta: dict, store: dict) -> list:
                 cells.append(f"{value:.2f}")
             else:
                 # no ratio without our figure; the peer's own median still informs
-                cells.append(f"({seconds * SCALE[unit]:.3g} {unit})" if seconds is not None else "—")
+                cells.append(f"({format_time(seconds, unit)})" if seconds is not None else "—")
         lines.append("| " + " | ".join(cells) + " |")
     return lines + [""]
 
