@@ -329,7 +329,25 @@ class Launcher {
       throw TypeError(where_scalar(p) + ": expected an integer for " + std::string(dtype_name(*p.dtype)) +
                       ", but got " + describe_object(obj) + ".");
     }
+    check_integer_range(p, v);
     out.scalar.i = v;
+  }
+
+  // A Python int that the parameter's type cannot hold would silently wrap: refuse it.
+  void check_integer_range(const ParamSpec& p, long long v) const {
+    int bits = dtype_size(*p.dtype) * 8;
+    if (*p.dtype == DtypeCode::u1 || bits == 64) {
+      if (*p.dtype == DtypeCode::u64 && v < 0) throw_range(p, v, "0", "2**64 - 1");
+      return;
+    }
+    long long low = is_signed(*p.dtype) ? -(1LL << (bits - 1)) : 0;
+    long long high = is_signed(*p.dtype) ? (1LL << (bits - 1)) - 1 : (1LL << bits) - 1;
+    if (v < low || v > high) throw_range(p, v, std::to_string(low), std::to_string(high));
+  }
+
+  [[noreturn]] void throw_range(const ParamSpec& p, long long v, const std::string& low, const std::string& high) const {
+    throw ValueError(where_scalar(p) + ": " + std::to_string(v) + " does not fit in " +
+                     std::string(dtype_name(*p.dtype)) + " (" + low + " to " + high + ").");
   }
 
   std::string where_scalar(const ParamSpec& p) const { return "Kernel '" + name_ + "' argument '" + p.name + "'"; }

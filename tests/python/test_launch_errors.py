@@ -292,3 +292,18 @@ def test_fields_used_by_a_kernel_after_reset_raise_runtime_error():
     qd.init(arch=qd.cpu)
     with pytest.raises(RuntimeError, match="freed by qd.reset"):
         bump()  # the field itself is gone; a new init does not bring it back
+
+
+def test_integer_scalars_that_do_not_fit_are_refused():
+    @qd.kernel
+    def store_small(out: qd.types.ndarray(), a: qd.i8, b: qd.u32) -> None:
+        out[0] = a
+        out[1] = b
+
+    out = np.zeros(2, dtype=np.int64)
+    store_small(out, -128, 2**32 - 1)
+    assert out.tolist() == [-128, 2**32 - 1]
+    with pytest.raises(ValueError, match=r"argument 'a': 300 does not fit in i8 \(-128 to 127\)"):
+        store_small(out, 300, 0)
+    with pytest.raises(ValueError, match=r"argument 'b': -1 does not fit in u32 \(0 to 4294967295\)"):
+        store_small(out, 0, -1)
