@@ -60,7 +60,7 @@ class Launcher {
     }
     globals_ = globals;
     arg_names_.resize(params_.size());
-    for (size_t i = 0; i < globals.size(); ++i) arg_names_.push_back("field #" + std::to_string(i));
+    for (size_t i = 0; i < globals.size(); ++i) arg_names_.push_back("field #" + std::to_string(i));  // until compiled
   }
 
   void clear() {
@@ -374,6 +374,11 @@ class Launcher {
     return nb::tuple(spec);
   }
 
+  // Error messages name fields by the parameter names the kernel IR gave them.
+  void name_globals(const std::vector<KernelParam>& params) {
+    for (size_t i = params_.size(); i < params.size() && i < arg_names_.size(); ++i) arg_names_[i] = params[i].name;
+  }
+
   // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel. It also
   // sees the arguments, to warn once about pitfalls (float64 mixed with float32, autograd).
   const Specialization& compile(const uint64_t* key, const nb::tuple& args) {
@@ -386,6 +391,7 @@ class Launcher {
     entry.key.assign(key, key + params_.size());
     std::shared_ptr<const CudaCompiledKernel> cuda;
     if (nb::try_cast(compiled, cuda)) {
+      name_globals(cuda->params);
       entry.returns = cuda->returns;
       entry.assert_messages = &cuda->assert_messages;
       entry.cuda = cuda;
@@ -393,6 +399,7 @@ class Launcher {
       return table_.add(std::move(entry));
     }
     auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
+    name_globals(kernel->params);
     entry.entry = kernel->entry;
     entry.returns = kernel->returns;
     entry.assert_messages = &kernel->assert_messages;

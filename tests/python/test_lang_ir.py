@@ -382,7 +382,7 @@ def test_fields_are_global_array_params_appended_after_user_params():
             velocity[i] = qd.Vector([0.0, 1.0])
 
     params = header(k, scalar("f32"))["params"]
-    assert params == "(params (scalar scale f32) (array _g0 f32 2 () 1 1) (array _g1 f32 1 (2) 1 1))"
+    assert params == "(params (scalar scale f32) (array temperature f32 2 () 1 1) (array velocity f32 1 (2) 1 1))"
     stmts = body(k, scalar("f32"))
     assert stmts[0].startswith("(parallel_for (i j) ((const int 8) (const int 8))")
     assert stmts[1].startswith("(parallel_for (i_1) ((const int 8))")

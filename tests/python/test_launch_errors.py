@@ -307,3 +307,16 @@ def test_integer_scalars_that_do_not_fit_are_refused():
         store_small(out, 300, 0)
     with pytest.raises(ValueError, match=r"argument 'b': -1 does not fit in u32 \(0 to 4294967295\)"):
         store_small(out, 0, -1)
+
+
+def test_debug_bounds_errors_name_the_field_by_its_python_name():
+    qd.init(arch=qd.cpu, debug=True)
+    temperature = qd.field(qd.f32, shape=4)
+
+    @qd.kernel
+    def heat(n: qd.i32) -> None:
+        for i in range(n):
+            temperature[i] = 1.0
+
+    with pytest.raises(IndexError, match=r"Kernel 'heat': index \(4,\) is out of bounds for 'temperature' of shape \(4,\)"):
+        heat(5)

@@ -98,15 +98,15 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
         """A free name of the function: closure, then globals, then Python's builtins; captured by value."""
         for table in (self.ctx.closure, self.ctx.globals, _py_builtins.__dict__):
             if name in table:
-                return self.capture(table[name])
+                return self.capture(table[name], name)
         raise self.fail(f"name '{name}' is not defined", kind="syntax")
 
-    def capture(self, value):
+    def capture(self, value, py_name=None):
         """Turns a Python value seen by a kernel into a translated value (fields become globals)."""
         if isinstance(value, np.generic) and value.ndim == 0:
             return value.item()
         if hasattr(value, "_array") and hasattr(value, "_element_shape"):
-            return self.global_array(value)
+            return self.global_array(value, py_name)
         import quadrants
 
         if isinstance(value, quadrants.Matrix):
@@ -114,10 +114,11 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
             return VectorValue([x.item() for x in values.reshape(-1)], values.shape)
         return value
 
-    def global_array(self, container):
+    def global_array(self, container, py_name=None):
         ref = self.global_refs.get(id(container))
         if ref is None:
-            name = self.names.fresh(f"_g{len(self.globals)}")
+            # Named after the Python global where there is one, so bounds errors name the field.
+            name = self.names.fresh(py_name or f"_g{len(self.globals)}")
             ref = ArrayRef(
                 name, container.dtype.name, len(container.shape), container._element_shape,
                 static_shape=tuple(container.shape), label=name,
