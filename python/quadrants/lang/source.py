@@ -21,6 +21,7 @@ class FunctionSource:
             raise QuadrantsSyntaxError(
                 f"The source of '{fn.__qualname__}' is not available, so it cannot be compiled as a kernel.",
                 self.filename,
+                code.co_firstlineno,
                 hint="define kernels and funcs in a .py file, not in an interactive prompt or exec().",
             )
         self.tree, lines = found
