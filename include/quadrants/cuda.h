@@ -60,6 +60,9 @@ void copy_view_cuda(const ArrayView& dst, const ArrayView& src, CUstream stream)
 // Waits on the host until everything enqueued on stream (of device_id's primary context) is done.
 void cuda_synchronize(CUstream stream, int device_id = 0);
 
+// Waits on the host until all work on every stream of device_id's primary context is done (qd.sync()).
+void cuda_synchronize_device(int device_id = 0);
+
 // Makes later work on consumer wait for the work enqueued on producer so far, with an event; the
 // host never blocks (the DLPack stream contract). A no-op when both are the same stream.
 void make_stream_wait(CUstream consumer, CUstream producer, int device_id = 0);

@@ -126,6 +126,14 @@ def reset():
     _generation += 1
 
 
+def sync():
+    """Waits until every kernel launched so far has finished (CPU kernels are already synchronous)."""
+    if _config is not None and _config.is_cuda:
+        from . import _core
+
+        _core.cuda_synchronize_device(_config.device_id)
+
+
 def config():
     """The current configuration; initializes with defaults (qd.cpu) on first use."""
     if _config is None:

@@ -46,6 +46,10 @@ void bind_cuda(nb::module_& m) {
     nb::gil_scoped_release release;
     cuda_synchronize(stream_of(stream), device_id);
   }, nb::arg("stream") = 0, nb::arg("device_id") = 0);
+  m.def("cuda_synchronize_device", [](int device_id) {
+    nb::gil_scoped_release release;
+    cuda_synchronize_device(device_id);
+  }, nb::arg("device_id") = 0, "Waits for all work on every stream of the device.");
   m.def("cuda_stream_wait", [](uintptr_t consumer, uintptr_t producer, int device_id) {
     make_stream_wait(stream_of(consumer), stream_of(producer), device_id);
   }, nb::arg("consumer"), nb::arg("producer"), nb::arg("device_id") = 0,

@@ -255,3 +255,11 @@ def test_importing_dlpack_producers_does_not_leak():
             del wrapped
 
     assert _rss_growth(churn, 10_000) < LEAK_TOLERANCE
+
+
+def test_sync_returns_after_cpu_kernels():
+    qd.init(arch=qd.cpu)
+    f = qd.field(qd.i32, shape=3)
+    f.fill(2)
+    qd.sync()  # CPU kernels and copies are synchronous: a no-op that must not fail
+    assert f.to_numpy().tolist() == [2, 2, 2]

@@ -18,6 +18,11 @@ void cuda_synchronize(CUstream stream, int device_id) {
   cuda::check(cuda::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
 }
 
+void cuda_synchronize_device(int device_id) {
+  cuda::make_current(device_id);
+  cuda::check(cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
 void make_stream_wait(CUstream consumer, CUstream producer, int device_id) {
   if (consumer == producer) return;
   const cuda::Device& dev = cuda::make_current(device_id);
