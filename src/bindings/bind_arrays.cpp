@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "quadrants/array.h"
@@ -33,9 +34,16 @@ void delete_unconsumed_legacy(PyObject* capsule) {
 }
 
 nb::object to_dlpack(const Array& array, bool versioned) {
-  PyObject* capsule = versioned
-      ? PyCapsule_New(export_dlpack_versioned(array), kVersionedName, delete_unconsumed_versioned)
-      : PyCapsule_New(export_dlpack_legacy(array), kLegacyName, delete_unconsumed_legacy);
+  PyObject* capsule = nullptr;
+  if (versioned) {
+    DLManagedTensorVersioned* managed = export_dlpack_versioned(array);
+    capsule = PyCapsule_New(managed, kVersionedName, delete_unconsumed_versioned);
+    if (!capsule) managed->deleter(managed);  // nobody else will
+  } else {
+    DLManagedTensor* managed = export_dlpack_legacy(array);
+    capsule = PyCapsule_New(managed, kLegacyName, delete_unconsumed_legacy);
+    if (!capsule) managed->deleter(managed);
+  }
   if (!capsule) throw nb::python_error();
   return nb::steal(capsule);
 }
@@ -100,46 +108,60 @@ nb::object read_scalar(const ArrayView& view, int64_t offset) {
   return nb::int_(load_as<int64_t>(view.dtype, DtypeCode::i64, ptr));
 }
 
-// Encodes a Python bool/int/float as one host element of `dtype` (C casts, as Quadrants).
+[[noreturn]] void throw_does_not_fit(DtypeCode dtype, nb::handle value) {
+  throw ValueError(std::string(nb::repr(value).c_str()) + " does not fit in " + std::string(dtype_name(dtype)) +
+                   "; storing it would wrap around or be undefined.");
+}
+
+// Whether the integer value (u64 when is_u64) is in dtype's range; floats and bool take any.
+bool integer_fits(DtypeCode dtype, int64_t i, bool is_u64) {
+  if (is_float(dtype) || dtype == DtypeCode::u1) return true;
+  if (is_u64) return dtype == DtypeCode::u64;
+  int bits = dtype_size(dtype) * 8;
+  if (!is_signed(dtype)) return i >= 0 && (bits == 64 || i <= (int64_t(1) << bits) - 1);
+  return bits == 64 || (i >= -(int64_t(1) << (bits - 1)) && i <= (int64_t(1) << (bits - 1)) - 1);
+}
+
+// Encodes a Python number (int, float, bool, numpy scalar, 0-d array) as one host element of dtype.
+// Integers must fit the dtype; floats stored into integer arrays truncate toward zero and must fit too.
 void encode_scalar(DtypeCode dtype, char* ptr, nb::handle value) {
-  ArrayView view{ptr, dtype, 0, {}, {}, {}, true};
-  ArrayView src;
-  double f = 0;
+  PyObject* obj = value.ptr();
+  ArrayView dst{ptr, dtype, 0, {}, {}, {}, true};
   int64_t i = 0;
-  if (PyFloat_Check(value.ptr())) {
-    f = nb::cast<double>(value);
-    src = ArrayView{&f, DtypeCode::f64, 0, {}, {}, {}, true};
-  } else if (PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
+  double f = 0;
+  bool is_u64 = false;
+  if (PyLong_Check(obj) || (!PyFloat_Check(obj) && PyIndex_Check(obj))) {  // numpy ints have __index__
+    nb::object index = nb::steal(PyNumber_Index(obj));
+    if (!index.is_valid()) throw nb::python_error();
     int overflow = 0;
-    i = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-    if (overflow > 0) {  // above int64: only u64 can hold it
-      uint64_t u = PyLong_AsUnsignedLongLong(value.ptr());
-      if (PyErr_Occurred() || view.dtype != DtypeCode::u64) {
+    i = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow > 0) {
+      uint64_t u = PyLong_AsUnsignedLongLong(index.ptr());
+      if (PyErr_Occurred()) {
         PyErr_Clear();
-        throw ValueError("The integer " + std::string(nb::repr(value).c_str()) + " does not fit in " +
-                         std::string(dtype_name(view.dtype)) + ".");
+        throw_does_not_fit(dtype, value);
       }
       std::memcpy(&i, &u, sizeof i);
-      src = ArrayView{&i, DtypeCode::u64, 0, {}, {}, {}, true};
+      is_u64 = true;
     } else if (overflow < 0) {
-      throw ValueError("The integer " + std::string(nb::repr(value).c_str()) + " does not fit in " +
-                       std::string(dtype_name(view.dtype)) + ".");
-    } else {
-      src = ArrayView{&i, DtypeCode::i64, 0, {}, {}, {}, true};
+      throw_does_not_fit(dtype, value);
     }
-  } else if (PyNumber_Check(value.ptr()) && PyObject_HasAttrString(value.ptr(), "__float__")) {
-    f = nb::cast<double>(nb::float_(value));  // numpy scalars and 0-d arrays
-    src = ArrayView{&f, DtypeCode::f64, 0, {}, {}, {}, true};
+  } else if (PyFloat_Check(obj) || (PyNumber_Check(obj) && PyObject_HasAttrString(obj, "__float__"))) {
+    f = PyFloat_AsDouble(obj);
+    if (f == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    if (is_float(dtype) || dtype == DtypeCode::u1) {
+      copy_view(dst, ArrayView{&f, DtypeCode::f64, 0, {}, {}, {}, true});
+      return;
+    }
+    double whole = std::trunc(f);  // C's conversion, which is only defined when the result fits
+    if (!(whole >= -9223372036854775808.0 && whole < 9223372036854775808.0)) throw_does_not_fit(dtype, value);
+    i = static_cast<int64_t>(whole);
   } else {
-    throw TypeError("Expected a number to store into a " + std::string(dtype_name(view.dtype)) +
-                    " array, but got " + std::string(nb::type_name(value.type()).c_str()) + ".");
+    throw TypeError("Expected a number to store into a " + std::string(dtype_name(dtype)) + " array, but got " +
+                    std::string(nb::type_name(value.type()).c_str()) + ".");
   }
-  ArrayView dst{ptr, view.dtype, 0, {}, {}, {}, true};
-  if (is_integral(view.dtype) && src.dtype == DtypeCode::f64) {
-    i = static_cast<int64_t>(f);  // C truncation, not a same_kind error: this is one scalar
-    src = ArrayView{&i, DtypeCode::i64, 0, {}, {}, {}, true};
-  }
-  copy_view(dst, src);
+  if (!integer_fits(dtype, i, is_u64)) throw_does_not_fit(dtype, value);
+  copy_view(dst, ArrayView{&i, is_u64 ? DtypeCode::u64 : DtypeCode::i64, 0, {}, {}, {}, true});
 }
 
 void fill(Array& array, nb::handle value) {

@@ -23,7 +23,7 @@ namespace {
 
 // While tracing a torch op with fake tensors (torch.compile, torch.library.opcheck), kernels only
 // need to exist, not run: the op's Python body allocates its outputs and the kernels are skipped.
-int fake_mode_depth = 0;  // guarded by the GIL
+thread_local int fake_mode_depth = 0;  // per thread: tracing in one thread must not skip another's kernels
 
 struct ParamSpec {
   bool is_array = false;
@@ -53,17 +53,17 @@ class Launcher {
   Launcher(const Launcher&) = delete;  // owns compiled specializations
   Launcher& operator=(const Launcher&) = delete;
 
+  // Called by compile_fn: the fields of the variant being compiled.
   void set_globals(const std::vector<std::shared_ptr<Array>>& globals) {
     if (params_.size() + globals.size() > kMaxKernelArgs) {
       throw ValueError("Kernel '" + name_ + "' uses too many fields and arguments (at most " +
                        std::to_string(kMaxKernelArgs) + ").");
     }
-    globals_ = globals;
-    arg_names_.resize(params_.size());
-    for (size_t i = 0; i < globals.size(); ++i) arg_names_.push_back("field #" + std::to_string(i));  // until compiled
+    pending_globals_ = globals;
   }
 
   void clear() {
+    std::unique_lock<std::shared_mutex> no_kernel_running(launch_gate());  // variants own loaded code
     table_.clear();
     last_ = nullptr;
   }
@@ -119,13 +119,13 @@ class Launcher {
       last_ = spec;
     }
     size_t total = n;
-    for (const std::shared_ptr<Array>& g : globals_) pack_view(g->view(), packed[total++]);
+    for (const std::shared_ptr<Array>& g : spec->globals) pack_view(g->view(), packed[total++]);
     if (spec->cuda) return launch_on_cuda(*spec, packed, total, holders, staging, explicit_stream);
     QdArg ret{};
     {
       // Other Python threads may run while a kernel computes; the arguments stay alive through args.
       nb::gil_scoped_release release;
-      run_entry(*spec, packed, &ret, default_thread_pool(), name_, arg_names_);
+      run_entry(*spec, packed, &ret, name_, spec->arg_names);
     }
     return return_value(spec->returns, ret);
   }
@@ -134,6 +134,7 @@ class Launcher {
     if (!returns) return nb::none();
     if (is_float(*returns)) return nb::float_(ret.scalar.f);
     if (*returns == DtypeCode::u1) return nb::bool_(ret.scalar.i != 0);
+    if (*returns == DtypeCode::u64) return nb::int_(static_cast<uint64_t>(ret.scalar.i));
     return nb::int_(ret.scalar.i);
   }
 
@@ -144,7 +145,7 @@ class Launcher {
     std::optional<QdArg> ret;
     {
       nb::gil_scoped_release release;
-      ret = launch_cuda(spec.cuda, packed, static_cast<int>(total), stream, device, arg_names_);
+      ret = launch_cuda(spec.cuda, packed, static_cast<int>(total), stream, device, spec.arg_names);
     }
     if (!staging.empty()) staging.copy_back(stream);
     return ret ? return_value(spec.returns, *ret) : nb::none();
@@ -249,6 +250,11 @@ class Launcher {
       throw ValueError(where(i) + ": expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
                        shape_text(view.shape, view.ndim) + ".");
     }
+    if (reinterpret_cast<uintptr_t>(view.data) % dtype_size(view.dtype) != 0) {
+      throw ValueError(where(i) + ": the array's data is not aligned to its " +
+                       std::to_string(dtype_size(view.dtype)) + "-byte elements; pass an aligned copy "
+                       "(e.g. np.ascontiguousarray(x) or x.copy()).");
+    }
     place_on_target(i, view, element_ndim, staging);
     pack_view(view, out);
     return array_signature(view, element_ndim);
@@ -324,7 +330,12 @@ class Launcher {
       }
       PyErr_Clear();
     }
-    if ((v == -1 && PyErr_Occurred()) || overflow) {
+    if (overflow) {
+      PyErr_Clear();
+      throw ValueError(where_scalar(p) + ": " + std::string(nb::str(obj).c_str()) + " does not fit in " +
+                       std::string(dtype_name(*p.dtype)) + ".");
+    }
+    if (v == -1 && PyErr_Occurred()) {
       PyErr_Clear();
       throw TypeError(where_scalar(p) + ": expected an integer for " + std::string(dtype_name(*p.dtype)) +
                       ", but got " + describe_object(obj) + ".");
@@ -374,9 +385,13 @@ class Launcher {
     return nb::tuple(spec);
   }
 
-  // Error messages name fields by the parameter names the kernel IR gave them.
-  void name_globals(const std::vector<KernelParam>& params) {
-    for (size_t i = params_.size(); i < params.size() && i < arg_names_.size(); ++i) arg_names_[i] = params[i].name;
+  // The variant's fields (from compile_fn's set_globals) and its argument names: error messages name
+  // fields by the parameter names the kernel IR gave them.
+  void attach_globals(Specialization& entry, const std::vector<KernelParam>& params) {
+    entry.globals = std::move(pending_globals_);
+    pending_globals_.clear();
+    entry.arg_names = arg_names_;
+    for (size_t i = params_.size(); i < params.size(); ++i) entry.arg_names.push_back(params[i].name);
   }
 
   // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel. It also
@@ -391,7 +406,7 @@ class Launcher {
     entry.key.assign(key, key + params_.size());
     std::shared_ptr<const CudaCompiledKernel> cuda;
     if (nb::try_cast(compiled, cuda)) {
-      name_globals(cuda->params);
+      attach_globals(entry, cuda->params);
       entry.returns = cuda->returns;
       entry.assert_messages = &cuda->assert_messages;
       entry.cuda = cuda;
@@ -399,7 +414,7 @@ class Launcher {
       return table_.add(std::move(entry));
     }
     auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
-    name_globals(kernel->params);
+    attach_globals(entry, kernel->params);
     entry.entry = kernel->entry;
     entry.returns = kernel->returns;
     entry.assert_messages = &kernel->assert_messages;
@@ -416,7 +431,7 @@ class Launcher {
   nb::object compile_fn_;
   SpecializationTable table_;
   const Specialization* last_ = nullptr;
-  std::vector<std::shared_ptr<Array>> globals_;
+  std::vector<std::shared_ptr<Array>> pending_globals_;  // set by compile_fn, taken by the new variant
   std::vector<bool> staging_warned_;  // per parameter: the host-staging warning was given
 };
 

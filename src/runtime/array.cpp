@@ -9,6 +9,7 @@
 #include <string>
 
 #include "quadrants/errors.h"
+#include "runtime/launch.h"
 
 namespace qd {
 namespace {
@@ -76,7 +77,14 @@ std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>
     }
   }
   fill_contiguous_strides(view);
-  std::shared_ptr<void> owner = allocate_host(static_cast<size_t>(view.size()) * dtype_size(dtype));
+  int64_t bytes = dtype_size(dtype);
+  for (int d = 0; d < view.ndim; ++d) {
+    if (__builtin_mul_overflow(bytes, view.shape[d], &bytes) || bytes > (int64_t(1) << 62)) {
+      throw ValueError("An array of shape " + shape_text(view.shape, view.ndim) + " and dtype " +
+                       std::string(dtype_name(dtype)) + " is too large to address.");
+    }
+  }
+  std::shared_ptr<void> owner = allocate_host(static_cast<size_t>(bytes));
   view.data = owner.get();
   return std::shared_ptr<Array>(new Array(view, static_cast<int>(element_shape.size()), std::move(owner)));
 }
@@ -100,6 +108,7 @@ const std::shared_ptr<void>& Array::owner() const {
 }
 
 void Array::release() {
+  std::unique_lock<std::shared_mutex> no_kernel_running(launch_gate());  // a running kernel may use it
   owner_.reset();
   view_.data = nullptr;
   released_ = true;

@@ -35,12 +35,21 @@ const Specialization& SpecializationTable::add(Specialization spec) {
   return *entries_.back();
 }
 
-void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, ThreadPool& pool,
-               const std::string& kernel, const std::vector<std::string>& arg_names) {
+std::shared_mutex& launch_gate() {
+  static std::shared_mutex gate;
+  return gate;
+}
+
+void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, const std::string& kernel,
+               const std::vector<std::string>& arg_names) {
   QdKernelError error{};
   int32_t error_flag = 0;
-  QdLaunchContext ctx{&pool, &ThreadPool::parallel_for_callback, &error, &error_flag};
-  spec.entry(args, &ctx, ret);
+  {
+    // The pool is looked up under the gate: set_num_threads replaces it only when no kernel runs.
+    std::shared_lock<std::shared_mutex> running(launch_gate());
+    QdLaunchContext ctx{&default_thread_pool(), &ThreadPool::parallel_for_callback, &error, &error_flag};
+    spec.entry(args, &ctx, ret);
+  }
   if (error_flag == 0) return;
   if (error.code == 2) {
     const std::vector<std::string>* messages = spec.assert_messages;
@@ -52,6 +61,8 @@ void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, Thread
   std::string name = error.arg_index >= 0 && error.arg_index < static_cast<int>(arg_names.size())
                          ? "'" + arg_names[error.arg_index] + "'"
                          : "#" + std::to_string(error.arg_index);
+  QD_ASSERT(error.arg_index >= 0 && error.arg_index < static_cast<int>(arg_names.size()),
+            "run_entry(): a kernel reported a bounds error on an argument it does not have");
   const QdArg& arg = args[error.arg_index];
   message << "Kernel '" << kernel << "': index (";
   for (int d = 0; d < error.ndim; ++d) message << (d ? ", " : "") << error.index[d];

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct Specialization {
   const std::vector<std::string>* assert_messages = nullptr;  // owned by keep
   std::shared_ptr<const void> keep;
   std::shared_ptr<const CudaCompiledKernel> cuda;  // set instead of entry on the CUDA target
+  // Fields the variant was compiled against (appended after the arguments), and every argument's
+  // name for error messages: both belong to the variant, since a field rebound to another dtype
+  // compiles a new variant while old ones stay in the table.
+  std::vector<std::shared_ptr<Array>> globals;
+  std::vector<std::string> arg_names;
 };
 
 // An inline compare: the key is a handful of words, not worth a call into libc.
@@ -51,10 +57,14 @@ class SpecializationTable {
   std::vector<std::unique_ptr<Specialization>> entries_;  // stable addresses
 };
 
-// Runs a specialization over args on the pool. A bounds error reported by the kernel becomes an
+// Launches hold this shared while a kernel runs; freeing memory a kernel may use (qd.reset(),
+// dropping compiled variants, resizing the pool) takes it exclusively, so it waits for them.
+std::shared_mutex& launch_gate();
+
+// Runs a specialization over args on the default thread pool. A bounds error reported by the kernel becomes an
 // IndexError naming the kernel, the argument (arg_names[i], or "#i"), the index and the shape; a
 // failed qd assert becomes an AssertionError with its message.
-void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, ThreadPool& pool,
-               const std::string& kernel, const std::vector<std::string>& arg_names);
+void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, const std::string& kernel,
+               const std::vector<std::string>& arg_names);
 
 }  // namespace qd

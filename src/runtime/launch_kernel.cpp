@@ -77,7 +77,7 @@ QdArg launch_kernel(const CompiledKernel& kernel, const std::vector<KernelArg>& 
   spec.returns = kernel.returns;
   spec.assert_messages = &kernel.assert_messages;
   QdArg ret{};
-  run_entry(spec, packed, &ret, default_thread_pool(), kernel.name, names);
+  run_entry(spec, packed, &ret, kernel.name, names);
   return ret;
 }
 

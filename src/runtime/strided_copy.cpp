@@ -1,6 +1,7 @@
 // src/runtime/strided_copy.cpp: elementwise copy between strided views with dtype conversion.
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "quadrants/array.h"
 #include "quadrants/errors.h"
@@ -100,6 +101,24 @@ void dispatch_dtype(DtypeCode code, F&& f) {
   QD_ASSERT(false, "dispatch_dtype(): unknown dtype");
 }
 
+// The [first, last) bytes a view can touch.
+std::pair<const char*, const char*> byte_range(const ArrayView& view) {
+  const char* base = static_cast<const char*>(view.data);
+  int64_t low = 0, high = 0;
+  for (int d = 0; d < view.ndim; ++d) {
+    int64_t reach = (view.shape[d] - 1) * view.strides[d];
+    (reach < 0 ? low : high) += reach;
+  }
+  int64_t size = dtype_size(view.dtype);
+  return {base + low * size, base + (high + 1) * size};
+}
+
+bool overlaps(const ArrayView& a, const ArrayView& b) {
+  auto [a_first, a_last] = byte_range(a);
+  auto [b_first, b_last] = byte_range(b);
+  return a_first < b_last && b_first < a_last;
+}
+
 }  // namespace
 
 void copy_view(const ArrayView& dst, const ArrayView& src) {
@@ -110,6 +129,15 @@ void copy_view(const ArrayView& dst, const ArrayView& src) {
   if (n == 0) return;
   if (dst.dtype == src.dtype && dst.is_contiguous() && src.is_contiguous()) {
     std::memmove(dst.data, src.data, static_cast<size_t>(n) * dtype_size(dst.dtype));
+    return;
+  }
+  if (overlaps(dst, src)) {  // e.g. x.from_numpy(view of x reversed): read everything before writing
+    std::shared_ptr<void> staging = allocate_host(static_cast<size_t>(n) * dtype_size(src.dtype));
+    ArrayView copy = src;
+    copy.data = staging.get();
+    fill_contiguous_strides(copy);
+    copy_view(copy, src);
+    copy_view(dst, copy);
     return;
   }
   Plan plan = make_plan(dst, src);

@@ -1,8 +1,11 @@
 // src/runtime/thread_pool.cpp: a persistent pool with one shared job and dynamic chunk claiming.
 #include "quadrants/thread_pool.h"
 
+#include "runtime/launch.h"
+
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 namespace qd {
 
@@ -88,15 +91,18 @@ std::unique_ptr<ThreadPool>& pool_slot() {
 }  // namespace
 
 ThreadPool& default_thread_pool() {
-  std::unique_ptr<ThreadPool>& pool = pool_slot();
-  if (!pool) pool = std::make_unique<ThreadPool>(0);
-  return *pool;
+  static std::once_flag created;  // two first launches on different threads must not both create it
+  std::call_once(created, [] {
+    if (!pool_slot()) pool_slot() = std::make_unique<ThreadPool>(0);
+  });
+  return *pool_slot();
 }
 
 void set_num_threads(int num_threads) {
   std::unique_ptr<ThreadPool>& pool = pool_slot();
   int wanted = num_threads > 0 ? num_threads : std::max(1u, std::thread::hardware_concurrency());
   if (pool && pool->num_threads() == wanted) return;
+  std::unique_lock<std::shared_mutex> no_kernel_running(launch_gate());
   pool = std::make_unique<ThreadPool>(wanted);
 }
 

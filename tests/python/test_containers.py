@@ -221,8 +221,8 @@ def test_numpy_integers_are_valid_indices():
 @pytest.mark.parametrize(
     "dtype, stored, read",
     [
-        (qd.i8, 300, 44),  # wraps like a C cast
-        (qd.i32, 2.9, 2),
+        (qd.i8, -128, -128),
+        (qd.i32, 2.9, 2),  # floats truncate toward zero, like a C cast
         (qd.u8, 255, 255),
         (qd.u1, 1, True),
         (qd.f16, 1e6, float("inf")),
@@ -234,6 +234,29 @@ def test_element_writes_convert_like_c(dtype, stored, read):
     x = qd.ndarray(dtype, shape=1)
     x[0] = stored
     assert x[0] == read
+
+
+@pytest.mark.parametrize(
+    "dtype, stored",
+    [(qd.i8, 300), (qd.u8, -1), (qd.i32, 2**40), (qd.u64, -1), (qd.i32, float("nan")), (qd.i64, 1e20)],
+)
+def test_element_writes_that_do_not_fit_are_refused(dtype, stored):
+    x = qd.ndarray(dtype, shape=1)
+    with pytest.raises(ValueError, match=f"does not fit in {dtype.name}"):
+        x[0] = stored
+    with pytest.raises(ValueError, match=f"does not fit in {dtype.name}"):
+        x.fill(stored)
+    assert x[0] == 0
+
+
+def test_numpy_integer_scalars_are_stored_exactly():
+    x = qd.ndarray(qd.i64, shape=2)
+    x.fill(np.int64(2**53 + 1))
+    x[1] = np.int64(2**62 + 1)
+    assert x.to_numpy().tolist() == [2**53 + 1, 2**62 + 1]
+    u = qd.ndarray(qd.u64, shape=1)
+    u[0] = np.uint64(2**64 - 1)
+    assert u[0] == 2**64 - 1
 
 
 def test_u64_elements_take_values_above_int64_max():

@@ -77,6 +77,20 @@ def _kernel_params(fn, annotations):
     return params
 
 
+def _depends_on_defaults(param):
+    """Whether the parameter's dtype comes from qd.init()'s default_fp/default_ip (int, float, or a
+    vector type without a dtype), so its launcher must be rebuilt after every init."""
+    if param.kind == "scalar":
+        return param.annotation in (int, float)
+    if param.kind != "array":
+        return False
+    dtype = param.annotation.dtype
+    if isinstance(dtype, VectorType):
+        dtype = dtype.dtype
+        return dtype is None or dtype in (int, float)
+    return dtype in (int, float)
+
+
 def _template_key(value):
     """Template instances are told apart by value for numbers and strings, by identity otherwise."""
     if value is None or isinstance(value, (numbers.Number, str, bool)):
@@ -98,9 +112,7 @@ class KernelDefinition:
     @property
     def needs_python_dispatch(self):
         """Templates pick a launcher per value; `int`/`float` params take their dtype from qd.init()."""
-        return bool(self.template_positions) or any(
-            p.kind == "scalar" and p.annotation in (int, float) for p in self.params
-        )
+        return bool(self.template_positions) or any(_depends_on_defaults(p) for p in self.params)
 
     def returns_name(self):
         annotation = self.annotations.get("return")

@@ -37,21 +37,32 @@ class Ndarray {
 };
 
 namespace detail {
-// Set by the generated entry point before the user's function runs; every launch sets the same pool.
-static const QdLaunchContext* launch_context = nullptr;
+// The launch this thread is running: set by the generated entry point, and by run_chunk on pool
+// threads so that a parallel_for nested in a body still finds it. Per thread, since two Python
+// threads may run the same kernel at once.
+inline thread_local const QdLaunchContext* launch_context = nullptr;
+
+template <class F>
+struct Chunked {
+  F* body;
+  const QdLaunchContext* ctx;
+};
 
 template <class F>
 void run_chunk(void* closure, int64_t begin, int64_t end) {
-  F& body = *static_cast<F*>(closure);
-  for (int64_t i = begin; i < end; ++i) body(i);
+  auto* job = static_cast<Chunked<F>*>(closure);
+  const QdLaunchContext* outer = launch_context;
+  launch_context = job->ctx;
+  for (int64_t i = begin; i < end; ++i) (*job->body)(i);
+  launch_context = outer;
 }
 }  // namespace detail
 
 // Calls body(i) for i in [0, n) on the thread pool, in chunks of at least grain iterations.
 template <class F>
 void parallel_for(int64_t n, F body, int64_t grain = 1024) {
-  const QdLaunchContext* ctx = detail::launch_context;
-  ctx->parallel_for(ctx->pool, n, grain, 0, &detail::run_chunk<F>, &body);
+  detail::Chunked<F> job{&body, detail::launch_context};
+  job.ctx->parallel_for(job.ctx->pool, n, grain, 0, &detail::run_chunk<F>, &job);
 }
 
 }  // namespace qd
