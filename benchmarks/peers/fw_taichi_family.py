@@ -87,13 +87,8 @@ def init() -> None:
         qd.init(arch=qd.cpu, offline_cache=True, offline_cache_file_path=CACHE_DIR)
 
 
-# Taichi and Quadrants (PyPI) provide qd.sync(); ours launches CPU kernels synchronously and has no
-# qd.sync() yet, so for it there is nothing to wait for.
-_SYNC = getattr(qd, "sync", lambda: None)
-
-
 def sync() -> None:
-    _SYNC()
+    qd.sync()
 
 
 def case_launch(data) -> Case:
