@@ -250,7 +250,9 @@ class Evaluator:
             remainder = np.fmod(x, y)
             remainder = np.where((remainder != 0) & ((remainder < 0) != (y < 0)), remainder + y, remainder)
             return Column(t, np.floor(x / y) if op == "//" else remainder, fragile)
-        with np.errstate(over="ignore"):  # integers wrap around, in numpy as in kernels (-fwrapv)
+        if op in "+-*" and t[0] == "i":  # signed overflow is undefined in kernels (docs/IR.md)
+            fragile = fragile | _signed_overflow(op, x, y, t)
+        with np.errstate(over="ignore"):
             return Column(t, _ARITHMETIC[op](x, y), fragile)
 
     def _unary(self, op, a):
@@ -287,7 +289,7 @@ _ARITHMETIC = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, 
 
 
 def _signed_overflow(op, x, y, t):
-    """Rows where a signed + - * leaves the type's range (used for left shifts, undefined in C++17)."""
+    """Rows where a signed + - * leaves the type's range: undefined behaviour, so left out."""
     exact = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[op]
     bits = BITS[t]
     return np.array([not -(1 << (bits - 1)) <= exact(a, b) < (1 << (bits - 1))

@@ -61,23 +61,3 @@ def test_constant_math_domain_error_is_a_user_error():
 
     with pytest.raises(qd.QuadrantsTypeError, match="math domain error"):
         k()
-
-
-def test_i32_addition_wraps_around():
-    @qd.kernel
-    def k(a: qd.i32) -> qd.i32:
-        return (a + 1) > a
-
-    assert k(2**31 - 1) == 0
-
-
-def test_i64_addition_wraps_in_logic():
-    @qd.kernel
-    def k(x: qd.types.ndarray(dtype=qd.i64, ndim=1), out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
-        for i in x:
-            out[i] = (x[i] + x[i]) or (x[i] + x[i])
-
-    x = np.array([np.iinfo(np.int64).min, 3], dtype=np.int64)
-    out = np.zeros(2, dtype=np.int32)
-    k(x, out)
-    np.testing.assert_array_equal(out, [0, 1])
