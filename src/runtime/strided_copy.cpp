@@ -1,10 +1,12 @@
 // src/runtime/strided_copy.cpp: elementwise copy between strided views with dtype conversion.
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <utility>
 
 #include "quadrants/array.h"
 #include "quadrants/errors.h"
+#include "quadrants/thread_pool.h"
 #include "runtime/half.h"
 
 namespace qd {
@@ -101,6 +103,34 @@ void dispatch_dtype(DtypeCode code, F&& f) {
   QD_ASSERT(false, "dispatch_dtype(): unknown dtype");
 }
 
+struct BlockCopy {
+  char* dst;
+  const char* src;
+  int64_t bytes;
+};
+
+constexpr int64_t kCopyBlock = int64_t(1) << 20;
+
+void copy_blocks(void* closure, int64_t begin, int64_t end) {
+  auto* job = static_cast<BlockCopy*>(closure);
+  int64_t first = begin * kCopyBlock, last = std::min(job->bytes, end * kCopyBlock);
+  std::memcpy(job->dst + first, job->src + first, static_cast<size_t>(last - first));
+}
+
+// Copies of 16 MiB and more are split over the thread pool, as torch does: one core does not
+// saturate memory bandwidth. Overlapping ranges take memmove on the calling thread.
+void copy_bytes(void* dst, const void* src, int64_t bytes) {
+  const char* d = static_cast<const char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  bool overlap = d < s + bytes && s < d + bytes;
+  if (overlap || bytes < 16 * kCopyBlock || default_thread_pool().num_threads() == 1) {
+    std::memmove(dst, src, static_cast<size_t>(bytes));
+    return;
+  }
+  BlockCopy job{static_cast<char*>(dst), s, bytes};
+  default_thread_pool().parallel_for((bytes + kCopyBlock - 1) / kCopyBlock, 4, false, &copy_blocks, &job);
+}
+
 // The [first, last) bytes a view can touch.
 std::pair<const char*, const char*> byte_range(const ArrayView& view) {
   const char* base = static_cast<const char*>(view.data);
@@ -128,7 +158,7 @@ void copy_view(const ArrayView& dst, const ArrayView& src) {
   int64_t n = dst.size();
   if (n == 0) return;
   if (dst.dtype == src.dtype && dst.is_contiguous() && src.is_contiguous()) {
-    std::memmove(dst.data, src.data, static_cast<size_t>(n) * dtype_size(dst.dtype));
+    copy_bytes(dst.data, src.data, n * dtype_size(dst.dtype));
     return;
   }
   if (overlaps(dst, src)) {  // e.g. x.from_numpy(view of x reversed): read everything before writing
