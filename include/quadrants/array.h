@@ -66,8 +66,10 @@ class Array {
 std::shared_ptr<void> allocate_host(size_t bytes);
 
 // Copies src into dst elementwise with dtype conversion. Shapes must be equal (dims of src may have
-// stride 0 to broadcast). Contiguous same-dtype copies are a memcpy.
-void copy_view(const ArrayView& dst, const ArrayView& src);
+// stride 0 to broadcast). Contiguous same-dtype copies are a memcpy, split over the thread pool when
+// `parallel` and large: that wins when dst's pages are already mapped, and loses when dst is fresh
+// (np.empty), where two threads faulting pages in contend in the kernel.
+void copy_view(const ArrayView& dst, const ArrayView& src, bool parallel = false);
 
 // Checks the copy rules the Python API promises: equal shapes (ValueError with both shapes) and
 // numpy's same_kind casting (TypeError naming both dtypes). what names the operation for messages.

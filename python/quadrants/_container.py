@@ -74,7 +74,7 @@ class ArrayContainer:
         """Copies another field or ndarray of the same shape into this one."""
         if not isinstance(other, ArrayContainer):
             raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
-        self._array.copy_from(other._array, "copy_from")
+        self._array.copy_from(other._array, "copy_from", parallel=True)
 
     def to_numpy(self, dtype=None, keep_dims=False):
         """Returns a new numpy array with the contents (element dims appended to the shape)."""
@@ -90,7 +90,9 @@ class ArrayContainer:
         _source_dtype_check(arr.dtype.newbyteorder("="), self, "from_numpy")
         if not arr.dtype.isnative or any(s % arr.itemsize for s in arr.strides):
             arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
-        self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy")
+        # Our storage is usually mapped already, so a large copy may use every thread; the to_*
+        # methods write fresh arrays, whose page faults make a parallel copy slower.
+        self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy", parallel=True)
 
     def to_torch(self, device=None, keep_dims=False):
         """Returns a new torch tensor with the contents, on `device` (default: where the data lives)."""
@@ -117,7 +119,7 @@ class ArrayContainer:
         tensor = tensor.detach().resolve_conj().resolve_neg()
         if tensor.device.type not in ("cpu", "cuda"):
             tensor = tensor.cpu()
-        self._array.copy_from(import_dlpack(self._expand(tensor)), "from_torch")
+        self._array.copy_from(import_dlpack(self._expand(tensor)), "from_torch", parallel=True)
 
     def _export_shape(self, keep_dims):
         return self._numpy_shape

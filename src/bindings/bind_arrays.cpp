@@ -72,9 +72,9 @@ nb::tuple to_tuple(const int64_t* values, int n) {
 
 // Host-only copies stay in copy_view; anything touching device memory goes through the CUDA
 // runtime on the legacy default stream, which orders it after torch's and CuPy's default streams.
-void copy_any(const ArrayView& dst, const ArrayView& src) {
+void copy_any(const ArrayView& dst, const ArrayView& src, bool parallel = false) {
   if (dst.device.kind == DeviceId::Kind::cpu && src.device.kind == DeviceId::Kind::cpu) {
-    copy_view(dst, src);
+    copy_view(dst, src, parallel);
   } else {
     nb::gil_scoped_release release;
     copy_view_cuda(dst, src, nullptr);
@@ -213,10 +213,11 @@ void bind_arrays(nb::module_& m) {
         copy_any(element_view(view, element_offset(view, index)), ArrayView{host, view.dtype, 0, {}, {}, {}, true});
       })
       .def("fill", &fill)
-      .def("copy_from", [](Array& dst, const Array& src, const std::string& what) {
+      .def("copy_from", [](Array& dst, const Array& src, const std::string& what, bool parallel) {
         check_copy_compatible(dst.view(), src.view(), what.c_str());
-        copy_any(dst.view(), src.view());
-      }, nb::arg("src"), nb::arg("what") = "copy_from")
+        copy_any(dst.view(), src.view(), parallel);
+      }, nb::arg("src"), nb::arg("what") = "copy_from", nb::arg("parallel") = false,
+         "parallel: split large copies over the thread pool (for destinations whose pages are mapped)")
       .def("to_dlpack", &to_dlpack, nb::arg("versioned") = true);
 }
 

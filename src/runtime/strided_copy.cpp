@@ -117,14 +117,18 @@ void copy_blocks(void* closure, int64_t begin, int64_t end) {
   std::memcpy(job->dst + first, job->src + first, static_cast<size_t>(last - first));
 }
 
-// Copies of 16 MiB and more are split over the thread pool, as torch does: one core does not
+// Copies of 16 MiB and more may be split over the thread pool, as torch does: one core does not
 // saturate memory bandwidth. Overlapping ranges take memmove on the calling thread.
-void copy_bytes(void* dst, const void* src, int64_t bytes) {
+void copy_bytes(void* dst, const void* src, int64_t bytes, bool parallel) {
   const char* d = static_cast<const char*>(dst);
   const char* s = static_cast<const char*>(src);
   bool overlap = d < s + bytes && s < d + bytes;
-  if (overlap || bytes < 16 * kCopyBlock || default_thread_pool().num_threads() == 1) {
+  if (overlap) {
     std::memmove(dst, src, static_cast<size_t>(bytes));
+    return;
+  }
+  if (!parallel || bytes < 16 * kCopyBlock || default_thread_pool().num_threads() == 1) {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
     return;
   }
   BlockCopy job{static_cast<char*>(dst), s, bytes};
@@ -151,14 +155,14 @@ bool overlaps(const ArrayView& a, const ArrayView& b) {
 
 }  // namespace
 
-void copy_view(const ArrayView& dst, const ArrayView& src) {
+void copy_view(const ArrayView& dst, const ArrayView& src, bool parallel) {
   QD_ASSERT(dst.ndim == src.ndim, "copy_view(): rank mismatch");
   QD_ASSERT(dst.device.kind == DeviceId::Kind::cpu && src.device.kind == DeviceId::Kind::cpu,
             "copy_view(): only host memory can be copied here");
   int64_t n = dst.size();
   if (n == 0) return;
   if (dst.dtype == src.dtype && dst.is_contiguous() && src.is_contiguous()) {
-    copy_bytes(dst.data, src.data, n * dtype_size(dst.dtype));
+    copy_bytes(dst.data, src.data, n * dtype_size(dst.dtype), parallel);
     return;
   }
   if (overlaps(dst, src)) {  // e.g. x.from_numpy(view of x reversed): read everything before writing
