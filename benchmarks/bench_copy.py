@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 import quadrants as qd
+from tables import bandwidth_table
 
 
 def median_seconds(fn, reps):
@@ -48,17 +49,6 @@ def measure(nbytes, reps):
     return rows
 
 
-def markdown_table(rows, nbytes):
-    baseline = rows[0][1]
-    lines = [
-        f"| operation ({nbytes >> 20} MiB float32) | median ms | GB/s | ratio vs np.copyto |",
-        "| --- | ---: | ---: | ---: |",
-    ]
-    for label, seconds in rows:
-        lines.append(f"| {label} | {seconds * 1e3:.2f} | {nbytes / seconds / 1e9:.2f} | {baseline / seconds:.2f}x |")
-    return "\n".join(lines)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=15, help="timed repetitions per row (median reported)")
@@ -66,7 +56,8 @@ def main():
     args = parser.parse_args()
     qd.init(arch=qd.cpu)
     nbytes = args.mib << 20
-    print(markdown_table(measure(nbytes, args.reps), nbytes))
+    title = f"operation ({nbytes >> 20} MiB float32)"
+    print(bandwidth_table(title, measure(nbytes, args.reps), nbytes, "np.copyto"))
     qd.reset()
 
 

@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 import quadrants as qd
+from tables import bandwidth_table
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # read when libgomp loads, below
 
@@ -100,18 +101,6 @@ def measure(native, count, reps, threads):
     return [(label, time_taken) for (label, _), time_taken in zip(cases, seconds)]
 
 
-def markdown_table(rows, count, threads):
-    nbytes = 3 * 4 * count
-    baseline = rows[0][1]
-    lines = [
-        f"| triad a = b + s*c (n = {count}, float32, {threads} threads) | median ms | GB/s | ratio vs hand-written |",
-        "| --- | ---: | ---: | ---: |",
-    ]
-    for label, seconds in rows:
-        lines.append(f"| {label} | {seconds * 1e3:.2f} | {nbytes / seconds / 1e9:.2f} | {baseline / seconds:.2f}x |")
-    return "\n".join(lines)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=21, help="timed repetitions per row (median reported)")
@@ -122,7 +111,9 @@ def main():
     count = 1 << args.log2n
     with tempfile.TemporaryDirectory(prefix="qd_bench_triad_") as directory:
         native = build_native(directory)
-        print(markdown_table(measure(native, count, args.reps, threads), count, threads))
+        title = f"triad a = b + s*c (n = {count}, float32, {threads} threads)"
+        rows = measure(native, count, args.reps, threads)
+        print(bandwidth_table(title, rows, 3 * 4 * count, "hand-written"))
     qd.reset()
 
 
