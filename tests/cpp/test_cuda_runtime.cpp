@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "test_views.h"
 #include "quadrants/cuda.h"
 #include "quadrants/errors.h"
 #include "runtime/cuda/driver.h"
@@ -13,22 +14,13 @@
 namespace qd {
 namespace {
 
+using testing::array_and_scalar_args;
+using testing::host_view;
+
 #define QD_REQUIRE_CUDA()                                                 \
   do {                                                                    \
     if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status(); \
   } while (0)
-
-ArrayView host_view(void* data, DtypeCode dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  ArrayView view;
-  view.data = data;
-  view.dtype = dtype;
-  view.ndim = static_cast<int>(shape.size());
-  for (int d = 0; d < view.ndim; ++d) {
-    view.shape[d] = shape[d];
-    view.strides[d] = strides[d];
-  }
-  return view;
-}
 
 TEST(CudaStatus, NamesWhatIsMissingOrIsEmpty) {
   std::string status = cuda_status();

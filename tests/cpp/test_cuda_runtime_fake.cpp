@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "test_views.h"
 #include "quadrants/cuda.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
@@ -21,6 +22,9 @@
 
 namespace qd {
 namespace {
+
+using testing::array_and_scalar_args;
+using testing::host_view;
 
 using namespace cuda;
 using TaskFn = void (*)(const QdArg*, char*, QdKernelError*, int32_t*);
@@ -172,29 +176,6 @@ class FakeCuda : public ::testing::Test {
   std::map<std::string, TaskFn> functions_;
 };
 
-ArrayView host_view(void* data, DtypeCode dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  ArrayView view;
-  view.data = data;
-  view.dtype = dtype;
-  view.ndim = static_cast<int>(shape.size());
-  for (int d = 0; d < view.ndim; ++d) {
-    view.shape[d] = shape[d];
-    view.strides[d] = strides[d];
-  }
-  return view;
-}
-
-std::vector<QdArg> arguments(const ArrayView& array, int64_t scalar) {
-  std::vector<QdArg> args(2);
-  args[0].data = array.data;
-  for (int d = 0; d < array.ndim; ++d) {
-    args[0].shape[d] = array.shape[d];
-    args[0].strides[d] = array.strides[d];
-  }
-  args[1].scalar.i = scalar;
-  return args;
-}
-
 TEST_F(FakeCuda, StatusIsUsableAndArraysAreFreed) {
   EXPECT_EQ(cuda_status(), "");
   EXPECT_EQ(cuda_init(0).sm_count, 2);
@@ -258,7 +239,7 @@ TEST_F(FakeCuda, LaunchRunsTasksInOrderAndReturnsTheValue) {
   ArrayView every_other = array->view();
   every_other.shape[0] = 3;
   every_other.strides[0] = 2;
-  std::vector<QdArg> args = arguments(every_other, 9);
+  std::vector<QdArg> args = array_and_scalar_args(every_other, 9);
   std::optional<QdArg> result = launch_cuda(compiled, args.data(), 2, nullptr, 0, {"x", "k"});
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->scalar.i, 10);
@@ -283,7 +264,7 @@ TEST_F(FakeCuda, ModulesLoadOncePerKernelAndUnloadWhenItDies) {
 
 TEST_F(FakeCuda, DebugErrorsReadBackAsRunEntryWordsThem) {
   auto array = create_cuda_array(DtypeCode::f32, {4, 5}, {}, 0);
-  std::vector<QdArg> args = arguments(array->view(), 17);
+  std::vector<QdArg> args = array_and_scalar_args(array->view(), 17);
   auto bad_index = kernel({{"bad_index", false, 1}});
   bad_index->debug = true;
   try {

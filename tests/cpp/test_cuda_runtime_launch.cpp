@@ -4,12 +4,16 @@
 #include <memory>
 #include <vector>
 
+#include "test_views.h"
 #include "quadrants/cuda.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
 
 namespace qd {
 namespace {
+
+using testing::array_and_scalar_args;
+using testing::host_view;
 
 // Three tasks with the launcher's signature (args, frame, error, error_flag), written for PTX ISA
 // 7.0 / sm_52 so that any driver since CUDA 11 can JIT them. QdArg offsets: data 0, shape 8,
@@ -106,17 +110,6 @@ std::shared_ptr<CudaCompiledKernel> test_kernel(std::vector<CudaTask> tasks) {
   return kernel;
 }
 
-std::vector<QdArg> arguments(const ArrayView& array, int64_t scalar) {
-  std::vector<QdArg> args(2);
-  args[0].data = array.data;
-  for (int d = 0; d < array.ndim; ++d) {
-    args[0].shape[d] = array.shape[d];
-    args[0].strides[d] = array.strides[d];
-  }
-  args[1].scalar.i = scalar;
-  return args;
-}
-
 ArrayView host_floats(std::vector<float>& values) {
   ArrayView view;
   view.data = values.data();
@@ -132,7 +125,7 @@ TEST(CudaLaunch, ParallelTaskThenReturnValue) {
   kernel->returns = DtypeCode::i64;
   const int64_t n = 100000;  // more than one grid-stride lap on any GPU
   auto array = create_cuda_array(DtypeCode::f32, {n}, {}, 0);
-  std::vector<QdArg> args = arguments(array->view(), 41);
+  std::vector<QdArg> args = array_and_scalar_args(array->view(), 41);
   std::optional<QdArg> result = launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "k"});
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(result->scalar.i, 42);
@@ -150,7 +143,7 @@ TEST(CudaLaunch, StridedArgumentAndNoResultIsAsynchronous) {
   odd.data = static_cast<float*>(odd.data) + 1;
   odd.shape[0] = 5;
   odd.strides[0] = 2;
-  std::vector<QdArg> args = arguments(odd, 0);
+  std::vector<QdArg> args = array_and_scalar_args(odd, 0);
   EXPECT_FALSE(launch_cuda(kernel, args.data(), 2, nullptr, 0, {}).has_value());
   for (int repeat = 0; repeat < 200; ++repeat) launch_cuda(kernel, args.data(), 2, nullptr, 0, {});  // reuses slots
   cuda_synchronize(nullptr);
@@ -164,7 +157,7 @@ TEST(CudaLaunch, DebugKernelErrorBecomesIndexError) {
   auto kernel = test_kernel({{"qd_test_report", false, 1}});
   kernel->debug = true;
   auto array = create_cuda_array(DtypeCode::f32, {4}, {}, 0);
-  std::vector<QdArg> args = arguments(array->view(), 7);
+  std::vector<QdArg> args = array_and_scalar_args(array->view(), 7);
   try {
     launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "k"});
     FAIL() << "no IndexError";
@@ -191,7 +184,7 @@ TEST(CudaLaunch, MissingTaskFunctionNamesKernelAndTask) {
 TEST(CudaLaunch, KernelsLoadOncePerLifetime) {
   if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();
   auto array = create_cuda_array(DtypeCode::f32, {16}, {}, 0);
-  std::vector<QdArg> args = arguments(array->view(), 1);
+  std::vector<QdArg> args = array_and_scalar_args(array->view(), 1);
   for (int round = 0; round < 3; ++round) {  // each round's kernel dies and its module is unloaded
     auto kernel = test_kernel({{"qd_test_return", false, 1}});
     kernel->returns = DtypeCode::i64;
@@ -216,7 +209,7 @@ TEST(CudaLaunch, GeneratedKernelAddsSumsAndChecksBounds) {
   auto kernel = compile_kernel_cuda(ir, info.compute_capability_major, info.compute_capability_minor);
   const int64_t n = 1000;
   auto array = create_cuda_array(DtypeCode::f32, {n}, {}, 0);
-  std::vector<QdArg> args = arguments(array->view(), 0);
+  std::vector<QdArg> args = array_and_scalar_args(array->view(), 0);
   args[1].scalar.f = 0.5;
   std::optional<QdArg> result = launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "v"});
   ASSERT_TRUE(result.has_value());

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "test_views.h"
 #include "quadrants/array.h"
 #include "quadrants/errors.h"
 #include "runtime/half.h"
@@ -11,17 +12,8 @@
 namespace qd {
 namespace {
 
-ArrayView host_view(void* data, DtypeCode dtype, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  ArrayView view;
-  view.data = data;
-  view.dtype = dtype;
-  view.ndim = static_cast<int>(shape.size());
-  for (int d = 0; d < view.ndim; ++d) {
-    view.shape[d] = shape[d];
-    view.strides[d] = strides[d];
-  }
-  return view;
-}
+using testing::array_and_scalar_args;
+using testing::host_view;
 
 TEST(Array, CreateIsAlignedZeroedAndAppendsElementDims) {
   auto array = Array::create(DtypeCode::f32, {4}, {3, 2});
