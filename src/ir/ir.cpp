@@ -74,6 +74,10 @@ Stmt Assert::make(Expr cond, std::string message, SourceLoc loc) {
   return std::make_shared<Assert>(std::move(cond), std::move(message), loc);
 }
 
+Stmt Print::make(std::vector<PrintItem> items, SourceLoc loc) {
+  return std::make_shared<Print>(std::move(items), loc);
+}
+
 const Param* Kernel::find_param(const std::string& param_name) const {
   for (const Param& p : params) {
     if (p.name == param_name) return &p;
@@ -87,9 +91,9 @@ namespace {
 constexpr std::array<std::string_view, 23> kBinOpNames = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "bit_and", "bit_or",
     "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or"};
-constexpr std::array<std::string_view, 18> kUnOpNames = {
+constexpr std::array<std::string_view, 22> kUnOpNames = {
     "neg", "not", "bit_not", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh",
-    "exp", "log", "abs", "floor", "ceil", "round"};
+    "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf"};
 constexpr std::array<std::string_view, 7> kAtomicOpNames = {"add", "sub", "min", "max", "and", "or", "xor"};
 
 template <class Op, size_t N>
@@ -103,6 +107,8 @@ std::optional<Op> find_op(const std::array<std::string_view, N>& names, std::str
 }  // namespace
 
 std::string_view binop_name(BinOp op) { return kBinOpNames[static_cast<size_t>(op)]; }
+bool unop_gives_i32(UnOp op) { return op == UnOp::logical_not || op == UnOp::isnan || op == UnOp::isinf; }
+
 std::string_view unop_name(UnOp op) { return kUnOpNames[static_cast<size_t>(op)]; }
 std::string_view atomic_op_name(AtomicOp op) { return kAtomicOpNames[static_cast<size_t>(op)]; }
 std::optional<BinOp> binop_from_name(std::string_view name) { return find_op<BinOp>(kBinOpNames, name); }

@@ -86,8 +86,11 @@ struct Binary : ExprNode {
 
 enum class UnOp {
   neg, logical_not, bit_not, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, tanh, exp, log, abs,
-  floor, ceil, round
+  floor, ceil, round, log2, exp2, isnan, isinf
 };
+
+// isnan/isinf answer i32 0/1, like comparisons; every other unary op keeps its operand's type.
+bool unop_gives_i32(UnOp op);
 
 struct Unary : ExprNode {
   static constexpr ExprKind kKind = ExprKind::unary;
@@ -153,7 +156,7 @@ struct Atomic : ExprNode {
 };
 
 enum class StmtKind {
-  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_
+  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print
 };
 
 struct StmtNode {
@@ -278,6 +281,20 @@ struct Assert : StmtNode {
   static Stmt make(Expr cond, std::string message, SourceLoc loc = {});
   Assert(Expr cond, std::string message, SourceLoc loc)
       : StmtNode(kKind, loc), cond(std::move(cond)), message(std::move(message)) {}
+};
+
+// One piece of a print: literal text when `value` is null, else a scalar printed in its type's format.
+struct PrintItem {
+  std::string text;
+  Expr value;
+};
+
+// Writes its items, with no separator or newline of its own (the frontend adds them as text).
+struct Print : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::print;
+  std::vector<PrintItem> items;
+  static Stmt make(std::vector<PrintItem> items, SourceLoc loc = {});
+  Print(std::vector<PrintItem> items, SourceLoc loc) : StmtNode(kKind, loc), items(std::move(items)) {}
 };
 
 struct KernelOptions {

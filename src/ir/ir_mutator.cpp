@@ -34,6 +34,7 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::parallel_for: return visit_parallel_for(*as<ParallelFor>(s));
     case StmtKind::return_: return visit_return(*as<Return>(s));
     case StmtKind::assert_: return visit_assert(*as<Assert>(s));
+    case StmtKind::print: return visit_print(*as<Print>(s));
   }
 }
 
@@ -87,6 +88,11 @@ void IRVisitor::visit_parallel_for(const ParallelFor& s) {
 }
 void IRVisitor::visit_return(const Return& s) { visit(s.value); }
 void IRVisitor::visit_assert(const Assert& s) { visit(s.cond); }
+void IRVisitor::visit_print(const Print& s) {
+  for (const PrintItem& item : s.items) {
+    if (item.value) visit(item.value);
+  }
+}
 
 Expr IRMutator::mutate(const Expr& e) {
   QD_ASSERT(e != nullptr, "IRMutator::mutate(): null expression");
@@ -119,6 +125,7 @@ Block IRMutator::mutate(const Stmt& s) {
     case StmtKind::parallel_for: return visit_parallel_for(*as<ParallelFor>(s), s);
     case StmtKind::return_: return visit_return(*as<Return>(s), s);
     case StmtKind::assert_: return visit_assert(*as<Assert>(s), s);
+    case StmtKind::print: return visit_print(*as<Print>(s), s);
   }
   return {s};
 }
@@ -220,6 +227,16 @@ Block IRMutator::visit_return(const Return& s, const Stmt& self) {
 Block IRMutator::visit_assert(const Assert& s, const Stmt& self) {
   Expr c = mutate(s.cond);
   return {c == s.cond ? self : Assert::make(c, s.message, s.loc)};
+}
+
+Block IRMutator::visit_print(const Print& s, const Stmt& self) {
+  std::vector<PrintItem> items;
+  bool changed = false;
+  for (const PrintItem& item : s.items) {
+    items.push_back({item.text, item.value ? mutate(item.value) : nullptr});
+    changed = changed || items.back().value != item.value;
+  }
+  return {changed ? Print::make(std::move(items), s.loc) : self};
 }
 
 Kernel mutate_kernel(IRMutator& mutator, const Kernel& kernel) {

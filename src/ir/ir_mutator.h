@@ -39,6 +39,7 @@ class IRVisitor {
   virtual void visit_parallel_for(const ParallelFor& s);
   virtual void visit_return(const Return& s);
   virtual void visit_assert(const Assert& s);
+  virtual void visit_print(const Print& s);
   void visit_ref(const ArrayRef& ref);
 };
 
@@ -73,6 +74,7 @@ class IRMutator {
   virtual Block visit_parallel_for(const ParallelFor& s, const Stmt& self);
   virtual Block visit_return(const Return& s, const Stmt& self);
   virtual Block visit_assert(const Assert& s, const Stmt& self);
+  virtual Block visit_print(const Print& s, const Stmt& self);
   // Mutates the index expressions; sets *changed when any of them changed.
   ArrayRef mutate_ref(const ArrayRef& ref, bool* changed);
 };

@@ -277,6 +277,14 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
     if (!e.items[2].is_string) fail(e.items[2], "expected the assertion's message as a string.");
     return Assert::make(parse_expr(e.items[1]), e.items[2].atom, loc);
   }
+  if (head == "print") {
+    std::vector<PrintItem> items;
+    for (size_t i = 1; i < e.items.size(); ++i) {
+      const SExpr& item = e.items[i];
+      items.push_back(item.is_string ? PrintItem{item.atom, nullptr} : PrintItem{"", parse_expr(item)});
+    }
+    return Print::make(std::move(items), loc);
+  }
   fail(e, "unknown statement (" + head + " ...).");
 }
 

@@ -73,7 +73,7 @@ class Verifier {
       case ExprKind::unary: {
         const Unary& u = *as<Unary>(e);
         expr(u.a);
-        return expect_type(e, u.op == UnOp::logical_not ? DtypeCode::i32 : u.a->type.value_or(DtypeCode::i32),
+        return expect_type(e, unop_gives_i32(u.op) ? DtypeCode::i32 : u.a->type.value_or(DtypeCode::i32),
                            "a unary result");
       }
       case ExprKind::cast: return expr(as<Cast>(e)->a);
@@ -204,6 +204,11 @@ void Verifier::stmt(const Stmt& s) {
       require(!checked || (parallel_depth_ == 0 && kernel_.returns), "return inside parallel_for or in a void kernel");
       return expect_type(as<Return>(s)->value, kernel_.returns, "a returned value");
     case StmtKind::assert_: return expr(as<Assert>(s)->cond);
+    case StmtKind::print:
+      for (const PrintItem& item : as<Print>(s)->items) {
+        if (item.value) expr(item.value);
+      }
+      return;
   }
 }
 

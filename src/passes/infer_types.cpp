@@ -193,7 +193,7 @@ Expr TypeInference::visit_unary(const Unary& u, const Expr& self) {
     t = options_.default_fp;
     x = cast_to(x, t);
   }
-  DtypeCode result = u.op == UnOp::logical_not ? DtypeCode::i32 : t;
+  DtypeCode result = unop_gives_i32(u.op) ? DtypeCode::i32 : t;
   if (x == u.a && u.type == result) return self;
   return Unary::make(u.op, x, result);
 }

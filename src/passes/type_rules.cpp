@@ -32,7 +32,7 @@ bool is_float_math(UnOp op) {
   switch (op) {
     case UnOp::sqrt: case UnOp::rsqrt: case UnOp::sin: case UnOp::cos: case UnOp::tan: case UnOp::asin:
     case UnOp::acos: case UnOp::atan: case UnOp::tanh: case UnOp::exp: case UnOp::log: case UnOp::floor:
-    case UnOp::ceil: case UnOp::round: return true;
+    case UnOp::ceil: case UnOp::round: case UnOp::log2: case UnOp::exp2: return true;
     default: return false;
   }
 }
