@@ -268,6 +268,40 @@ void CStyleRenderer::emit_return(const Return& r) {
   emit_line("return;");
 }
 
+// printf's conversion for a value of type t, and the C type the value is passed as (varargs promote
+// narrow ints to int and float to double anyway; 64-bit ints need the long long the format names).
+std::pair<std::string, std::string> CStyleRenderer::print_format(DtypeCode t) {
+  switch (t) {
+    case DtypeCode::f16:
+    case DtypeCode::f32: return {"%f", "double"};
+    case DtypeCode::f64: return {"%.12f", "double"};
+    case DtypeCode::i64: return {"%lld", "long long"};
+    case DtypeCode::u64: return {"%llu", "unsigned long long"};
+    case DtypeCode::u32: return {"%u", "unsigned int"};
+    default: return {"%d", "int"};
+  }
+}
+
+// One printf per print statement, so the pieces of one line stay together when threads interleave.
+void CStyleRenderer::emit_print(const Print& p) {
+  std::string format, values;
+  for (const PrintItem& item : p.items) {
+    if (!item.value) {
+      for (char c : item.text) {
+        if (c == '%') format += "%%";
+        else if (c == '"' || c == '\\') format += std::string("\\") + c;
+        else if (c == '\n') format += "\\n";
+        else format += c;
+      }
+      continue;
+    }
+    auto [conversion, c_type] = print_format(*item.value->type);
+    format += conversion;
+    values += ", (" + c_type + ")(" + operand(item.value) + ")";
+  }
+  emit_line("qd_printf(\"" + format + "\"" + values + ");");
+}
+
 void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::decl: {
@@ -296,6 +330,7 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
                 "); return; }");
       break;
     }
+    case StmtKind::print: emit_print(*as<Print>(s)); break;
     default: QD_ASSERT(false, "codegen: not a simple statement");
   }
 }

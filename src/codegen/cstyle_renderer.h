@@ -6,6 +6,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/codegen.h"
@@ -51,6 +52,8 @@ class CStyleRenderer {
  private:
   void emit_simple_stmt(const ir::Stmt& s);
   void emit_for(const ir::For& loop);
+  void emit_print(const ir::Print& p);
+  static std::pair<std::string, std::string> print_format(DtypeCode t);
   std::string binary(const ir::Binary& b);
   std::string unary(const ir::Unary& u);
   std::string cast(const ir::Cast& c);

@@ -143,11 +143,36 @@ QD_MATH1(log, log)
 QD_MATH1(floor, floor)
 QD_MATH1(ceil, ceil)
 QD_MATH1(round, round)
+QD_MATH1(log2, log2)
+QD_MATH1(exp2, exp2)
 #undef QD_MATH1
 QD_FUNC float qd_rsqrt(float a) { return 1.0f / QD_MATH(sqrtf)(a); }
 QD_FUNC double qd_rsqrt(double a) { return 1.0 / QD_MATH(sqrt)(a); }
 QD_FUNC float qd_atan2(float a, float b) { return QD_MATH(atan2f)(a, b); }
 QD_FUNC double qd_atan2(double a, double b) { return QD_MATH(atan2)(a, b); }
+
+// isnan/isinf test the bits, so they keep working when fast_math lets the compiler assume no NaN
+// or inf; an integer is neither.
+QD_FUNC int32_t qd_isnan(float a) { return (qd_float_bits(a) & 0x7fffffffu) > 0x7f800000u; }
+QD_FUNC int32_t qd_isinf(float a) { return (qd_float_bits(a) & 0x7fffffffu) == 0x7f800000u; }
+QD_FUNC uint64_t qd_double_bits(double d) { uint64_t u; QD_BIT_COPY(&u, &d, 8); return u; }
+QD_FUNC int32_t qd_isnan(double a) { return (qd_double_bits(a) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; }
+QD_FUNC int32_t qd_isinf(double a) { return (qd_double_bits(a) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull; }
+template <class T>
+QD_FUNC int32_t qd_isnan(T) { return 0; }
+template <class T>
+QD_FUNC int32_t qd_isinf(T) { return 0; }
+
+// ---- print: declared here because the generated code includes no standard header ----
+// The CPU writes each print straight to file descriptor 1 in one call (no stdio buffer to flush, and
+// lines from different threads do not mix); CUDA's device printf is flushed at synchronization.
+#ifdef __CUDACC__
+extern "C" __device__ int printf(const char* format, ...);
+#define qd_printf(...) printf(__VA_ARGS__)
+#else
+extern "C" int dprintf(int fd, const char* format, ...);
+#define qd_printf(...) dprintf(1, __VA_ARGS__)
+#endif
 
 // ---- atomics (CPU: __atomic builtins); each returns the old value ----
 #ifndef __CUDACC__
