@@ -2,6 +2,9 @@
 from . import math, types
 from .builtins import (
     abs,
+    acos,
+    asin,
+    atan,
     atan2,
     atomic_add,
     atomic_and,
@@ -15,23 +18,30 @@ from .builtins import (
     cos,
     exp,
     floor,
+    grouped,
     log,
     loop_config,
     max,
     min,
     ndrange,
+    pow,
+    round,
+    rsqrt,
+    select,
     sin,
     sqrt,
     static,
     tan,
+    tanh,
 )
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from .kernels import func, kernel
 from .types import template
 
 __all__ = [
-    "kernel", "func", "template", "static", "ndrange", "loop_config", "types", "math",
-    "sqrt", "sin", "cos", "tan", "exp", "log", "abs", "floor", "ceil", "min", "max", "atan2", "cast",
+    "kernel", "func", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
+    "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
+    "ceil", "round", "min", "max", "atan2", "select", "cast",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError",
 ]

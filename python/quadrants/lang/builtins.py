@@ -10,7 +10,7 @@ import numpy as np
 
 class Builtin:
     """A kernel built-in. kind: 'unary'/'binary' (an IR op), 'atomic', 'cast', 'static', 'ndrange',
-    'loop_config' or 'composite' (impl(ops, *args) written with the vector ops)."""
+    'grouped', 'select', 'loop_config' or 'composite' (impl(ops, *args) written with the vector ops)."""
 
     def __init__(self, name, python_impl, kind, op=None, impl=None):
         self.__name__ = self.name = name
@@ -26,7 +26,7 @@ class Builtin:
         return f"<quadrants builtin {self.name}>"
 
 
-def _kernel_only(name):
+def kernel_only(name):
     def fail(*args, **kwargs):
         raise RuntimeError(f"qd.{name}() can only be called inside a @qd.kernel or @qd.func.")
 
@@ -56,6 +56,10 @@ abs = _unary("abs", np.abs)  # noqa: A001 - qd.abs mirrors the Quadrants API nam
 floor = _unary("floor", np.floor)
 ceil = _unary("ceil", np.ceil)
 round = _unary("round", np.round)  # noqa: A001
+log2 = _unary("log2", np.log2)
+exp2 = _unary("exp2", np.exp2)
+isnan = _unary("isnan", np.isnan)
+isinf = _unary("isinf", np.isinf)
 atan2 = _binary("atan2", np.arctan2)
 pow = _binary("pow", np.power)  # noqa: A001
 
@@ -73,7 +77,7 @@ max = _binary("max", _python_max)  # noqa: A001
 
 
 def _atomic(op):
-    return Builtin(f"atomic_{op}", _kernel_only(f"atomic_{op}"), "atomic", op)
+    return Builtin(f"atomic_{op}", kernel_only(f"atomic_{op}"), "atomic", op)
 
 
 atomic_add = _atomic("add")
@@ -123,6 +127,25 @@ class NdRange:
 
 
 ndrange = Builtin("ndrange", NdRange, "ndrange")
+
+
+class Grouped:
+    """`qd.grouped(x)`: loop over x's index space with one index vector instead of one name per dimension."""
+
+    def __init__(self, container):
+        self.container = container
+
+    def __iter__(self):
+        from ..matrix import Vector
+
+        if not isinstance(self.container, NdRange):
+            raise TypeError(f"qd.grouped() outside kernels needs a qd.ndrange(), but got {type(self.container).__name__}.")
+        for index in itertools.product(*(range(begin, end) for begin, end in self.container.bounds)):
+            yield Vector(list(index))
+
+
+grouped = Builtin("grouped", Grouped, "grouped")
+select = Builtin("select", lambda cond, a, b: np.where(cond, a, b), "select")
 
 
 def _python_loop_config(*, serialize=False, block_dim=None):

@@ -7,7 +7,7 @@ import math as _py_math
 
 from . import builtins as qd_builtins
 from .exprs import VectorMethod, is_runtime
-from .ir_builder import Expr
+from .ir_builder import Expr, string_text
 from .source import function_source
 from .types import Template, VectorType, scalar_dtype_name
 from .values import ArrayRef, ParamVar, StaticBinding, VectorValue
@@ -35,6 +35,7 @@ _VECTOR_METHODS = {
     "min": lambda ops, v: ops.reduce("min", v),
     "trace": lambda ops, v: ops.trace(v),
     "determinant": lambda ops, v: ops.determinant(v),
+    "inverse": lambda ops, v: ops.inverse(v),
     "outer_product": lambda ops, v, o: ops.outer_product(v, o),
     "cast": lambda ops, v, dtype: ops.cast(scalar_dtype_name(dtype), v),
 }
@@ -49,6 +50,8 @@ class CallTranslator:
         func = _PYTHON_EQUIVALENTS.get(func, func) if _hashable(func) else func
         if isinstance(func, qd_builtins.Builtin):
             return self.call_builtin(func, args, kwargs)
+        if func is _py_builtins.print:
+            return self.call_print(args, kwargs)
         if isinstance(func, VectorMethod):
             return self.call_vector_method(func, args, kwargs)
         from .kernels import Func, Kernel
@@ -112,8 +115,7 @@ class CallTranslator:
     def call_builtin(self, func, args, kwargs):
         kind = func.kind
         if kind == "unary":
-            self.expect_arity(func, args, kwargs, 1)
-            return self.checked(lambda: self.ops.un(func.op, self.scalar_or_vector(args[0], f"qd.{func.name}()")))
+            return self.call_unary(func, args, kwargs)
         if kind == "binary":
             if len(args) < 2 or kwargs or (func.op not in ("min", "max") and len(args) != 2):
                 raise self.fail(f"qd.{func.name}() takes 2 arguments, but got {len(args)}", kind="type")
@@ -132,10 +134,91 @@ class CallTranslator:
             return args[0] if len(args) == 1 else tuple(args)
         if kind == "ndrange":
             return self.python_op(lambda: qd_builtins.NdRange(*args))
+        if kind == "grouped":
+            return self.call_grouped(func, args, kwargs)
+        if kind == "select":
+            self.expect_arity(func, args, kwargs, 3)
+            return self.select(*args)
         if kind == "loop_config":
             self.pending_loop_config = self.loop_config_from(kwargs)
             return None
+        try:
+            inspect.signature(func.impl).bind(self.ops, *args, **kwargs)
+        except TypeError as exc:
+            raise self.fail(f"wrong arguments for qd.{func.name}(): {exc}", kind="type") from None
         return func.impl(self.ops, *args, **kwargs)
+
+    def call_unary(self, func, args, kwargs):
+        """qd.sqrt(x) and friends; qd.floor/ceil/round(x, dtype) also cast the result, as in Taichi."""
+        takes_dtype = func.op in ("floor", "ceil", "round")
+        dtype = kwargs.pop("dtype", None) if takes_dtype else None
+        if takes_dtype and len(args) == 2 and dtype is None:
+            args, dtype = args[:1], args[1]
+        self.expect_arity(func, args, kwargs, 1)
+        result = self.checked(lambda: self.ops.un(func.op, self.scalar_or_vector(args[0], f"qd.{func.name}()")))
+        return result if dtype is None else self.ops.cast(self.dtype_argument(dtype), result)
+
+    def call_grouped(self, func, args, kwargs):
+        self.expect_arity(func, args, kwargs, 1)
+        if not isinstance(args[0], (ArrayRef, qd_builtins.NdRange)):
+            raise self.fail(f"qd.grouped() needs an ndarray, a field or qd.ndrange(...), but got {describe(args[0])}",
+                            kind="type")
+        return qd_builtins.Grouped(args[0])
+
+    def select(self, cond, a, b):
+        """qd.select(cond, a, b): elementwise for a vector condition, a scalar condition picks whole vectors."""
+        if not isinstance(cond, VectorValue):
+            if not is_runtime(cond):
+                return a if cond else b
+            return self.ops.select(self.scalar(cond, "qd.select()'s condition"),
+                                   self.scalar_or_vector(a, "qd.select()"), self.scalar_or_vector(b, "qd.select()"))
+        a, b = self.entries_like(a, cond), self.entries_like(b, cond)
+        return VectorValue([self.ops.select(c, x, y) for c, x, y in zip(cond.entries, a, b)], cond.shape)
+
+    def entries_like(self, value, like):
+        """The entries of `value` matched to the vector `like`: its own (same shape), or one scalar repeated."""
+        if isinstance(value, VectorValue):
+            if value.shape != like.shape:
+                raise self.fail(f"qd.select() needs branches shaped like its condition ({describe(like)}), but got "
+                                f"{describe(value)}", kind="type")
+            return self.materialize_value(value).entries
+        return [self.materialize_value(self.scalar(value, "a qd.select() branch"))] * len(like.entries)
+
+    def call_print(self, args, kwargs):
+        """print(...) in a kernel: Python's layout (sep=' ', end='\\n'), vectors as [a, b], one printf per call."""
+        unknown = set(kwargs) - {"sep", "end"}
+        if unknown:
+            raise self.fail(f"print() inside a kernel takes only sep= and end=, but got {', '.join(sorted(unknown))}",
+                            kind="type")
+        sep, end = kwargs.get("sep", " "), kwargs.get("end", "\n")
+        for name, value in (("sep", sep), ("end", end)):
+            if not isinstance(value, str):
+                raise self.fail(f"print()'s {name}= must be a constant string, but got {describe(value)}", kind="type")
+        items = []
+        for k, arg in enumerate(args):
+            if k:
+                items.append(sep)
+            self.print_items(arg, items)
+        items.append(end)
+        self.builder.emit("print " + " ".join(_print_item_text(self.ops, item) for item in _merge_strings(items)))
+
+    def print_items(self, value, items):
+        if isinstance(value, str):
+            items.append(value)
+        elif isinstance(value, VectorValue):
+            rows = [value.row(i) for i in range(value.shape[0])] if value.is_matrix else value.entries
+            items.append("[")
+            for k, row in enumerate(rows):
+                if k:
+                    items.append(", ")
+                self.print_items(row, items)
+            items.append("]")
+        elif isinstance(value, Expr) or is_number(value):
+            items.append(self.materialize(value) if isinstance(value, Expr) else value)
+        else:
+            raise self.fail(f"print() inside a kernel can show strings, scalars, vectors and matrices, but got "
+                            f"{describe(value)}", kind="type",
+                            hint="print an element (x[i]) or a value computed from it instead.")
 
     def dtype_argument(self, dtype):
         try:
@@ -251,6 +334,20 @@ class CallTranslator:
             shape = " ".join(map(str, element_shape))
             texts.append(f"(array {param.name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})")
         return texts
+
+
+def _merge_strings(items):
+    merged = []
+    for item in items:
+        if isinstance(item, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += item
+        else:
+            merged.append(item)
+    return [item for item in merged if item != ""]
+
+
+def _print_item_text(ops, item):
+    return string_text(item) if isinstance(item, str) else ops.text(item)
 
 
 def _hashable(value):

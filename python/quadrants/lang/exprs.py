@@ -2,9 +2,10 @@
 import ast
 import operator
 
+from .builtins import Builtin, kernel_only
 from .ir_builder import Expr
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
-from .vector_ops import describe, is_number
+from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
 
 BINARY_OPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -139,10 +140,24 @@ class ExprTranslator:
             return self.vector_attribute(base, attr)
         if isinstance(base, Expr):
             raise self.fail(f"a scalar value has no attribute '{attr}'", kind="type")
+        constructor = self.matrix_constructor(base, attr)
+        if constructor is not None:
+            return constructor
         try:
             return self.capture(getattr(base, attr))
         except AttributeError:
             raise self.fail(f"{describe(base)} has no attribute '{attr}'", kind="type") from None
+
+    def matrix_constructor(self, cls, attr):
+        """qd.Vector.zero, qd.Matrix.identity ...: kernel built-ins that the Python classes need not define."""
+        import quadrants
+
+        if cls is not quadrants.Vector and cls is not quadrants.Matrix:
+            return None
+        impl = MATRIX_CONSTRUCTORS.get((cls.__name__, attr))
+        if impl is None:
+            return None
+        return Builtin(f"{cls.__name__}.{attr}", kernel_only(f"{cls.__name__}.{attr}"), "composite", impl=impl)
 
     def vector_attribute(self, vector, attr):
         if attr == "n":

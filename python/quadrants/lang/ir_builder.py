@@ -21,8 +21,10 @@ def const_text(value):
         return f"(const int {int(value)})"
     if isinstance(value, int):
         return f"(const int {value})"
-    if math.isnan(value) or math.isinf(value):
-        raise ValueError(f"The constant {value!r} has no IR literal; only finite floats can appear in a kernel.")
+    if math.isnan(value):
+        return "(const float nan)"
+    if math.isinf(value):
+        return "(const float inf)" if value > 0 else "(const float -inf)"
     return f"(const float {float(value)!r})"
 
 

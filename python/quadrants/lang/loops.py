@@ -1,8 +1,9 @@
 # python/quadrants/lang/loops.py: translation of loops: parallel_for, serial for, while, static unrolling.
 #
 # The `for` loops at the top level of a kernel body become `parallel_for`; every other loop is
-# serial. A loop iterates over range(n) / range(a, b), qd.ndrange(...), or an array or field
-# (struct-for: one index per outer dimension); qd.static(...) loops are unrolled at compile time.
+# serial. A loop iterates over range(n) / range(a, b) / range(a, b, step), qd.ndrange(...), or an
+# array or field (struct-for: one index per outer dimension), each optionally qd.grouped(...) into
+# one index vector; qd.static(...) loops are unrolled at compile time.
 import ast
 import builtins as _py_builtins
 
@@ -11,6 +12,16 @@ from .exprs import is_runtime
 from .ir_builder import Expr, Stmt
 from .values import ArrayRef, LocalVar, StaticBinding, VectorValue
 from .vector_ops import describe
+
+
+class LoopSpace:
+    """What a loop iterates: per dimension a (begin, end) pair and an optional (start, step), meaning
+    the loop variable is start + k * step for k in [begin, end); `grouped` binds one index vector."""
+
+    def __init__(self, bounds, steps=None, grouped=False):
+        self.bounds = bounds
+        self.steps = steps or [None] * len(bounds)
+        self.grouped = grouped
 
 
 class LoopTranslator:
@@ -23,55 +34,91 @@ class LoopTranslator:
             self.unroll(node, self.visit(iter_node))
             return
         if func is _py_builtins.range:
-            bounds = self.range_bounds(iter_node)
+            space = self.range_space(iter_node)
         else:
-            bounds = self.iteration_bounds(self.visit(iter_node), iter_node)
-        targets = self.loop_targets(node.target, len(bounds))
+            space = self.iteration_space(self.visit(iter_node), iter_node)
+        targets = self.loop_targets(node.target, space)
         if self.top_level and self.ctx.is_kernel:
-            self.parallel_loop(node, targets, bounds)
+            self.parallel_loop(node, targets, space)
         else:
-            self.serial_loop(node, targets, bounds)
+            self.serial_loop(node, targets, space)
 
-    def range_bounds(self, call):
+    def range_space(self, call):
         args, kwargs = self.call_arguments(call)
-        if kwargs or not 1 <= len(args) <= 2:
-            hint = "use a while loop for steps other than 1." if len(args) == 3 else None
-            raise self.fail(f"range() inside kernels takes (end) or (begin, end), but got {len(args)} arguments",
-                            hint=hint, node=call)
+        if kwargs or not 1 <= len(args) <= 3:
+            raise self.fail(f"range() inside kernels takes (end), (begin, end) or (begin, end, step), but got "
+                            f"{len(args)} arguments", node=call)
         args = [self.scalar(a, "a range() bound") for a in args]
-        return [(0, args[0])] if len(args) == 1 else [(args[0], args[1])]
+        if len(args) == 1:
+            return LoopSpace([(0, args[0])])
+        if len(args) == 2 or (not is_runtime(args[2]) and args[2] == 1):
+            return LoopSpace([(args[0], args[1])])
+        start, stop, step = args
+        if not is_runtime(step) and (not isinstance(step, int) or step == 0):
+            raise self.fail(f"range()'s step must be a nonzero int, but got {describe(step)}", kind="type", node=call)
+        start, step = self.loop_invariant(start), self.loop_invariant(step)
+        return LoopSpace([(0, self.step_count(start, stop, step))], steps=[(start, step)])
 
-    def iteration_bounds(self, value, node):
+    def loop_invariant(self, value):
+        """A bound used both before and inside the loop is evaluated once, before it."""
+        if not is_runtime(value) or value.text.startswith(("(var ", "(arg ", "(const ")):
+            return value
+        return self.snapshot(value)
+
+    def step_count(self, start, stop, step):
+        """How many values range(start, stop, step) has: ceil((stop - start) / step), at least 0.
+
+        A runtime step of 0 gives 0 iterations (integer division by zero is 0 in kernels).
+        """
+        if not is_runtime(step):
+            distance = self.ops.bin("sub", stop, start) if step > 0 else self.ops.bin("sub", start, stop)
+            size = abs(step)
+            count = distance if size == 1 else self.ops.bin("floordiv", self.ops.bin("add", distance, size - 1), size)
+        else:
+            toward_zero = self.ops.select(self.ops.bin("gt", step, 0), 1, -1)
+            distance = self.ops.bin("sub", self.ops.bin("add", self.ops.bin("sub", stop, start), step), toward_zero)
+            count = self.ops.bin("floordiv", distance, step)
+        return self.ops.bin("max", count, 0)
+
+    def iteration_space(self, value, node):
+        grouped = isinstance(value, qd_builtins.Grouped)
+        if grouped:
+            value = value.container
         if isinstance(value, qd_builtins.NdRange):
-            return [(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
-                    for b, e in value.bounds]
+            return LoopSpace([(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
+                              for b, e in value.bounds], grouped=grouped)
         if isinstance(value, ArrayRef):
             if value.static_shape is not None:
-                return [(0, extent) for extent in value.static_shape]
-            return [(0, Expr(f"(shape {value.name} {k})")) for k in range(value.ndim)]
+                return LoopSpace([(0, extent) for extent in value.static_shape], grouped=grouped)
+            return LoopSpace([(0, Expr(f"(shape {value.name} {k})")) for k in range(value.ndim)], grouped=grouped)
         raise self.fail(
-            f"a kernel can loop over range(), qd.ndrange() or an array, but not over {describe(value)}",
+            f"a kernel can loop over range(), qd.ndrange(), qd.grouped() or an array, but not over {describe(value)}",
             hint="to unroll a loop over a Python sequence at compile time, write 'for x in qd.static(seq):'.",
             node=node,
         )
 
-    def loop_targets(self, target, ndim):
-        """The loop variable names; one name over several dimensions is a grouped index vector."""
+    def loop_targets(self, target, space):
+        """The loop variable names; one name over several dimensions (or over qd.grouped) is an index vector."""
+        ndim = len(space.bounds)
         names = target.elts if isinstance(target, ast.Tuple) else [target]
         if not all(isinstance(n, ast.Name) for n in names):
             raise self.fail("loop variables must be plain names")
+        if space.grouped and len(names) != 1:
+            raise self.fail(f"a loop over qd.grouped(...) has one loop variable, the index vector, but got "
+                            f"{len(names)}", hint="write 'for I in qd.grouped(x):' and index with I[0], I[1] ...")
         if len(names) != ndim and len(names) != 1:
             raise self.fail(f"this loop has {ndim} dimension(s) but {len(names)} loop variables",
                             hint=f"write one name per dimension, or a single name for an index vector of {ndim}.")
         return [n.id for n in names]
 
-    def bind_loop_indices(self, targets, index_names, offsets):
+    def bind_loop_indices(self, targets, index_names, offsets, space):
         """Binds the Python loop variables to the IR indices plus their offsets (0 for serial loops)."""
         values = []
-        for index_name, offset in zip(index_names, offsets):
+        for index_name, offset, step in zip(index_names, offsets, space.steps):
             index = Expr(f"(var {index_name})")
-            values.append(index if _is_zero(offset) else self.ops.bin("add", index, offset))
-        if len(targets) == 1 and len(index_names) > 1:
+            value = index if _is_zero(offset) else self.ops.bin("add", index, offset)
+            values.append(value if step is None else self.ops.bin("add", step[0], self.ops.bin("mul", value, step[1])))
+        if len(targets) == 1 and (len(index_names) > 1 or space.grouped):
             self.declare(targets[0], VectorValue(values, (len(values),)))
             return
         for target, index_name, value in zip(targets, index_names, values):
@@ -80,41 +127,42 @@ class LoopTranslator:
             else:
                 self.declare(target, value)
 
-    def index_names(self, targets, offsets):
-        if len(targets) == len(offsets):
-            return [self.names.fresh(t if _is_zero(offset) else "_" + t) for t, offset in zip(targets, offsets)]
+    def index_names(self, targets, offsets, space):
+        if len(targets) == len(offsets) and not space.grouped:
+            return [self.names.fresh(t if _is_zero(offset) and step is None else "_" + t)
+                    for t, offset, step in zip(targets, offsets, space.steps)]
         return [self.names.fresh(f"_{targets[0]}{k}") for k in range(len(offsets))]
 
-    def parallel_loop(self, node, targets, bounds):
+    def parallel_loop(self, node, targets, space):
         """One parallel_for over the product of the bounds; it iterates from 0, the begins are added back."""
         loc = self.builder.loc
         serialize, block_dim = self.pending_loop_config or (False, 0)
         self.pending_loop_config = None
         if serialize and _breaks_directly(node.body):
-            self.serial_loop(node, targets, bounds)  # a serial `for` can break; a parallel_for cannot
+            self.serial_loop(node, targets, space)  # a serial `for` can break; a parallel_for cannot
             return
         extents = " ".join(self.ops.text(end if _is_zero(begin) else self.ops.bin("sub", end, begin))
-                           for begin, end in bounds)
-        offsets = [begin for begin, _ in bounds]
-        index_names = self.index_names(targets, offsets)
-        block = self.loop_body(node, targets, index_names, offsets, "parallel")
+                           for begin, end in space.bounds)
+        offsets = [begin for begin, _ in space.bounds]
+        index_names = self.index_names(targets, offsets, space)
+        block = self.loop_body(node, targets, index_names, offsets, space, "parallel")
         head = (f"parallel_for ({' '.join(index_names)}) ({extents}) "
                 f"(config (block_dim {block_dim}) (serialize {int(serialize)}))")
         self.builder.emit(head, [block], loc=loc)
 
-    def serial_loop(self, node, targets, bounds):
+    def serial_loop(self, node, targets, space):
         """Nested serial `for`s, outermost dimension first; the loop indices are the loop variables."""
         loc = self.builder.loc
         self.pending_loop_config = None
-        ranges = [(self.ops.text(begin), self.ops.text(end)) for begin, end in bounds]
-        offsets = [0] * len(bounds)
-        index_names = self.index_names(targets, offsets)
-        block = self.loop_body(node, targets, index_names, offsets, "serial")
+        ranges = [(self.ops.text(begin), self.ops.text(end)) for begin, end in space.bounds]
+        offsets = [0] * len(space.bounds)
+        index_names = self.index_names(targets, offsets, space)
+        block = self.loop_body(node, targets, index_names, offsets, space, "serial")
         for index_name, (begin, end) in reversed(list(zip(index_names, ranges))):
             block = [Stmt(f"for {index_name} {begin} {end}", [block], loc)]
         self.builder.append(block[0])
 
-    def loop_body(self, node, targets, index_names, offsets, kind):
+    def loop_body(self, node, targets, index_names, offsets, space, kind):
         saved = (self.top_level, self.builder.loc, self.parallel_depth)
         self.top_level = False
         self.parallel_depth += kind == "parallel"
@@ -122,7 +170,7 @@ class LoopTranslator:
         self.builder.open()
         self.push_scope()
         try:
-            self.bind_loop_indices(targets, index_names, offsets)
+            self.bind_loop_indices(targets, index_names, offsets, space)
             self.visit_body(node.body)
         finally:
             self.pop_scope()

@@ -14,6 +14,7 @@ sqrt, rsqrt, sin, cos, tan = _b.sqrt, _b.rsqrt, _b.sin, _b.cos, _b.tan
 asin, acos, atan, atan2, tanh = _b.asin, _b.acos, _b.atan, _b.atan2, _b.tanh
 exp, log, floor, ceil, round = _b.exp, _b.log, _b.floor, _b.ceil, _b.round  # noqa: A001
 abs, min, max, pow = _b.abs, _b.min, _b.max, _b.pow  # noqa: A001
+log2, exp2, isnan, isinf, select = _b.log2, _b.exp2, _b.isnan, _b.isinf, _b.select
 
 
 def _composite(name, python_impl, kernel_impl):
@@ -80,6 +81,7 @@ normalize = _composite("normalize", lambda a: _np.asarray(a) / _np.linalg.norm(a
 distance = _composite("distance", lambda a, b: _np.linalg.norm(_np.subtract(a, b)), _distance)
 reflect = _composite("reflect", _np_reflect, _reflect)
 determinant = _composite("determinant", _np.linalg.det, lambda ops, a: ops.determinant(a))
+inverse = _composite("inverse", _np.linalg.inv, lambda ops, a: ops.inverse(a))
 
 vec2, vec3, vec4 = (_VectorType((n,), None) for n in (2, 3, 4))
 ivec2, ivec3, ivec4 = (_VectorType((n,), int) for n in (2, 3, 4))

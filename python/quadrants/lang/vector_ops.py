@@ -39,7 +39,9 @@ _FOLD_UNARY = {
     # floor/ceil keep a float a float (math.floor would turn 2.5 into the int 2 and retype the local).
     "floor": lambda x: float(math.floor(x)) if isinstance(x, float) else x,
     "ceil": lambda x: float(math.ceil(x)) if isinstance(x, float) else x,
-    "round": _round_half_away,
+    "round": _round_half_away, "log2": math.log2, "exp2": lambda x: 2.0 ** x,
+    "isnan": lambda x: int(isinstance(x, float) and math.isnan(x)),
+    "isinf": lambda x: int(isinstance(x, float) and math.isinf(x)),
 }
 
 
@@ -193,21 +195,49 @@ class Ops:
 
     def determinant(self, a):
         a = self.tr.materialize_value(self.vector_operand(a, "determinant"))
-        if a.shape == (2, 2):
-            return self.bin("sub", self.bin("mul", a.at(0, 0), a.at(1, 1)), self.bin("mul", a.at(0, 1), a.at(1, 0)))
-        if a.shape == (3, 3):
+        if a.shape not in ((2, 2), (3, 3), (4, 4)):
+            raise self.tr.fail(
+                f"determinant() supports 2x2, 3x3 and 4x4 matrices, but got {_shape_text(a.shape)}", kind="type"
+            )
+        return self.det_of_rows(_rows(a))
+
+    def det_of_rows(self, rows):
+        """The determinant of a square matrix given as lists of entries: cofactor expansion along row 0."""
+        n = len(rows)
+        if n == 1:
+            return rows[0][0]
+        if n == 2:
+            return self.bin("sub", self.bin("mul", rows[0][0], rows[1][1]), self.bin("mul", rows[0][1], rows[1][0]))
+        if n == 3:
             terms = []
             for j in range(3):
                 minor = self.bin(
                     "sub",
-                    self.bin("mul", a.at(1, (j + 1) % 3), a.at(2, (j + 2) % 3)),
-                    self.bin("mul", a.at(1, (j + 2) % 3), a.at(2, (j + 1) % 3)),
+                    self.bin("mul", rows[1][(j + 1) % 3], rows[2][(j + 2) % 3]),
+                    self.bin("mul", rows[1][(j + 2) % 3], rows[2][(j + 1) % 3]),
                 )
-                terms.append(self.bin("mul", a.at(0, j), minor))
+                terms.append(self.bin("mul", rows[0][j], minor))
             return self.sum(terms)
-        raise self.tr.fail(
-            f"determinant() supports 2x2 and 3x3 matrices, but got {_shape_text(a.shape)}", kind="type"
-        )
+        return self.sum([self.bin("mul", rows[0][j], self.cofactor(rows, 0, j)) for j in range(n)])
+
+    def cofactor(self, rows, i, j):
+        minor = [[x for c, x in enumerate(row) if c != j] for r, row in enumerate(rows) if r != i]
+        det = self.det_of_rows(minor)
+        return det if (i + j) % 2 == 0 else self.un("neg", det)
+
+    def inverse(self, a):
+        """The adjugate over the determinant; each cofactor and 1/det is computed once, in a temporary."""
+        a = self.vector_operand(a, "inverse")
+        if a.shape not in ((2, 2), (3, 3), (4, 4)):
+            raise self.tr.fail(f"inverse() supports 2x2, 3x3 and 4x4 matrices, but got {_shape_text(a.shape)}",
+                               kind="type")
+        rows = _rows(self.tr.snapshot(a))
+        n = len(rows)
+        cofactors = [[self.tr.snapshot(self.cofactor(rows, i, j)) for j in range(n)] for i in range(n)]
+        det = self.sum([self.bin("mul", rows[0][j], cofactors[0][j]) for j in range(n)])
+        inverse_det = self.tr.snapshot(self.bin("truediv", 1.0, det))
+        return VectorValue([self.bin("mul", cofactors[j][i], inverse_det) for i in range(n) for j in range(n)],
+                           (n, n))
 
     def outer_product(self, a, b):
         a, b = self.vector_operand(a, "outer_product"), self.vector_operand(b, "outer_product")
@@ -218,6 +248,59 @@ class Ops:
         if isinstance(value, VectorValue):
             return value
         raise self.tr.fail(f"{what} needs a vector or matrix, but got {describe(value)}", kind="type")
+
+
+def _constant_matrix(ops, what, dtype, shape, entry):
+    """A compile-time matrix of `shape` whose entry (i, j) is entry(i, j), cast to `dtype`."""
+    for extent in shape:
+        if not isinstance(extent, int) or isinstance(extent, bool) or extent < 1:
+            raise ops.tr.fail(f"{what} needs positive compile-time int sizes, but got {describe(extent)}", kind="type")
+    dtype_name = ops.tr.default_fp if dtype is None else ops.tr.dtype_argument(dtype)
+    if len(shape) == 1:
+        entries = [entry(i, None) for i in range(shape[0])]
+    else:
+        entries = [entry(i, j) for i in range(shape[0]) for j in range(shape[1])]
+    return ops.cast(dtype_name, VectorValue(entries, shape))
+
+
+def vector_zero(ops, dtype, n):
+    return _constant_matrix(ops, "qd.Vector.zero(dtype, n)", dtype, (n,), lambda i, j: 0)
+
+
+def vector_one(ops, dtype, n):
+    return _constant_matrix(ops, "qd.Vector.one(dtype, n)", dtype, (n,), lambda i, j: 1)
+
+
+def vector_unit(ops, n, i, dtype=None):
+    if not isinstance(n, int) or not isinstance(i, int) or not 0 <= i < n:
+        raise ops.tr.fail(f"qd.Vector.unit(n, i) needs compile-time ints with 0 <= i < n, but got n={describe(n)} "
+                          f"and i={describe(i)}", kind="type")
+    return _constant_matrix(ops, "qd.Vector.unit(n, i)", dtype, (n,), lambda k, _: int(k == i))
+
+
+def matrix_zero(ops, dtype, n, m=None):
+    shape = (n,) if m is None else (n, m)
+    return _constant_matrix(ops, "qd.Matrix.zero(dtype, n, m)", dtype, shape, lambda i, j: 0)
+
+
+def matrix_one(ops, dtype, n, m=None):
+    shape = (n,) if m is None else (n, m)
+    return _constant_matrix(ops, "qd.Matrix.one(dtype, n, m)", dtype, shape, lambda i, j: 1)
+
+
+def matrix_identity(ops, dtype, n):
+    return _constant_matrix(ops, "qd.Matrix.identity(dtype, n)", dtype, (n, n), lambda i, j: int(i == j))
+
+
+# qd.Vector.zero(...) and friends inside kernels, by class and attribute name.
+MATRIX_CONSTRUCTORS = {
+    ("Vector", "zero"): vector_zero, ("Vector", "one"): vector_one, ("Vector", "unit"): vector_unit,
+    ("Matrix", "zero"): matrix_zero, ("Matrix", "one"): matrix_one, ("Matrix", "identity"): matrix_identity,
+}
+
+
+def _rows(matrix):
+    return [matrix.entries[i * matrix.shape[1] : (i + 1) * matrix.shape[1]] for i in range(matrix.shape[0])]
 
 
 def _shape_text(shape):

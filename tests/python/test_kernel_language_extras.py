@@ -1,0 +1,432 @@
+# tests/python/test_kernel_language_extras.py: the Taichi-style language features beyond the basics: qd.grouped,
+# stepped ranges, print, matrix constructors and inverse, and the extra math functions; results against numpy.
+import numpy as np
+import pytest
+
+import quadrants as qd
+from quadrants import _core
+
+
+@pytest.fixture(autouse=True)
+def cpu():
+    qd.init(arch=qd.cpu)
+    yield
+    qd.init(arch=qd.cpu)  # a test that changed the config (fast_math) leaves the default behind
+
+
+# ---- qd.grouped --------------------------------------------------------------------------------
+def test_grouped_over_an_ndarray_gives_an_index_vector():
+    @qd.kernel
+    def fill(x: qd.types.ndarray(ndim=2)):
+        for I in qd.grouped(x):
+            x[I] = I[0] * 10 + I[1] + I.sum() * 100
+
+    x = np.zeros((3, 4), dtype=np.int32)
+    fill(x)
+    i, j = np.indices((3, 4))
+    np.testing.assert_array_equal(x, i * 10 + j + (i + j) * 100)
+
+
+def test_grouped_over_a_1d_ndarray_is_still_a_vector():
+    @qd.kernel
+    def fill(x: qd.types.ndarray(ndim=1)):
+        for I in qd.grouped(x):
+            x[I] = I.n * 1000 + I[0]
+
+    x = np.zeros(5, dtype=np.int32)
+    fill(x)
+    np.testing.assert_array_equal(x, 1000 + np.arange(5))
+
+
+def test_grouped_over_ndrange_and_a_field_and_in_a_serial_loop():
+    f = qd.field(qd.f32, shape=(4, 3))
+
+    @qd.kernel
+    def run(out: qd.types.ndarray(ndim=2)):
+        for I in qd.grouped(qd.ndrange((1, 3), 3)):
+            out[I] = I[0] * 10.0 + I[1]
+        for I in qd.grouped(f):
+            f[I] = I[0] - I[1]
+        for _ in range(1):
+            for I in qd.grouped(qd.ndrange(2, 2)):
+                out[I + qd.Vector([2, 1])] += 0.5
+
+    out = np.zeros((4, 3), dtype=np.float32)
+    run(out)
+    expected = np.zeros((4, 3), dtype=np.float32)
+    for i in range(1, 3):
+        for j in range(3):
+            expected[i, j] = i * 10 + j
+    expected[2:4, 1:3] += 0.5
+    np.testing.assert_array_equal(out, expected)
+    i, j = np.indices((4, 3))
+    np.testing.assert_array_equal(f.to_numpy(), (i - j).astype(np.float32))
+
+
+def test_grouped_ndrange_in_python_scope_yields_vectors():
+    assert [v.to_list() for v in qd.grouped(qd.ndrange(2, (3, 5)))] == [[0, 3], [0, 4], [1, 3], [1, 4]]
+
+
+def test_grouped_over_a_number_is_a_type_error():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for I in qd.grouped(8):
+            x[I] = 1
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"qd.grouped\(\) needs an ndarray, a field or qd.ndrange\(...\), "
+                                                    r"but got the Python value 8 \(int\)"):
+        bad(np.zeros(8, dtype=np.int32))
+
+
+def test_grouped_with_two_loop_variables_is_rejected():
+    @qd.kernel
+    def bad(x: qd.types.ndarray(ndim=2)):
+        for i, j in qd.grouped(x):
+            x[i, j] = 1
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="one loop variable, the index vector, but got 2"):
+        bad(np.zeros((2, 2), dtype=np.int32))
+
+
+# ---- range with a step -------------------------------------------------------------------------
+@pytest.mark.parametrize("start,stop,step", [(0, 10, 3), (1, 10, 2), (9, -1, -1), (10, 0, -3), (5, 5, 2),
+                                             (5, 0, 2), (-4, 7, 4), (0, 10, 1)])
+def test_serial_range_with_a_constant_step(start, stop, step):
+    @qd.kernel
+    def visit(out: qd.types.ndarray(), begin: qd.i32, end: qd.i32):
+        for _ in range(1):
+            n = 0
+            for i in range(begin, end, qd.static(step)):
+                out[n] = i
+                n += 1
+            out[31] = n
+
+    out = np.full(32, -99, dtype=np.int32)
+    visit(out, start, stop)
+    expected = list(range(start, stop, step))
+    assert out[31] == len(expected)
+    np.testing.assert_array_equal(out[: len(expected)], expected)
+
+
+@pytest.mark.parametrize("step", [3, -2, 1, -1, 7])
+def test_range_with_a_runtime_step_serial_and_parallel(step):
+    @qd.kernel
+    def visit(serial: qd.types.ndarray(), parallel: qd.types.ndarray(), begin: qd.i32, end: qd.i32, s: qd.i32):
+        for i in range(begin, end, s):
+            parallel[i + 20] = 1
+        for _ in range(1):
+            n = 0
+            for i in range(begin, end, s):
+                serial[n] = i
+                n += 1
+            serial[39] = n
+
+    begin, end = (2, 17) if step > 0 else (15, -3)
+    serial = np.full(40, -99, dtype=np.int32)
+    parallel = np.zeros(40, dtype=np.int32)
+    visit(serial, parallel, begin, end, step)
+    expected = list(range(begin, end, step))
+    assert serial[39] == len(expected)
+    np.testing.assert_array_equal(serial[: len(expected)], expected)
+    hit = np.zeros(40, dtype=np.int32)
+    hit[np.array(expected) + 20] = 1
+    np.testing.assert_array_equal(parallel, hit)
+
+
+def test_range_with_step_zero_is_rejected():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for i in range(0, 10, 0):
+            x[i] = 1
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"range\(\)'s step must be a nonzero int, but got the Python "
+                                                    r"value 0 \(int\)"):
+        bad(np.zeros(10, dtype=np.int32))
+
+
+def test_range_with_four_arguments_names_the_count():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for i in range(0, 10, 1, 2):
+            x[i] = 1
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"takes \(end\), \(begin, end\) or \(begin, end, step\), "
+                                                      r"but got 4 arguments"):
+        bad(np.zeros(10, dtype=np.int32))
+
+
+# ---- print -------------------------------------------------------------------------------------
+def test_print_scalars_vectors_matrices_and_strings(capfd):
+    @qd.kernel
+    def show(x: qd.types.ndarray(), n: qd.i64, u: qd.u32):
+        for _ in range(1):
+            v = qd.Vector([1.5, -2.0])
+            m = qd.Matrix([[1, 2], [3, 4]])
+            print("x[0] =", x[0], "100%", v, m, n, u)
+            print("a", 1, "b", sep="", end="|\n")
+            print()
+
+    show(np.array([0.25], dtype=np.float32), -(2**40), 2**32 - 1)
+    lines = capfd.readouterr().out.splitlines()
+    assert lines == [
+        "x[0] = 0.250000 100% [1.500000, -2.000000] [[1, 2], [3, 4]] -1099511627776 4294967295",
+        "a1b|",
+        "",
+    ]
+
+
+def test_print_in_a_parallel_loop_prints_every_iteration_whole(capfd):
+    @qd.kernel
+    def show(x: qd.types.ndarray()):
+        for i in x:
+            print("item", i, x[i] * 2.0)
+
+    show(np.arange(64, dtype=np.float64))
+    lines = capfd.readouterr().out.splitlines()
+    assert sorted(lines, key=lambda line: int(line.split()[1])) == [
+        f"item {i} {2.0 * i:.12f}" for i in range(64)
+    ]
+
+
+def test_print_of_an_array_is_a_type_error():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        print(x)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"print\(\) inside a kernel can show strings, scalars, vectors "
+                                                    r"and matrices, but got"):
+        bad(np.zeros(3, dtype=np.float32))
+
+
+def test_print_with_an_unknown_keyword_is_a_type_error():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        print(x[0], flush=True)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"takes only sep= and end=, but got flush"):
+        bad(np.zeros(3, dtype=np.float32))
+
+
+def test_print_ir_text_round_trips_through_the_cpp_parser():
+    @qd.kernel
+    def show(a: qd.i32):
+        print("a%\"", a, end="")
+
+    text = show.export_ir(1)
+    assert '(print "a%\\" " (arg a))' in text
+    assert '(print "a%\\" " (arg a))' in _core.print_ir(text)
+
+
+# ---- matrix constructors, inverse, determinant -------------------------------------------------
+def test_vector_and_matrix_constructors_inside_kernels():
+    @qd.kernel
+    def build(out: qd.types.ndarray(dtype=qd.types.matrix(3, 3, qd.f32), ndim=1)):
+        for _ in range(1):
+            out[0] = qd.Matrix.identity(qd.f32, 3) * 2.0
+            out[1] = qd.Matrix.zero(qd.f32, 3, 3) + 1.0
+            row = qd.Vector.unit(3, 1) + qd.Vector.zero(qd.f32, 3) + qd.Vector.one(qd.f32, 3)
+            out[2] = qd.Matrix.one(qd.f32, 3, 3) * 0.0
+            for j in qd.static(range(3)):
+                out[2][0, j] = row[j]
+
+    out = np.zeros((3, 3, 3), dtype=np.float32)
+    build(out)
+    np.testing.assert_array_equal(out[0], 2 * np.eye(3))
+    np.testing.assert_array_equal(out[1], np.ones((3, 3)))
+    np.testing.assert_array_equal(out[2][0], [1, 2, 1])
+    np.testing.assert_array_equal(out[2][1:], 0)
+
+
+def test_constructor_dtypes_are_kept():
+    @qd.kernel
+    def build(out: qd.types.ndarray()):
+        for _ in range(1):
+            v = qd.Vector.zero(qd.i32, 2)
+            v[0] = 7
+            out[0] = v[0] // 2  # an integer vector: floor division stays integral
+            w = qd.Vector.unit(2, 0, qd.i32)
+            out[1] = w[0] / 2
+
+    out = np.zeros(2, dtype=np.float64)
+    build(out)
+    np.testing.assert_array_equal(out, [3.0, 0.5])
+
+
+def test_vector_zero_with_a_runtime_size_is_a_type_error():
+    @qd.kernel
+    def bad(n: qd.i32) -> qd.f32:
+        v = qd.Vector.zero(qd.f32, n)
+        return v[0]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"qd.Vector.zero\(dtype, n\) needs positive compile-time int "
+                                                    r"sizes, but got a scalar expression"):
+        bad(3)
+
+
+def test_vector_unit_out_of_range_is_a_type_error():
+    @qd.kernel
+    def bad() -> qd.f32:
+        return qd.Vector.unit(3, 3)[0]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"0 <= i < n, but got n=the Python value 3 \(int\) and "
+                                                    r"i=the Python value 3 \(int\)"):
+        bad()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_inverse_and_determinant_match_numpy(n):
+    rng = np.random.default_rng(n)
+    mats = (rng.standard_normal((16, n, n)) + 3 * np.eye(n)).astype(np.float64)
+
+    @qd.kernel
+    def invert(a: qd.types.ndarray(dtype=qd.types.matrix(n, n, qd.f64), ndim=1),
+               inv: qd.types.ndarray(dtype=qd.types.matrix(n, n, qd.f64), ndim=1),
+               det: qd.types.ndarray(dtype=qd.f64, ndim=1)):
+        for i in a:
+            m = a[i]
+            inv[i] = m.inverse()
+            det[i] = m.determinant() + qd.math.determinant(m) - qd.math.inverse(m).determinant() * 0.0
+
+    inv = np.zeros_like(mats)
+    det = np.zeros(16)
+    invert(mats, inv, det)
+    np.testing.assert_allclose(inv, np.linalg.inv(mats), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(det, 2 * np.linalg.det(mats), rtol=1e-10)
+
+
+def test_inverse_of_a_non_square_matrix_is_a_type_error():
+    @qd.kernel
+    def bad() -> qd.f32:
+        m = qd.Matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        return m.inverse()[0, 0]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"inverse\(\) supports 2x2, 3x3 and 4x4 matrices, but got 2x3"):
+        bad()
+
+
+# ---- math --------------------------------------------------------------------------------------
+_UNARY = [
+    ("tanh", qd.tanh, np.tanh), ("asin", qd.asin, np.arcsin), ("acos", qd.acos, np.arccos),
+    ("atan", qd.atan, np.arctan), ("rsqrt", qd.rsqrt, lambda x: 1 / np.sqrt(x)), ("round", qd.round, np.round),
+    ("log2", qd.math.log2, np.log2), ("exp2", qd.math.exp2, np.exp2), ("sign", qd.math.sign, np.sign),
+    ("fract", qd.math.fract, lambda x: x - np.floor(x)),
+]
+
+
+@pytest.mark.parametrize("name,fn,reference", _UNARY, ids=[u[0] for u in _UNARY])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary_math_matches_numpy(name, fn, reference, dtype):
+    @qd.kernel
+    def apply(x: qd.types.ndarray(), y: qd.types.ndarray()):
+        for i in x:
+            y[i] = fn(x[i])
+
+    x = np.linspace(0.05, 0.95, 19).astype(dtype)
+    if name in ("round", "sign", "fract"):
+        x = np.array([-2.75, -1.0, -0.25, 0.0, 0.25, 1.0, 2.75, 3.2], dtype=dtype)
+    y = np.zeros_like(x)
+    apply(x, y)
+    np.testing.assert_allclose(y, reference(x), rtol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+def test_round_halves_away_from_zero_and_floor_ceil_with_a_dtype():
+    @qd.kernel
+    def apply(x: qd.types.ndarray(), r: qd.types.ndarray(), f: qd.types.ndarray(), c: qd.types.ndarray()):
+        for i in x:
+            r[i] = qd.round(x[i])
+            f[i] = qd.floor(x[i], qd.i32) * 2 + qd.floor(x[i], dtype=qd.i32) % 2
+            c[i] = qd.ceil(x[i], qd.i32)
+
+    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 1.7], dtype=np.float32)
+    r, f, c = np.zeros_like(x), np.zeros(7, np.int32), np.zeros(7, np.int32)
+    apply(x, r, f, c)
+    np.testing.assert_array_equal(r, np.sign(x) * np.floor(np.abs(x) + 0.5))
+    np.testing.assert_array_equal(f, np.floor(x) * 2 + np.floor(x) % 2)
+    np.testing.assert_array_equal(c, np.ceil(x))
+
+
+def test_pow_clamp_mix_select_and_isnan_isinf():
+    @qd.kernel
+    def apply(x: qd.types.ndarray(), out: qd.types.ndarray(ndim=2)):
+        for i in x:
+            v = x[i]
+            out[i, 0] = qd.pow(qd.abs(v), 1.5) + v ** 2
+            out[i, 1] = qd.math.clamp(v, -1.0, 1.0)
+            out[i, 2] = qd.math.mix(v, 10.0, 0.25)
+            out[i, 3] = qd.select(v > 0, v, -v * 2)
+            out[i, 4] = qd.math.isnan(v) * 10 + qd.math.isinf(v)
+            out[i, 5] = qd.select(qd.Vector([v > 0, v <= 0]), qd.Vector([1.0, 2.0]), 0.0).sum()
+
+    x = np.array([-3.0, -0.5, 0.0, 0.5, 2.0, np.nan, np.inf, -np.inf], dtype=np.float32)
+    out = np.zeros((8, 6), dtype=np.float32)
+    with np.errstate(invalid="ignore"):
+        apply(x, out)
+        expected = np.stack([
+            np.abs(x) ** 1.5 + x**2, np.clip(x, -1, 1), x + (10 - x) * 0.25, np.where(x > 0, x, -x * 2),
+            np.isnan(x) * 10 + np.isinf(x), np.where(x > 0, 1.0, 0.0) + np.where(x <= 0, 2.0, 0.0),
+        ], axis=1)
+    np.testing.assert_allclose(out[:5], expected[:5], rtol=1e-6)
+    np.testing.assert_array_equal(out[5:, 4], [10, 1, 1])
+
+
+def test_isnan_survives_fast_math_and_integers_are_never_nan():
+    qd.init(arch=qd.cpu, fast_math=True)
+
+    @qd.kernel
+    def flags(x: qd.types.ndarray(), k: qd.i32) -> qd.i32:
+        n = 0
+        for i in x:
+            n += qd.math.isnan(x[i]) + 100 * qd.math.isinf(x[i]) + 10000 * qd.math.isnan(k)
+        return n
+
+    x = np.array([1.0, np.nan, np.inf, -np.inf, np.nan], dtype=np.float64)
+    assert flags(x, 3) == 2 + 200
+
+
+def test_infinite_constants_inside_kernels():
+    @qd.kernel
+    def lowest(x: qd.types.ndarray()) -> qd.f32:
+        m = qd.math.inf
+        for _ in range(1):
+            for i in range(x.shape[0]):
+                m = qd.min(m, x[i])
+        return m
+
+    assert lowest(np.array([3.0, -1.5, 2.0], dtype=np.float32)) == -1.5
+    assert lowest(np.zeros(0, dtype=np.float32)) == np.inf
+
+
+def test_unsigned_bit_operations_wrap_like_numpy():
+    @qd.kernel
+    def mix_bits(x: qd.types.ndarray(), y: qd.types.ndarray()):
+        for i in x:
+            v = x[i]
+            y[i] = ((v << qd.u32(5)) ^ (v >> qd.u32(3)) | (~v & qd.u32(0xFF))) * qd.u32(2654435761)
+
+    x = np.array([0, 1, 0xDEADBEEF, 2**32 - 1, 12345], dtype=np.uint32)
+    y = np.zeros_like(x)
+    mix_bits(x, y)
+    with np.errstate(over="ignore"):
+        expected = ((x << np.uint32(5)) ^ (x >> np.uint32(3)) | (~x & np.uint32(0xFF))) * np.uint32(2654435761)
+    np.testing.assert_array_equal(y, expected)
+
+
+def test_select_with_mismatched_branch_shapes_is_a_type_error():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for i in x:
+            x[i] = qd.select(qd.Vector([x[i] > 0, x[i] < 0]), qd.Vector([1.0, 2.0, 3.0]), 0.0).sum()
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"qd.select\(\) needs branches shaped like its condition "
+                                                    r"\(a 2-vector\), but got a 3-vector"):
+        bad(np.zeros(2, dtype=np.float32))
+
+
+def test_floor_with_a_bad_dtype_names_it():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for i in x:
+            x[i] = qd.floor(x[i], 2.5)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"Expected a dtype such as qd.f32, but got the Python value 2.5 \(float\)"):
+        bad(np.zeros(2, dtype=np.float32))
