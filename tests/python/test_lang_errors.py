@@ -129,11 +129,11 @@ def test_missing_parameter_annotation_is_reported_at_decoration():
 def test_range_with_step_and_loop_over_a_list():
     @qd.kernel
     def k(x: qd.types.ndarray()):
-        for i in range(0, 10, 2):
+        for i in range(0, 10, 2, 1):
             pass
 
     err = error_of(k)
-    assert err.message == "range() inside kernels takes (end) or (begin, end), but got 3 arguments."
+    assert err.message == "range() inside kernels takes (end), (begin, end) or (begin, end, step), but got 4 arguments."
     assert err.col == inspect.getsourcelines(k.fn)[0][2].index("range")
 
     @qd.kernel
