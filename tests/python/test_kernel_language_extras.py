@@ -188,6 +188,41 @@ def test_print_in_a_parallel_loop_prints_every_iteration_whole(capfd):
     ]
 
 
+def test_print_of_f_strings(capfd):
+    width = 3
+
+    @qd.kernel
+    def show(x: qd.types.ndarray()):
+        for _ in range(1):
+            v = qd.Vector([x[0], 2.0])
+            print(f"x0={x[0]} v={v} n={width:03d} {'s'!r}", f"{width}")
+
+    show(np.array([1.5], dtype=np.float32))
+    assert capfd.readouterr().out == "x0=1.500000 v=[1.500000, 2.000000] n=003 's' 3\n"
+
+
+def test_f_string_format_spec_on_a_kernel_value_is_a_type_error():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for i in x:
+            print(f"{x[i]:.2f}")
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"Format specs and conversions such as f'\{x:.2f\}' or "
+                                                    r"f'\{x!r\}' are not supported on kernel values"):
+        bad(np.zeros(2, dtype=np.float32))
+
+
+def test_f_string_of_kernel_values_outside_print_is_a_type_error():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for i in x:
+            x[i] = f"{x[i]}"
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"must be a scalar, but got an f-string of kernel values "
+                                                    r"\(only print\(\) can show one\)"):
+        bad(np.zeros(2, dtype=np.float32))
+
+
 def test_print_of_an_array_is_a_type_error():
     @qd.kernel
     def bad(x: qd.types.ndarray()):

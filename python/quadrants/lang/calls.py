@@ -10,7 +10,7 @@ from .exprs import VectorMethod, is_runtime
 from .ir_builder import Expr, string_text
 from .source import function_source
 from .types import Template, VectorType, scalar_dtype_name
-from .values import ArrayRef, ParamVar, StaticBinding, VectorValue
+from .values import ArrayRef, FormattedText, ParamVar, StaticBinding, VectorValue
 from .vector_ops import describe, is_number
 
 # Python functions that mean the same as a qd built-in inside a kernel.
@@ -205,6 +205,9 @@ class CallTranslator:
     def print_items(self, value, items):
         if isinstance(value, str):
             items.append(value)
+        elif isinstance(value, FormattedText):
+            for part in value.parts:
+                self.print_items(part, items)
         elif isinstance(value, VectorValue):
             rows = [value.row(i) for i in range(value.shape[0])] if value.is_matrix else value.entries
             items.append("[")

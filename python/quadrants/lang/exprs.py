@@ -4,7 +4,7 @@ import operator
 
 from .builtins import Builtin, kernel_only
 from .ir_builder import Expr
-from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
+from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
 
 BINARY_OPS = {
@@ -56,6 +56,28 @@ class ExprTranslator:
             return VectorValue([Expr(f"(var {name})") for name in binding.names], binding.shape)
         assert isinstance(binding, StaticBinding), "visit_Name(): unknown binding kind"
         return binding.value
+
+    def visit_JoinedStr(self, node):
+        """f"...": a str when every part is known at compile time, else text with kernel values for print()."""
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                parts.append(part.value)
+                continue
+            value = self.visit(part.value)
+            if not is_runtime(value):
+                spec = self.visit(part.format_spec) if part.format_spec is not None else ""
+                convert = {-1: lambda v: v, ord("s"): str, ord("r"): repr, ord("a"): ascii}[part.conversion]
+                parts.append(self.python_op(lambda v, s: format(convert(v), s), value, spec))
+                continue
+            if part.format_spec is not None or part.conversion != -1:
+                raise self.fail("format specs and conversions such as f'{x:.2f}' or f'{x!r}' are not supported on "
+                                "kernel values, only f'{x}'", kind="type",
+                                hint="print the value as it is; floats print with 6 decimals (f64: 12).")
+            parts.append(value)
+        if all(isinstance(p, str) for p in parts):
+            return "".join(parts)
+        return FormattedText(parts)
 
     def visit_Tuple(self, node):
         return tuple(self.visit(element) for element in node.elts)

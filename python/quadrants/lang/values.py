@@ -95,3 +95,12 @@ class ParamVar:
 
     def __init__(self, name):
         self.name = name
+
+
+class FormattedText:
+    """An f-string with kernel values in it: only print() can show it, as strings and values in order."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts):
+        self.parts = list(parts)

@@ -7,7 +7,7 @@ import math
 import operator
 
 from .ir_builder import Expr, const_text
-from .values import VectorValue
+from .values import FormattedText, VectorValue
 
 _FOLD_BINARY = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
@@ -314,4 +314,6 @@ def describe(value):
         return f"a {_shape_text(value.shape)} {kind}" if value.is_matrix else f"a {_shape_text(value.shape)}"
     if isinstance(value, Expr):
         return "a scalar expression"
+    if isinstance(value, FormattedText):
+        return "an f-string of kernel values (only print() can show one)"
     return f"the Python value {value!r} ({type(value).__name__})"
