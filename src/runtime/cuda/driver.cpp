@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 
 namespace qd::cuda {
@@ -53,6 +54,8 @@ std::string resolve_all(void* library, DriverApi& api) {
   resolve(library, "cuGetErrorName", api.cuGetErrorName, missing);
   resolve(library, "cuGetErrorString", api.cuGetErrorString, missing);
   resolve(library, "cuPointerGetAttribute", api.cuPointerGetAttribute, missing);
+  resolve(library, "cuOccupancyMaxActiveBlocksPerMultiprocessor", api.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+          missing);
   // Stream-ordered allocation needs a CUDA 11.2 driver; older ones fall back to cuMemAlloc.
   std::string optional;
   resolve(library, "cuMemAllocAsync", api.cuMemAllocAsync, optional);
@@ -101,7 +104,12 @@ std::atomic<const DriverLoad*> replacement{nullptr};
 
 const DriverLoad& driver_load() {
   if (const DriverLoad* load = replacement.load(std::memory_order_acquire)) return *load;
-  static const DriverLoad load = load_driver("libcuda.so.1");
+  // QD_CUDA_DRIVER_PATH names another driver library: a driver outside the loader's path, or the
+  // CPU emulation the tests use where there is no GPU (tests/cuda_emulator/).
+  static const DriverLoad load = [] {
+    const char* path = std::getenv("QD_CUDA_DRIVER_PATH");
+    return load_driver(path && *path ? path : "libcuda.so.1");
+  }();
   return load;
 }
 

@@ -66,6 +66,8 @@ struct DriverApi {
   CUresult (*cuGetErrorName)(CUresult error, const char** name);
   CUresult (*cuGetErrorString)(CUresult error, const char** text);
   CUresult (*cuPointerGetAttribute)(void* value, int attribute, CUdeviceptr pointer);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int* blocks, CUfunction function, int block_size,
+                                                          size_t dynamic_shared_bytes);
 };
 
 // The outcome of loading a driver library: api is usable only when error is empty.
