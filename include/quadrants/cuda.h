@@ -76,6 +76,9 @@ std::optional<int> cuda_pointer_device(const void* pointer);
 // waits for it and raises its errors as run_entry does (IndexError naming arg_names[i],
 // AssertionError with the assert message); the return value comes back in the scalar union.
 // Otherwise returns as soon as the work is enqueued. A fault in the kernel is a CudaError naming it.
+// A launch on any other stream is ordered both ways with the legacy default stream, on which copies,
+// host reads and DLPack exports order themselves: it starts after the copies enqueued before it, and
+// they see its writes.
 std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& kernel, const QdArg* args,
                                  int num_args, CUstream stream, int device_id,
                                  const std::vector<std::string>& arg_names);

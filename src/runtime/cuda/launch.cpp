@@ -58,13 +58,39 @@ void upload_arguments(int device_id, cuda::CUdeviceptr dst, const void* args, si
   cuda::check(api.cuEventRecord(ring.events[slot], stream), "cuEventRecord(argument slot)");
 }
 
+// A task's function and the grid it launches with.
+struct LoadedTask {
+  cuda::CUfunction function = nullptr;
+  unsigned grid = 1;
+  unsigned block = 1;
+};
+
 // A loaded module and its task functions, kept while the kernel that owns the image lives.
 struct LoadedModule {
   std::weak_ptr<const CudaCompiledKernel> kernel;
   int device_id = 0;
   cuda::CUmodule module = nullptr;
-  std::vector<cuda::CUfunction> functions;  // one per task
+  std::vector<LoadedTask> tasks;
 };
+
+// Parallel tasks are grid-stride loops, so any grid is correct; as many blocks as the SMs can hold
+// at once (given the function's registers) keeps every SM full without depending on the loop's
+// extent, which only the device knows for some loops.
+LoadedTask plan_task(const CudaTask& task, cuda::CUfunction function, const cuda::Device& dev) {
+  if (!task.parallel) return {function, 1, 1};
+  unsigned block = static_cast<unsigned>(task.block_dim > 0 ? task.block_dim : 128);
+  int per_sm = 0;
+  cuda::check(cuda::driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function, static_cast<int>(block), 0),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor(task '" + task.function + "', " + std::to_string(block) +
+                  " threads)");
+  if (per_sm <= 0) {
+    throw CudaError("Task '" + task.function + "' cannot run with blocks of " + std::to_string(block) +
+                        " threads on CUDA device " + std::to_string(dev.info.index) +
+                        " (too many registers per thread); choose a smaller qd.loop_config(block_dim=...).",
+                    0);
+  }
+  return {function, static_cast<unsigned>(per_sm * dev.info.sm_count), block};
+}
 
 std::mutex module_mutex;
 std::map<std::pair<const void*, int>, LoadedModule> modules;
@@ -87,6 +113,7 @@ void unload_expired() {
 
 LoadedModule load_module(const std::shared_ptr<const CudaCompiledKernel>& kernel, int device_id) {
   const cuda::DriverApi& api = cuda::driver();
+  const cuda::Device& dev = cuda::make_current(device_id);
   LoadedModule loaded{kernel, device_id, nullptr, {}};
   std::string ptx;  // PTX must be NUL-terminated text
   const void* image = kernel->image.data();
@@ -103,19 +130,25 @@ LoadedModule load_module(const std::shared_ptr<const CudaCompiledKernel>& kernel
       api.cuModuleUnload(loaded.module);
       cuda::check(result, "cuModuleGetFunction(kernel '" + kernel->name + "', task '" + task.function + "')");
     }
-    loaded.functions.push_back(function);
+    try {
+      loaded.tasks.push_back(plan_task(task, function, dev));
+    } catch (...) {
+      api.cuModuleUnload(loaded.module);
+      throw;
+    }
   }
   return loaded;
 }
 
-const std::vector<cuda::CUfunction>& functions_of(const std::shared_ptr<const CudaCompiledKernel>& kernel,
+const std::vector<LoadedTask>& tasks_of(const std::shared_ptr<const CudaCompiledKernel>& kernel,
                                                   int device_id) {
   std::lock_guard<std::mutex> lock(module_mutex);
   auto key = std::make_pair(static_cast<const void*>(kernel.get()), device_id);
   auto it = modules.find(key);
-  if (it != modules.end() && it->second.kernel.lock() == kernel) return it->second.functions;
+  if (it != modules.end() && it->second.kernel.lock() == kernel) return it->second.tasks;
   unload_expired();  // also drops an entry whose address a new kernel now reuses
-  return modules.insert_or_assign(key, load_module(kernel, device_id)).first->second.functions;
+  cuda::make_current(device_id);  // unloading may have switched to another device's context
+  return modules.insert_or_assign(key, load_module(kernel, device_id)).first->second.tasks;
 }
 
 // Where each part of the launch buffer lives, in bytes from its start.
@@ -181,16 +214,12 @@ std::string index_text(const int64_t* values, int n) {
                    std::to_string(error.dim) + ".");
 }
 
-void launch_task(const CudaCompiledKernel& kernel, size_t task, cuda::CUfunction function, int sm_count,
-                 void** params, CUstream stream) {
-  const CudaTask& spec = kernel.tasks[task];
-  // Parallel tasks are grid-stride loops: a few blocks per SM keep every SM busy without
-  // depending on the loop's extent, which only the device knows for some loops.
-  unsigned block = spec.parallel ? static_cast<unsigned>(spec.block_dim > 0 ? spec.block_dim : 128) : 1;
-  unsigned grid = spec.parallel ? static_cast<unsigned>(4 * sm_count) : 1;
-  cuda::check(cuda::driver().cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream, params, nullptr),
-              "cuLaunchKernel(kernel '" + kernel.name + "', task '" + spec.function + "', " + std::to_string(grid) +
-                  " blocks of " + std::to_string(block) + " threads)");
+void launch_task(const CudaCompiledKernel& kernel, size_t task, const LoadedTask& loaded, void** params,
+                 CUstream stream) {
+  cuda::check(cuda::driver().cuLaunchKernel(loaded.function, loaded.grid, 1, 1, loaded.block, 1, 1, 0, stream, params,
+                                            nullptr),
+              "cuLaunchKernel(kernel '" + kernel.name + "', task '" + kernel.tasks[task].function + "', " +
+                  std::to_string(loaded.grid) + " blocks of " + std::to_string(loaded.block) + " threads)");
 }
 
 }  // namespace
@@ -201,7 +230,7 @@ std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>
   QD_ASSERT(kernel != nullptr, "launch_cuda(): null kernel");
   QD_ASSERT(!kernel->returns || kernel->frame_bytes >= 8, "launch_cuda(): no frame room for the return value");
   const cuda::Device& dev = cuda::make_current(device_id);
-  const std::vector<cuda::CUfunction>& functions = functions_of(kernel, device_id);
+  const std::vector<LoadedTask>& tasks = tasks_of(kernel, device_id);
   Layout layout = layout_for(num_args, kernel->frame_bytes);
   LaunchBuffer buffer{dev, stream, cuda::allocate_device(dev, layout.total, stream)};
   const cuda::DriverApi& api = cuda::driver();
@@ -212,13 +241,19 @@ std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>
     cuda::check(api.cuMemsetD8Async(buffer.pointer + layout.frame, 0, layout.total - layout.frame, stream),
                 "cuMemsetD8Async(kernel frame)");
   }
+  // Copies into qd arrays are enqueued on the legacy default stream; a kernel on another stream
+  // starts after them (and the legacy stream waits for the kernel below).
+  if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
   cuda::CUdeviceptr pointers[4] = {buffer.pointer, buffer.pointer + layout.frame, buffer.pointer + layout.error,
                                    buffer.pointer + layout.flag};
   void* params[4] = {&pointers[0], &pointers[1], &pointers[2], &pointers[3]};
+  for (size_t task = 0; task < tasks.size(); ++task) launch_task(*kernel, task, tasks[task], params, stream);
+  // Named only once enqueued: a fault that an earlier kernel left surfaces at these calls.
   cuda::note_kernel_launch(kernel->name);
-  for (size_t task = 0; task < functions.size(); ++task) {
-    launch_task(*kernel, task, functions[task], dev.info.sm_count, params, stream);
-  }
+  // Later copies, host reads and DLPack consumers order themselves after the legacy default stream
+  // (include/quadrants/cuda.h); making it wait here puts this kernel before them, whatever stream
+  // it ran on, without blocking the host.
+  if (stream != nullptr) make_stream_wait(nullptr, stream, device_id);
   if (!kernel->returns && !kernel->debug) return std::nullopt;
   // Error record, flag and the return value at frame offset 0 lie together; one copy reads them.
   size_t read_end = kernel->returns ? layout.frame + sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
