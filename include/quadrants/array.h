@@ -34,6 +34,11 @@ struct ArrayView {
 // Compact row-major strides for shape.
 void fill_contiguous_strides(ArrayView& view);
 
+// The row-major view (no data yet) of a new array, and its size in bytes; throws ValueError for
+// too many dims, a negative extent, or a size too large to address. Shared by every device.
+ArrayView new_array_view(DtypeCode dtype, const std::vector<int64_t>& shape, const std::vector<int64_t>& element_shape,
+                         size_t* bytes);
+
 // Storage of an ndarray or field: outer dims followed by element dims (a 3x2 matrix field of shape
 // (4,) has full shape (4, 3, 2)). Memory is shared: DLPack exports keep it alive past release().
 class Array {

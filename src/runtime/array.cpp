@@ -57,8 +57,8 @@ std::shared_ptr<void> allocate_host(size_t bytes) {
   return std::shared_ptr<void>(reinterpret_cast<void*>(aligned), [block](void*) { std::free(block); });
 }
 
-std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>& shape,
-                                     const std::vector<int64_t>& element_shape) {
+ArrayView new_array_view(DtypeCode dtype, const std::vector<int64_t>& shape, const std::vector<int64_t>& element_shape,
+                         size_t* bytes) {
   ArrayView view;
   view.dtype = dtype;
   view.ndim = static_cast<int>(shape.size() + element_shape.size());
@@ -77,14 +77,22 @@ std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>
     }
   }
   fill_contiguous_strides(view);
-  int64_t bytes = dtype_size(dtype);
+  int64_t total = dtype_size(dtype);
   for (int d = 0; d < view.ndim; ++d) {
-    if (__builtin_mul_overflow(bytes, view.shape[d], &bytes) || bytes > (int64_t(1) << 62)) {
+    if (__builtin_mul_overflow(total, view.shape[d], &total) || total > (int64_t(1) << 62)) {
       throw ValueError("An array of shape " + shape_text(view.shape, view.ndim) + " and dtype " +
                        std::string(dtype_name(dtype)) + " is too large to address.");
     }
   }
-  std::shared_ptr<void> owner = allocate_host(static_cast<size_t>(bytes));
+  *bytes = static_cast<size_t>(total);
+  return view;
+}
+
+std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>& shape,
+                                     const std::vector<int64_t>& element_shape) {
+  size_t bytes = 0;
+  ArrayView view = new_array_view(dtype, shape, element_shape, &bytes);
+  std::shared_ptr<void> owner = allocate_host(bytes);
   view.data = owner.get();
   return std::shared_ptr<Array>(new Array(view, static_cast<int>(element_shape.size()), std::move(owner)));
 }

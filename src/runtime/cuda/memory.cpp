@@ -119,27 +119,10 @@ namespace qd {
 
 std::shared_ptr<Array> create_cuda_array(DtypeCode dtype, const std::vector<int64_t>& shape,
                                          const std::vector<int64_t>& element_shape, int device_id) {
-  ArrayView view;
-  view.dtype = dtype;
-  view.ndim = static_cast<int>(shape.size() + element_shape.size());
-  if (view.ndim > QD_MAX_NDIM) {
-    throw ValueError("A CUDA array may have at most " + std::to_string(QD_MAX_NDIM) +
-                     " dimensions including element dimensions, but " + std::to_string(view.ndim) +
-                     " were requested.");
-  }
-  int d = 0;
-  for (int64_t extent : shape) view.shape[d++] = extent;
-  for (int64_t extent : element_shape) view.shape[d++] = extent;
-  for (d = 0; d < view.ndim; ++d) {
-    if (view.shape[d] < 0) {
-      throw ValueError("CUDA array dimensions must be non-negative, but dimension " + std::to_string(d) +
-                       " was " + std::to_string(view.shape[d]) + ".");
-    }
-  }
-  fill_contiguous_strides(view);
+  size_t bytes = 0;
+  ArrayView view = new_array_view(dtype, shape, element_shape, &bytes);
   const cuda::Device& dev = cuda::make_current(device_id);
   const cuda::DriverApi& api = cuda::driver();
-  size_t bytes = static_cast<size_t>(view.size()) * dtype_size(dtype);
   // Allocated and zeroed on the legacy default stream, then waited for: the array may be used on
   // any stream next, and none of them is ordered after this one.
   cuda::CUdeviceptr pointer = cuda::allocate_device(dev, bytes, nullptr);
