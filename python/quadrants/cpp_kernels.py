@@ -55,7 +55,7 @@ class CppKernel(_core.Launcher):
         self._params, self._returns = _launcher_params(stub)
         self._source = source
         self._compiled = None
-        _core.Launcher.__init__(self, stub.__name__, self._params, self._compile)
+        _core.Launcher.__init__(self, stub.__name__, self._params, self._compile, cpu_only=True)
 
     def _compile(self, spec, args):
         for param, entry in zip(self._params, spec):

@@ -41,8 +41,9 @@ std::string shape_text(const int64_t* shape, int ndim) {
 
 class Launcher {
  public:
-  Launcher(std::string name, nb::list params, nb::object compile_fn)
-      : name_(std::move(name)), compile_fn_(std::move(compile_fn)) {
+  // cpu_only: the kernel is host code whatever qd.init chose (hand-written C++ kernels).
+  Launcher(std::string name, nb::list params, nb::object compile_fn, bool cpu_only)
+      : name_(std::move(name)), compile_fn_(std::move(compile_fn)), cpu_only_(cpu_only) {
     for (nb::handle p : params) params_.push_back(parse_param(nb::cast<nb::tuple>(p)));
     if (params_.size() > kMaxKernelArgs) {
       throw ValueError("Kernel '" + name_ + "' has " + std::to_string(params_.size()) +
@@ -143,8 +144,16 @@ class Launcher {
     int device = current_target().device;
     CUstream stream = choose_stream(holders.data(), params_.size(), explicit_stream, device);
     std::optional<QdArg> ret;
+    // Taken with the GIL held, so no qd.reset() or kernel clear() (which hold the GIL while they
+    // wait for the gate) can free the variant or its fields before the launch; released before
+    // the GIL is taken back, so neither side can wait for the other.
+    std::shared_lock<std::shared_mutex> gate(launch_gate());
     {
       nb::gil_scoped_release release;
+      struct Unlock {
+        std::shared_lock<std::shared_mutex>& gate;
+        ~Unlock() { gate.unlock(); }
+      } unlock{gate};
       ret = launch_cuda(spec.cuda, packed, static_cast<int>(total), stream, device, spec.arg_names);
     }
     if (!staging.empty()) staging.copy_back(stream);
@@ -262,18 +271,24 @@ class Launcher {
 
   // Arrays must live where the kernel runs; host arrays meeting a CUDA kernel are staged.
   void place_on_target(size_t i, ArrayView& view, int element_ndim, HostStaging* staging) {
-    const Target& target = current_target();
+    static const Target host{false, 0};
+    const Target& target = cpu_only_ ? host : current_target();
     bool on_cuda = view.device.kind == DeviceId::Kind::cuda;
     if (!target.cuda && on_cuda) {
       throw ValueError(where(i) + ": the array is on cuda:" + std::to_string(view.device.index) +
-                       ", but the kernel runs on the CPU; move it with .cpu() or init with qd.cuda.");
+                       ", but the kernel runs on the CPU; move it with .cpu()" +
+                       (cpu_only_ ? " (C++ kernels are host code)." : " or init with qd.cuda."));
     }
     if (target.cuda && on_cuda && view.device.index != target.device) {
       throw ValueError(where(i) + ": the array is on cuda:" + std::to_string(view.device.index) +
                        ", but the kernel runs on cuda:" + std::to_string(target.device) + ".");
     }
     if (target.cuda && !on_cuda) {
-      if (!staging) throw ValueError(where(i) + ": host arrays are copied in only when the kernel is called.");
+      if (!staging) {  // spec_of: describe the device copy that a call would make, without making it
+        view.device = {DeviceId::Kind::cuda, target.device};
+        fill_contiguous_strides(view);
+        return;
+      }
       warn_staging(i, view);
       view = staging->stage(view, element_ndim, target.device);
     }
@@ -429,6 +444,7 @@ class Launcher {
   std::vector<ParamSpec> params_;
   std::vector<std::string> arg_names_;
   nb::object compile_fn_;
+  bool cpu_only_ = false;
   SpecializationTable table_;
   const Specialization* last_ = nullptr;
   std::vector<std::shared_ptr<Array>> pending_globals_;  // set by compile_fn, taken by the new variant
@@ -463,7 +479,8 @@ void bind_launch(nb::module_& m) {
   m.def("enter_fake_mode", [] { ++fake_mode_depth; }, "Kernels return without running until the matching exit.");
   m.def("exit_fake_mode", [] { --fake_mode_depth; });
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))
-      .def(nb::init<std::string, nb::list, nb::object>(), nb::arg("name"), nb::arg("params"), nb::arg("compile_fn").none())
+      .def(nb::init<std::string, nb::list, nb::object, bool>(), nb::arg("name"), nb::arg("params"),
+           nb::arg("compile_fn").none(), nb::arg("cpu_only") = false)
       .def("__call__", &Launcher::call)
       .def("set_globals", &Launcher::set_globals)
       .def("spec_of", &Launcher::spec_of, "The specialization (see compile_fn) that these arguments select.")
