@@ -95,18 +95,17 @@ class ArrayContainer:
         self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy", parallel=True)
 
     def to_torch(self, device=None, keep_dims=False):
-        """Returns a new torch tensor with the contents, on `device` (default: where the data lives)."""
+        """Returns a new torch tensor with the contents, on `device` (default: the CPU, as in Quadrants)."""
         import torch
 
-        if device is None:
-            kind, index = self._array.device
-            device = f"cuda:{index}" if kind == _DL_CUDA else "cpu"
-        device = torch.device(device)
+        device = torch.device("cpu" if device is None else device)
         if device.type not in ("cpu", "cuda"):
             raise ValueError(f"to_torch(device=...) expects a CPU or CUDA device, but got {device}.")
         # A tensor on the target device, filled by one copy: device data never takes a trip via the host.
         out = torch.empty(self._numpy_shape, dtype=self.dtype.torch, device=device)
         import_dlpack(out).copy_from(self._array, "to_torch")
+        if out.is_cuda:  # the copy is on the legacy stream; torch's work on out comes after it
+            _core.cuda_stream_wait(torch.cuda.current_stream(out.device).cuda_stream, 0, out.device.index)
         return out.reshape(self._export_shape(keep_dims))
 
     def from_torch(self, tensor):
@@ -120,6 +119,8 @@ class ArrayContainer:
         if tensor.device.type not in ("cpu", "cuda"):
             tensor = tensor.cpu()
         self._array.copy_from(import_dlpack(self._expand(tensor)), "from_torch", parallel=True)
+        if tensor.is_cuda:  # torch may reuse the tensor's memory on its own stream once we return
+            _core.cuda_synchronize(0, tensor.device.index)
 
     def _export_shape(self, keep_dims):
         return self._numpy_shape
@@ -134,7 +135,10 @@ class ArrayContainer:
             raise BufferError("quadrants exports its memory without copying; copy=True is not supported.")
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"Cannot export to device {dl_device}; the data lives on {self.__dlpack_device__()}.")
-        if stream is not None and stream not in (-1, 0, 1, 2) and self._array.device[0] == _DL_CUDA:
+        if stream == 0 and self._array.device[0] == _DL_CUDA:
+            raise BufferError("__dlpack__(stream=0) is ambiguous for CUDA and disallowed by the DLPack "
+                              "standard; pass 1 for the legacy default stream or a stream handle.")
+        if stream is not None and stream not in (-1, 1, 2) and self._array.device[0] == _DL_CUDA:
             # The DLPack stream contract: the consumer's stream waits for our work (done on the legacy
             # default stream), and the host never blocks.
             _core.cuda_stream_wait(stream, 0, self._array.device[1])
