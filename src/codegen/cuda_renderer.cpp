@@ -7,6 +7,7 @@
 
 #include "codegen/cstyle_renderer.h"
 #include "ir/ir_mutator.h"
+#include "quadrants/errors.h"
 
 namespace qd::codegen {
 namespace {
@@ -14,6 +15,7 @@ namespace {
 using namespace qd::ir;
 
 constexpr int kDefaultBlockDim = 128;
+constexpr int kMaxBlockDim = 1024;  // threads per block on every CUDA architecture
 
 // Frame layout: [0, 8) the return value as a QdArg.scalar; [8, 12) set once a `return` ran, so the
 // tasks after it do nothing; then one 8-byte slot per top-level local that a later task uses.
@@ -183,6 +185,11 @@ std::vector<TaskPlan> CudaRenderer::plan_tasks() const {
   for (const Stmt& s : kernel_.body) {
     if (const ParallelFor* loop = as<ParallelFor>(s)) {
       int block_dim = loop->block_dim > 0 ? loop->block_dim : kDefaultBlockDim;
+      if (block_dim > kMaxBlockDim) {
+        throw CompileError("Kernel '" + kernel_.name + "': qd.loop_config(block_dim=" + std::to_string(block_dim) +
+                           ") is more than a CUDA block can hold; use at most " + std::to_string(kMaxBlockDim) +
+                           " threads.");
+      }
       plans.push_back({{s}, true, !loop->serialize, loop->serialize ? 1 : block_dim});
       continue;
     }
