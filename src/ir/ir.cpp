@@ -31,6 +31,7 @@ Expr Unary::make(UnOp op, Expr a, std::optional<DtypeCode> type) {
   return std::make_shared<Unary>(op, std::move(a), type);
 }
 Expr Cast::make(DtypeCode to, Expr a) { return std::make_shared<Cast>(to, std::move(a)); }
+Expr BitCast::make(DtypeCode to, Expr a) { return std::make_shared<BitCast>(to, std::move(a)); }
 Expr Select::make(Expr cond, Expr a, Expr b, std::optional<DtypeCode> type) {
   return std::make_shared<Select>(std::move(cond), std::move(a), std::move(b), type);
 }

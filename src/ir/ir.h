@@ -20,7 +20,7 @@ struct SourceLoc {
   int col = 0;
 };
 
-enum class ExprKind { constant, var, arg, binary, unary, cast, select, load, shape, atomic };
+enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic };
 
 struct ExprNode {
   virtual ~ExprNode() = default;
@@ -106,6 +106,15 @@ struct Cast : ExprNode {
   Expr a;
   static Expr make(DtypeCode to, Expr a);
   Cast(DtypeCode to, Expr a) : ExprNode(kKind, to), to(to), a(std::move(a)) {}
+};
+
+// A's bits reinterpreted as `to`; infer_types checks that the two types have the same size.
+struct BitCast : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::bit_cast;
+  DtypeCode to;
+  Expr a;
+  static Expr make(DtypeCode to, Expr a);
+  BitCast(DtypeCode to, Expr a) : ExprNode(kKind, to), to(to), a(std::move(a)) {}
 };
 
 struct Select : ExprNode {

@@ -13,6 +13,7 @@ void IRVisitor::visit(const Expr& e) {
     case ExprKind::binary: return visit_binary(*as<Binary>(e));
     case ExprKind::unary: return visit_unary(*as<Unary>(e));
     case ExprKind::cast: return visit_cast(*as<Cast>(e));
+    case ExprKind::bit_cast: return visit_bit_cast(*as<BitCast>(e));
     case ExprKind::select: return visit_select(*as<Select>(e));
     case ExprKind::load: return visit_load(*as<Load>(e));
     case ExprKind::shape: return visit_shape(*as<Shape>(e));
@@ -48,6 +49,7 @@ void IRVisitor::visit_binary(const Binary& e) {
 }
 void IRVisitor::visit_unary(const Unary& e) { visit(e.a); }
 void IRVisitor::visit_cast(const Cast& e) { visit(e.a); }
+void IRVisitor::visit_bit_cast(const BitCast& e) { visit(e.a); }
 void IRVisitor::visit_select(const Select& e) {
   visit(e.cond);
   visit(e.a);
@@ -103,6 +105,7 @@ Expr IRMutator::mutate(const Expr& e) {
     case ExprKind::binary: return visit_binary(*as<Binary>(e), e);
     case ExprKind::unary: return visit_unary(*as<Unary>(e), e);
     case ExprKind::cast: return visit_cast(*as<Cast>(e), e);
+    case ExprKind::bit_cast: return visit_bit_cast(*as<BitCast>(e), e);
     case ExprKind::select: return visit_select(*as<Select>(e), e);
     case ExprKind::load: return visit_load(*as<Load>(e), e);
     case ExprKind::shape: return visit_shape(*as<Shape>(e), e);
@@ -152,6 +155,10 @@ Expr IRMutator::visit_unary(const Unary& e, const Expr& self) {
 Expr IRMutator::visit_cast(const Cast& e, const Expr& self) {
   Expr a = mutate(e.a);
   return a == e.a ? self : Cast::make(e.to, a);
+}
+Expr IRMutator::visit_bit_cast(const BitCast& e, const Expr& self) {
+  Expr a = mutate(e.a);
+  return a == e.a ? self : BitCast::make(e.to, a);
 }
 Expr IRMutator::visit_select(const Select& e, const Expr& self) {
   Expr c = mutate(e.cond), a = mutate(e.a), b = mutate(e.b);

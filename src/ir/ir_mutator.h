@@ -23,6 +23,7 @@ class IRVisitor {
   virtual void visit_binary(const Binary& e);
   virtual void visit_unary(const Unary& e);
   virtual void visit_cast(const Cast& e);
+  virtual void visit_bit_cast(const BitCast& e);
   virtual void visit_select(const Select& e);
   virtual void visit_load(const Load& e);
   virtual void visit_shape(const Shape&) {}
@@ -58,6 +59,7 @@ class IRMutator {
   virtual Expr visit_binary(const Binary& e, const Expr& self);
   virtual Expr visit_unary(const Unary& e, const Expr& self);
   virtual Expr visit_cast(const Cast& e, const Expr& self);
+  virtual Expr visit_bit_cast(const BitCast& e, const Expr& self);
   virtual Expr visit_select(const Select& e, const Expr& self);
   virtual Expr visit_load(const Load& e, const Expr& self);
   virtual Expr visit_shape(const Shape&, const Expr& self) { return self; }

@@ -214,6 +214,7 @@ Expr parse_expr(const SExpr& e) {
     return Unary::make(*op, parse_expr(e.items[2]));
   }
   if (head == "cast") return Cast::make(parse_type(form(e, "cast", 2).items[1]), parse_expr(e.items[2]));
+  if (head == "bit_cast") return BitCast::make(parse_type(form(e, "bit_cast", 2).items[1]), parse_expr(e.items[2]));
   if (head == "select") {
     form(e, "select", 3);
     return Select::make(parse_expr(e.items[1]), parse_expr(e.items[2]), parse_expr(e.items[3]));

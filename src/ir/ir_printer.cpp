@@ -143,6 +143,8 @@ std::string print_expr(const Expr& e) {
       return "(un " + std::string(unop_name(as<Unary>(e)->op)) + " " + print_expr(as<Unary>(e)->a) + ")";
     case ExprKind::cast:
       return "(cast " + std::string(dtype_name(as<Cast>(e)->to)) + " " + print_expr(as<Cast>(e)->a) + ")";
+    case ExprKind::bit_cast:
+      return "(bit_cast " + std::string(dtype_name(as<BitCast>(e)->to)) + " " + print_expr(as<BitCast>(e)->a) + ")";
     case ExprKind::select: {
       const Select& s = *as<Select>(e);
       return "(select " + print_expr(s.cond) + " " + print_expr(s.a) + " " + print_expr(s.b) + ")";

@@ -77,6 +77,11 @@ class Verifier {
                            "a unary result");
       }
       case ExprKind::cast: return expr(as<Cast>(e)->a);
+      case ExprKind::bit_cast: {
+        const BitCast& c = *as<BitCast>(e);
+        expr(c.a);
+        return require(stage_ != Stage::typed || dtype_size(c.to) == dtype_size(*c.a->type), "bit_cast between sizes");
+      }
       case ExprKind::select: {
         const Select& s = *as<Select>(e);
         expr(s.cond), expr(s.a), expr(s.b);

@@ -72,6 +72,16 @@ class TypeInference : public IRMutator {
     Expr a = mutate(c.a);
     return a == c.a ? self : Cast::make(c.to, a);
   }
+  Expr visit_bit_cast(const BitCast& c, const Expr& self) override {
+    Expr a = mutate(c.a);
+    DtypeCode from = type_of(a);
+    if (dtype_size(from) != dtype_size(c.to)) {
+      fail("qd.bit_cast() needs a value and a type of the same size, but was given " + type_name(from) + " (" +
+           std::to_string(dtype_size(from)) + " bytes) to reinterpret as " + type_name(c.to) + " (" +
+           std::to_string(dtype_size(c.to)) + " bytes).");
+    }
+    return a == c.a ? self : BitCast::make(c.to, a);
+  }
   Expr visit_select(const Select& s, const Expr& self) override {
     Expr cond = mutate(s.cond), a = mutate(s.a), b = mutate(s.b);
     DtypeCode t = promote(type_of(a), type_of(b));

@@ -446,6 +446,35 @@ def test_unsigned_bit_operations_wrap_like_numpy():
     np.testing.assert_array_equal(y, expected)
 
 
+def test_bit_cast_reinterprets_bits_like_numpy_view():
+    @qd.kernel
+    def bits(x: qd.types.ndarray(), b: qd.types.ndarray(), back: qd.types.ndarray(), h: qd.types.ndarray()):
+        for i in x:
+            b[i] = qd.bit_cast(x[i], qd.u32)
+            back[i] = qd.bit_cast(qd.bit_cast(x[i], qd.i32) ^ qd.i32(-2147483648), qd.f32)  # flips the sign
+            h[i] = qd.bit_cast(qd.cast(x[i], qd.f16), qd.u16)
+
+    x = np.array([1.0, -2.5, 0.0, np.inf, 3.4e38], dtype=np.float32)
+    b, back, h = np.zeros(5, np.uint32), np.zeros(5, np.float32), np.zeros(5, np.uint16)
+    bits(x, b, back, h)
+    np.testing.assert_array_equal(b, x.view(np.uint32))
+    np.testing.assert_array_equal(back, -x)
+    with np.errstate(over="ignore"):  # 3.4e38 becomes an f16 inf, as in the kernel
+        np.testing.assert_array_equal(h, x.astype(np.float16).view(np.uint16))
+    assert qd.bit_cast(np.float32(1.0), qd.u32) == 0x3F800000
+
+
+def test_bit_cast_between_sizes_is_a_type_error():
+    @qd.kernel
+    def bad(x: qd.types.ndarray()):
+        for i in x:
+            x[i] = qd.bit_cast(x[i], qd.i64)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"qd.bit_cast\(\) needs a value and a type of the same size, "
+                                                    r"but was given f32 \(4 bytes\) to reinterpret as i64 \(8 bytes\)"):
+        bad(np.zeros(2, dtype=np.float32))
+
+
 def test_select_with_mismatched_branch_shapes_is_a_type_error():
     @qd.kernel
     def bad(x: qd.types.ndarray()):

@@ -13,6 +13,7 @@ from .builtins import (
     atomic_or,
     atomic_sub,
     atomic_xor,
+    bit_cast,
     cast,
     ceil,
     cos,
@@ -41,7 +42,7 @@ from .types import template
 __all__ = [
     "kernel", "func", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
-    "ceil", "round", "min", "max", "atan2", "select", "cast",
+    "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError",
 ]

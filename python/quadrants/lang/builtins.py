@@ -9,8 +9,9 @@ import numpy as np
 
 
 class Builtin:
-    """A kernel built-in. kind: 'unary'/'binary' (an IR op), 'atomic', 'cast', 'static', 'ndrange',
-    'grouped', 'select', 'loop_config' or 'composite' (impl(ops, *args) written with the vector ops)."""
+    """A kernel built-in. kind: 'unary'/'binary' (an IR op), 'atomic', 'cast', 'bit_cast', 'static',
+    'ndrange', 'grouped', 'select', 'loop_config' or 'composite' (impl(ops, *args) written with the
+    vector ops)."""
 
     def __init__(self, name, python_impl, kind, op=None, impl=None):
         self.__name__ = self.name = name
@@ -96,6 +97,15 @@ def _python_cast(value, dtype):
 
 
 cast = Builtin("cast", _python_cast, "cast")
+
+
+def _python_bit_cast(value, dtype):
+    from .types import _numpy_dtype
+
+    return np.asarray(value).view(_numpy_dtype(dtype))[()]
+
+
+bit_cast = Builtin("bit_cast", _python_bit_cast, "bit_cast")
 
 
 def _python_static(*values):

@@ -127,6 +127,10 @@ class CallTranslator:
             if len(args) != 2 or kwargs:
                 raise self.fail(f"qd.cast(x, dtype) takes 2 arguments, but got {len(args)}", kind="type")
             return self.ops.cast(self.dtype_argument(args[1]), self.scalar_or_vector(args[0], "qd.cast()"))
+        if kind == "bit_cast":
+            if len(args) != 2 or kwargs:
+                raise self.fail(f"qd.bit_cast(x, dtype) takes 2 arguments, but got {len(args)}", kind="type")
+            return self.ops.bit_cast(self.dtype_argument(args[1]), self.scalar_or_vector(args[0], "qd.bit_cast()"))
         if kind == "static":
             if any(is_runtime(a) for a in args):
                 raise self.fail("qd.static() needs values known at compile time, but got a kernel value",

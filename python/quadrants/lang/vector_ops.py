@@ -82,6 +82,11 @@ class Ops:
             return VectorValue([self.cast(dtype_name, x) for x in a.entries], a.shape)
         return Expr(f"(cast {dtype_name} {self.text(a)})")
 
+    def bit_cast(self, dtype_name, a):
+        if isinstance(a, VectorValue):
+            return VectorValue([self.bit_cast(dtype_name, x) for x in a.entries], a.shape)
+        return Expr(f"(bit_cast {dtype_name} {self.text(a)})")
+
     def cast_default_fp(self, a):
         return self.cast(self.tr.default_fp, a)
 

@@ -151,6 +151,15 @@ QD_FUNC double qd_rsqrt(double a) { return 1.0 / QD_MATH(sqrt)(a); }
 QD_FUNC float qd_atan2(float a, float b) { return QD_MATH(atan2f)(a, b); }
 QD_FUNC double qd_atan2(double a, double b) { return QD_MATH(atan2)(a, b); }
 
+// qd.bit_cast: the same bytes read as another type of the same size (checked by infer_types).
+template <class To, class From>
+QD_FUNC To qd_bit_cast(From value) {
+  static_assert(sizeof(To) == sizeof(From), "qd_bit_cast between types of different sizes");
+  To out;
+  QD_BIT_COPY(&out, &value, sizeof(To));
+  return out;
+}
+
 // isnan/isinf test the bits, so they keep working when fast_math lets the compiler assume no NaN
 // or inf; an integer is neither.
 QD_FUNC int32_t qd_isnan(float a) { return (qd_float_bits(a) & 0x7fffffffu) > 0x7f800000u; }
