@@ -1,9 +1,13 @@
-// src/bindings/arg_adapters.cpp: container, torch, buffer-protocol and DLPack argument adapters.
+// src/bindings/arg_adapters.cpp: container, numpy, torch, buffer-protocol, CUDA Array Interface and DLPack argument adapters.
 #include "bindings/arg_adapters.h"
 
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "bindings/cuda_launch.h"
+#include "quadrants/cuda.h"
 #include "quadrants/dlpack.h"
 #include "quadrants/errors.h"
 #include "quadrants/interop.h"
@@ -175,6 +179,226 @@ bool view_from_buffer(PyObject* obj, ArrayView& view, ArgSlot& holder) {
   return true;
 }
 
+// torch.Tensor once torch is imported; quadrants never imports torch itself.
+bool is_torch_tensor(PyObject* obj) {
+  static PyObject* tensor_type = nullptr;  // kept for the life of the process
+  if (!tensor_type) {
+    PyObject* torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");  // borrowed
+    if (!torch) return false;
+    tensor_type = PyObject_GetAttrString(torch, "Tensor");
+    if (!tensor_type || !PyType_Check(tensor_type)) {  // torch is still being imported
+      PyErr_Clear();
+      Py_CLEAR(tensor_type);
+      return false;
+    }
+  }
+  return PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(tensor_type));
+}
+
+bool is_cupy_array(PyObject* obj) {
+  return std::string(Py_TYPE(obj)->tp_name).rfind("cupy", 0) == 0 || describe_object(obj).rfind("cupy.", 0) == 0;
+}
+
+// Streams in the CUDA Array Interface and DLPack: 1 is the legacy default stream, which a null
+// handle also names in the driver API; 2 (per-thread default) and real handles pass through.
+CUstream stream_of_interface(uintptr_t value) { return value == 1 ? nullptr : reinterpret_cast<CUstream>(value); }
+uintptr_t interface_of_stream(CUstream stream) { return stream ? reinterpret_cast<uintptr_t>(stream) : 1; }
+
+// A __cuda_array_interface__ typestr: byte order, kind letter, item size in bytes ("<f4", "|b1").
+DtypeCode dtype_from_typestr(const std::string& typestr) {
+  bool well_formed = typestr.size() >= 3 && typestr.size() <= 4 && std::strchr("<>|=", typestr[0]) &&
+                     typestr.find_first_not_of("0123456789", 2) == std::string::npos;
+  if (!well_formed) {
+    throw TypeError("its __cuda_array_interface__ typestr '" + typestr + "' is not a byte order, a kind and an "
+                    "item size, such as '<f4'.");
+  }
+  int itemsize = std::stoi(typestr.substr(2));
+  if (typestr[0] == '>' && itemsize > 1) {
+    throw TypeError("its __cuda_array_interface__ typestr '" + typestr + "' is big-endian; quadrants needs "
+                    "native (little-endian) byte order, such as '<" + typestr.substr(1) + "'.");
+  }
+  const char* kinds = "iufb";                       // DLPack codes 0 int, 1 uint, 2 float, 6 bool
+  const char* kind = std::strchr(kinds, typestr[1]);
+  std::optional<DtypeCode> dtype;
+  if (kind && *kind) {  // not the terminator, which strchr also finds
+    uint8_t code = kind - kinds == 3 ? 6 : static_cast<uint8_t>(kind - kinds);
+    dtype = dtype_from_dlpack(DlpackDtype{code, static_cast<uint8_t>(itemsize * 8), 1});
+  }
+  if (!dtype) {
+    throw TypeError("quadrants cannot use arrays of __cuda_array_interface__ typestr '" + typestr +
+                    "'; supported are b1, i1/i2/i4/i8, u1/u2/u4/u8 and f2/f4/f8.");
+  }
+  return *dtype;
+}
+
+// An integer member of the interface, or TypeError naming it.
+long long interface_integer(PyObject* value, const char* what) {
+  long long v = PyLong_Check(value) ? PyLong_AsLongLong(value) : -1;
+  if (!PyLong_Check(value) || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    throw TypeError(std::string("its __cuda_array_interface__ ") + what + " must be an int, but got " +
+                    describe_object(value) + ".");
+  }
+  return v;
+}
+
+// The tuple members shape and strides (a list is accepted too); returns the length.
+int interface_tuple(PyObject* value, const char* what, int64_t* out) {
+  nb::object items = nb::steal(PySequence_Fast(value, ""));
+  if (!items.is_valid() || PyUnicode_Check(value)) {
+    PyErr_Clear();
+    throw TypeError(std::string("its __cuda_array_interface__ ") + what + " must be a tuple, but is " +
+                    describe_object(value) + ".");
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
+  if (n > QD_MAX_NDIM) {
+    throw ValueError("quadrants supports arrays of up to " + std::to_string(QD_MAX_NDIM) + " dimensions, but got " +
+                     std::to_string(n) + ".");
+  }
+  std::string entry = std::string(what) + " entry";
+  for (Py_ssize_t d = 0; d < n; ++d) {
+    out[d] = interface_integer(PySequence_Fast_GET_ITEM(items.ptr(), d), entry.c_str());
+  }
+  return static_cast<int>(n);
+}
+
+// shape, and strides in bytes (absent or None: C order) turned into whole elements.
+void shape_from_interface(const nb::dict& interface, ArrayView& view) {
+  PyObject* shape = PyDict_GetItemString(interface.ptr(), "shape");
+  if (!shape) throw TypeError("its __cuda_array_interface__ has no 'shape'.");
+  view.ndim = interface_tuple(shape, "'shape'", view.shape);
+  PyObject* strides = PyDict_GetItemString(interface.ptr(), "strides");
+  if (!strides || strides == Py_None) {
+    fill_contiguous_strides(view);
+    return;
+  }
+  int64_t bytes[QD_MAX_NDIM];
+  if (interface_tuple(strides, "'strides'", bytes) != view.ndim) {
+    throw ValueError("its __cuda_array_interface__ 'strides' has " + std::to_string(PyObject_Length(strides)) +
+                     " entries for a 'shape' of " + std::to_string(view.ndim) + ".");
+  }
+  int64_t itemsize = dtype_size(view.dtype);
+  for (int d = 0; d < view.ndim; ++d) {
+    if (bytes[d] % itemsize != 0) {
+      throw ValueError("quadrants needs strides that are whole elements, but this __cuda_array_interface__ has "
+                       "a stride of " + std::to_string(bytes[d]) + " bytes for " + std::to_string(itemsize) +
+                       "-byte items; pass a contiguous copy instead.");
+    }
+    view.strides[d] = bytes[d] / itemsize;
+  }
+}
+
+// data = (pointer, read_only), which must be memory of a CUDA device (0 only for empty arrays).
+void data_from_interface(const nb::dict& interface, ArrayView& view) {
+  PyObject* data = PyDict_GetItemString(interface.ptr(), "data");
+  if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
+    throw TypeError("its __cuda_array_interface__ 'data' must be a tuple (pointer, read_only), but is " +
+                    (data ? describe_object(data) : std::string("missing")) + ".");
+  }
+  auto pointer = static_cast<uintptr_t>(interface_integer(PyTuple_GET_ITEM(data, 0), "'data' pointer"));
+  view.data = reinterpret_cast<void*>(pointer);
+  int read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+  if (read_only < 0) throw nb::python_error();
+  view.writable = !read_only;
+  std::optional<int> device = cuda_pointer_device(view.data);
+  if (pointer == 0 && view.size() == 0) device = current_target().cuda ? current_target().device : 0;
+  if (!device) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(pointer));
+    throw ValueError("its __cuda_array_interface__ data pointer " + std::string(hex) + " is not CUDA device "
+                     "memory" + (cuda_status().empty() ? "" : " (CUDA is not usable here: " + cuda_status() + ")") +
+                     "; quadrants reads such arrays in place, so they must live on a GPU.");
+  }
+  view.device = {DeviceId::Kind::cuda, *device};
+}
+
+// Version 3's stream: the producer's pending work on the array, which the launch must wait for.
+void stream_from_interface(const nb::dict& interface, ArgSlot& holder) {
+  PyObject* stream = PyDict_GetItemString(interface.ptr(), "stream");
+  if (!stream || stream == Py_None) return;
+  long long value = interface_integer(stream, "'stream'");
+  if (value <= 0) {
+    throw ValueError("its __cuda_array_interface__ 'stream' is " + std::to_string(value) + "; the interface "
+                     "allows None, 1 (legacy default stream), 2 (per-thread default stream) or a stream handle.");
+  }
+  holder.has_producer_stream = true;
+  holder.producer_stream = stream_of_interface(static_cast<uintptr_t>(value));
+}
+
+// Numba device arrays, PyCUDA, CuPy: read in place. Borrows nothing beyond obj itself, which the
+// caller's argument tuple keeps alive through the launch.
+bool view_from_cuda_array_interface(PyObject* obj, ArrayView& view, ArgSlot& holder) {
+  static PyObject* interface_name = PyUnicode_InternFromString("__cuda_array_interface__");
+  nb::object value = nb::steal(PyObject_GetAttr(obj, interface_name));
+  if (!value.is_valid()) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();
+    PyErr_Clear();  // torch CPU tensors raise AttributeError from the property: not an interface
+    return false;
+  }
+  if (!PyDict_Check(value.ptr())) {
+    throw TypeError("its __cuda_array_interface__ must be a dict, but is " + describe_object(value.ptr()) + ".");
+  }
+  nb::dict interface = nb::borrow<nb::dict>(value);
+  PyObject* version = PyDict_GetItemString(interface.ptr(), "version");
+  if (!version) throw TypeError("its __cuda_array_interface__ has no 'version'.");
+  interface_integer(version, "'version'");
+  PyObject* mask = PyDict_GetItemString(interface.ptr(), "mask");
+  if (mask && mask != Py_None) {
+    throw TypeError("its __cuda_array_interface__ has a 'mask'; quadrants cannot use masked arrays, so pass "
+                    "the array without its mask.");
+  }
+  PyObject* typestr = PyDict_GetItemString(interface.ptr(), "typestr");
+  if (!typestr || !PyUnicode_Check(typestr)) throw TypeError("its __cuda_array_interface__ has no 'typestr' string.");
+  view.dtype = dtype_from_typestr(PyUnicode_AsUTF8(typestr));
+  shape_from_interface(interface, view);
+  data_from_interface(interface, view);
+  stream_from_interface(interface, holder);
+  holder.from_cupy = is_cupy_array(obj);
+  holder.from_torch = is_torch_tensor(obj);
+  return true;
+}
+
+// Any other __dlpack__ producer. A CUDA producer is given the stream we expect to launch on, so it
+// orders its pending work before ours (DLPack's stream contract); the slot records that stream in
+// case choose_stream picks another.
+bool view_from_dlpack_producer(PyObject* obj, ArrayView& view, ArgSlot& holder) {
+  static PyObject* dlpack_name = PyUnicode_InternFromString("__dlpack__");
+  static PyObject* device_name = PyUnicode_InternFromString("__dlpack_device__");
+  nb::object producer = nb::steal(PyObject_GetAttr(obj, dlpack_name));
+  if (!producer.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::dict options;  // no stream for host producers, some of which take no stream keyword at all
+  if (PyObject_HasAttr(obj, device_name)) {
+    nb::object device = nb::handle(obj).attr(device_name)();
+    if (nb::cast<int>(device[0]) == kDLCUDA) {
+      holder.from_cupy = is_cupy_array(obj);
+      holder.from_torch = is_torch_tensor(obj);
+      int index = nb::cast<int>(device[1]);
+      CUstream consumer = holder.from_torch ? torch_current_stream(index)
+                          : holder.from_cupy ? cupy_current_stream()
+                                             : nullptr;
+      holder.has_producer_stream = true;
+      holder.producer_stream = consumer;
+      options["stream"] = nb::int_(interface_of_stream(consumer));
+    }
+  }
+  nb::object capsule;
+  try {
+    options["max_version"] = nb::make_tuple(1, 0);
+    capsule = producer(**options);
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    PyDict_DelItemString(options.ptr(), "max_version");  // before DLPack 1.0
+    capsule = producer(**options);
+  }
+  nb::object core = nb::module_::import_("quadrants._core").attr("Array").attr("from_dlpack")(capsule);
+  view = nb::cast<const Array&>(core).view();
+  holder.keep = core.release().ptr();
+  return true;
+}
+
 }  // namespace
 
 void register_numpy_type(nb::handle type) {
@@ -221,24 +445,20 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
     return true;
   }
   if (PyObject_CheckBuffer(obj)) return view_from_buffer(obj, view, holder);
-  static PyObject* dlpack_name = PyUnicode_InternFromString("__dlpack__");
-  if (PyObject_HasAttr(obj, dlpack_name)) {
-    nb::object producer = nb::steal(PyObject_GetAttr(obj, dlpack_name));
-    nb::object capsule;
-    try {
-      capsule = producer(nb::arg("max_version") = nb::make_tuple(1, 0));
-    } catch (nb::python_error& e) {
-      if (!e.matches(PyExc_TypeError)) throw;
-      capsule = producer();
-    }
-    nb::object core = nb::module_::import_("quadrants._core").attr("Array").attr("from_dlpack")(capsule);
-    view = nb::cast<const Array&>(core).view();
-    holder.keep = core.release().ptr();
-    holder.from_cupy = std::string(Py_TYPE(obj)->tp_name).rfind("cupy", 0) == 0 ||
-                       describe_object(obj).rfind("cupy.", 0) == 0;
-    return true;
-  }
-  return false;
+  // Before __dlpack__: the interface is read in place, while a DLPack import allocates a capsule
+  // and an Array per call. Objects with both (CuPy, Numba, torch CUDA tensors) take this path.
+  if (view_from_cuda_array_interface(obj, view, holder)) return true;
+  return view_from_dlpack_producer(obj, view, holder);
+}
+
+CUstream torch_current_stream(int device) {
+  nb::object stream = nb::module_::import_("torch.cuda").attr("current_stream")(device);
+  return reinterpret_cast<CUstream>(nb::cast<uintptr_t>(stream.attr("cuda_stream")));
+}
+
+CUstream cupy_current_stream() {
+  nb::object stream = nb::module_::import_("cupy.cuda").attr("get_current_stream")();
+  return reinterpret_cast<CUstream>(nb::cast<uintptr_t>(stream.attr("ptr")));
 }
 
 }  // namespace qd::bindings

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "quadrants/array.h"
+#include "quadrants/cuda.h"
 #include "runtime/launch.h"
 
 namespace qd::bindings {
@@ -18,6 +19,11 @@ struct ArgSlot {
   PyObject* keep;            // owned reference (e.g. an imported DLPack array), or null
   const void* exchange_api;  // the DLPackExchangeAPI a torch tensor came through, for its stream
   bool from_cupy;            // a CuPy array: CUDA launches use CuPy's current stream
+  bool from_torch;           // a torch CUDA tensor without the exchange API: same, with torch's stream
+  // The producer's work on this argument is ordered on producer_stream (a __cuda_array_interface__
+  // v3 stream, or the stream given to __dlpack__): a launch on another stream must wait for it.
+  bool has_producer_stream;
+  CUstream producer_stream;
 };
 
 // The slots of one launch; releases exactly the first n on scope exit.
@@ -29,6 +35,8 @@ class ArgSlots {
       slots_[i].keep = nullptr;
       slots_[i].exchange_api = nullptr;
       slots_[i].from_cupy = false;
+      slots_[i].from_torch = false;
+      slots_[i].has_producer_stream = false;
     }
   }
   ~ArgSlots() {
@@ -47,9 +55,10 @@ class ArgSlots {
   ArgSlot slots_[kMaxKernelArgs];
 };
 
-// Tried in order: quadrants containers, torch tensors (DLPack C exchange API, no allocation),
-// the buffer protocol (numpy), then any __dlpack__ producer. Returns false when obj is none of
-// these; throws TypeError/ValueError for an array quadrants cannot use (e.g. complex dtype).
+// Tried in order: quadrants containers, numpy arrays, torch tensors (DLPack C exchange API, no
+// allocation), the buffer protocol, __cuda_array_interface__ producers, then any __dlpack__
+// producer. Returns false when obj is none of these; throws TypeError/ValueError for an array
+// quadrants cannot use (e.g. complex dtype).
 bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder);
 
 // Registers numpy.ndarray, whose public struct layout gives the fastest path for numpy arguments.
@@ -57,6 +66,10 @@ void register_numpy_type(nanobind::handle type);
 
 // Registers the Python base class of qd.field / qd.ndarray objects (they hold `_array`).
 void register_container_type(nanobind::handle type);
+
+// The current stream of torch (on device) and of CuPy (on its current device), as driver handles.
+CUstream torch_current_stream(int device);
+CUstream cupy_current_stream();
 
 // "numpy.ndarray", "torch.Tensor", ... for messages.
 std::string describe_object(PyObject* obj);

@@ -36,7 +36,9 @@ void HostStaging::copy_back(CUstream stream) {
   }
 }
 
-CUstream choose_stream(const ArgSlot* slots, size_t n, const uintptr_t* explicit_stream, int device) {
+namespace {
+
+CUstream launch_stream(const ArgSlot* slots, size_t n, const uintptr_t* explicit_stream, int device) {
   if (explicit_stream) return reinterpret_cast<CUstream>(*explicit_stream);
   for (size_t i = 0; i < n; ++i) {
     auto* api = static_cast<const DLPackExchangeAPI*>(slots[i].exchange_api);
@@ -47,12 +49,22 @@ CUstream choose_stream(const ArgSlot* slots, size_t n, const uintptr_t* explicit
     }
   }
   for (size_t i = 0; i < n; ++i) {
-    if (slots[i].from_cupy) {
-      nb::object current = nb::module_::import_("cupy.cuda").attr("get_current_stream")();
-      return reinterpret_cast<CUstream>(nb::cast<uintptr_t>(current.attr("ptr")));
-    }
+    if (slots[i].from_torch) return torch_current_stream(device);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (slots[i].from_cupy) return cupy_current_stream();
   }
   return nullptr;
+}
+
+}  // namespace
+
+CUstream choose_stream(const ArgSlot* slots, size_t n, const uintptr_t* explicit_stream, int device) {
+  CUstream stream = launch_stream(slots, n, explicit_stream, device);
+  for (size_t i = 0; i < n; ++i) {
+    if (slots[i].has_producer_stream) make_stream_wait(stream, slots[i].producer_stream, device);
+  }
+  return stream;
 }
 
 }  // namespace qd::bindings
