@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/run_tests.sh: sets everything up, then runs every test: C++ (ctest) and Python (pytest).
+# scripts/run_tests.sh: sets everything up, then runs every test: C++ (ctest) and Python (pytest), and
+# the kernel suites again on CUDA: on the GPU when there is one, else on the driver emulation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -8,6 +9,23 @@ ctest --test-dir build/cpp --output-on-failure -j "$(nproc)"
 echo "== Python tests (pytest) =="
 # Every kernel the tests compile is also compiled for CUDA with NVRTC, where NVRTC is installed.
 QD_CHECK_CUDA=$(.venv/bin/python -c "import quadrants._core as c; print(int(c.nvrtc_available()))")
-export QD_CHECK_CUDA
 echo "CUDA code generation compile-checked with NVRTC: $([ "$QD_CHECK_CUDA" = 1 ] && echo yes || echo no)"
-.venv/bin/python -m pytest -q tests/python "$@"
+QD_CHECK_CUDA=$QD_CHECK_CUDA .venv/bin/python -m pytest -q tests/python "$@"
+
+# QD_TEST_ARCH=cuda makes qd.init() for the CPU pick CUDA; host-only tests (marked cpu_only) skip.
+export QD_TEST_ARCH=cuda
+if [ -z "$(.venv/bin/python -c "import quadrants._core as c; print(c.cuda_status())")" ]; then
+  echo "== Python tests on the GPU =="
+  .venv/bin/python -m pytest -q -W ignore::RuntimeWarning tests/python "$@"
+else
+  # No GPU: the same suites run on tests/cuda_emulator/, a CPU stand-in for libcuda and NVRTC that
+  # checks how we drive them (device memory is unreadable from the host, copies check directions).
+  echo "== Python tests on the CUDA driver emulation (no GPU here) =="
+  export QD_CUDA_DRIVER_PATH=$PWD/build/cpp/cuda_emulator/libqd_emulated_driver.so
+  export QD_NVRTC_PATH=$PWD/build/cpp/cuda_emulator/libqd_emulated_nvrtc.so
+  QD_CACHE_DIR=$(mktemp -d)
+  export QD_CACHE_DIR
+  trap 'rm -rf "$QD_CACHE_DIR"' EXIT
+  # test_cuda_codegen.py checks real NVRTC output, which the emulation does not make.
+  .venv/bin/python -m pytest -q -W ignore::RuntimeWarning --ignore=tests/python/test_cuda_codegen.py tests/python "$@"
+fi

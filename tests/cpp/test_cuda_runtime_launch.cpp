@@ -1,6 +1,8 @@
 // tests/cpp/test_cuda_runtime_launch.cpp: launch_cuda with hand-written PTX: grid-stride tasks, return values, kernel errors.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <memory>
 #include <vector>
 
@@ -100,6 +102,11 @@ report_done:
 }
 )PTX";
 
+// Hand-written PTX runs only on a real driver; QD_CUDA_DRIVER_PATH names the CPU emulation in the tests.
+#define SKIP_WITHOUT_REAL_DRIVER()                                                        \
+  if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();                  \
+  if (std::getenv("QD_CUDA_DRIVER_PATH")) GTEST_SKIP() << "hand-written PTX needs the GPU"
+
 std::shared_ptr<CudaCompiledKernel> test_kernel(std::vector<CudaTask> tasks) {
   auto kernel = std::make_shared<CudaCompiledKernel>();
   kernel->name = "ptx_test";
@@ -120,7 +127,7 @@ ArrayView host_floats(std::vector<float>& values) {
 }
 
 TEST(CudaLaunch, ParallelTaskThenReturnValue) {
-  if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();
+  SKIP_WITHOUT_REAL_DRIVER();
   auto kernel = test_kernel({{"qd_test_fill", true, 128}, {"qd_test_return", false, 1}});
   kernel->returns = DtypeCode::i64;
   const int64_t n = 100000;  // more than one grid-stride lap on any GPU
@@ -136,7 +143,7 @@ TEST(CudaLaunch, ParallelTaskThenReturnValue) {
 }
 
 TEST(CudaLaunch, StridedArgumentAndNoResultIsAsynchronous) {
-  if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();
+  SKIP_WITHOUT_REAL_DRIVER();
   auto kernel = test_kernel({{"qd_test_fill", true, 0}});  // block_dim 0: the default
   auto array = create_cuda_array(DtypeCode::f32, {10}, {}, 0);
   ArrayView odd = array->view();
@@ -153,7 +160,7 @@ TEST(CudaLaunch, StridedArgumentAndNoResultIsAsynchronous) {
 }
 
 TEST(CudaLaunch, DebugKernelErrorBecomesIndexError) {
-  if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();
+  SKIP_WITHOUT_REAL_DRIVER();
   auto kernel = test_kernel({{"qd_test_report", false, 1}});
   kernel->debug = true;
   auto array = create_cuda_array(DtypeCode::f32, {4}, {}, 0);
@@ -167,7 +174,7 @@ TEST(CudaLaunch, DebugKernelErrorBecomesIndexError) {
 }
 
 TEST(CudaLaunch, MissingTaskFunctionNamesKernelAndTask) {
-  if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();
+  SKIP_WITHOUT_REAL_DRIVER();
   auto kernel = test_kernel({{"qd_no_such_task", false, 1}});
   std::vector<QdArg> args(2);
   try {
@@ -182,7 +189,7 @@ TEST(CudaLaunch, MissingTaskFunctionNamesKernelAndTask) {
 }
 
 TEST(CudaLaunch, KernelsLoadOncePerLifetime) {
-  if (!cuda_status().empty()) GTEST_SKIP() << "CUDA: " << cuda_status();
+  SKIP_WITHOUT_REAL_DRIVER();
   auto array = create_cuda_array(DtypeCode::f32, {16}, {}, 0);
   std::vector<QdArg> args = array_and_scalar_args(array->view(), 1);
   for (int round = 0; round < 3; ++round) {  // each round's kernel dies and its module is unloaded

@@ -1,6 +1,8 @@
 # tests/python/conftest.py: shared pytest fixtures.
 """Fixtures shared by several test files."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -48,3 +50,29 @@ def matches_numpy():
     args moved to the backend and numpy_function on args, and asserts equal dtypes and values within
     the result dtype's tolerance; `scale` widens the absolute tolerance of sums of many terms."""
     return _matches_numpy
+
+
+# QD_TEST_ARCH=cuda runs the kernel suites on CUDA: qd.init() for the CPU (or with no arch) picks
+# CUDA instead. scripts/run_tests.sh uses it with the driver emulation (tests/cuda_emulator/) where
+# there is no GPU, and a GPU machine can use it with the real driver.
+# Tests marked cpu_only check host-only behaviour (numpy aliasing a container's memory, CPU compile
+# counts, the default arch) and are skipped then.
+ON_CUDA = os.environ.get("QD_TEST_ARCH") == "cuda"
+if ON_CUDA:
+    from quadrants import _runtime
+
+    _resolve_arch = _runtime._resolve_arch
+    _runtime._resolve_arch = lambda arch: _resolve_arch(_runtime.cuda if arch in (None, _runtime.cpu) else arch)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cpu_only: checks host-only behaviour; skipped when QD_TEST_ARCH=cuda")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not ON_CUDA:
+        return
+    skip = pytest.mark.skip(reason="host-only behaviour (QD_TEST_ARCH=cuda)")
+    for item in items:
+        if "cpu_only" in item.keywords:
+            item.add_marker(skip)

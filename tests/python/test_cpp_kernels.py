@@ -54,6 +54,7 @@ def test_torch_tensors_and_strided_views():
     assert not base[1::2].any()
 
 
+@pytest.mark.cpu_only
 def test_vector_ndarrays_see_their_element_dims():
     v = qd.Vector.ndarray(3, qd.f32, shape=2)
     v.from_numpy(np.array([[3, 0, 4], [0, 2, 0]], dtype=np.float32))

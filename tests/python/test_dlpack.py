@@ -10,6 +10,8 @@ import torch.utils.dlpack
 import quadrants as qd
 from quadrants import _core
 
+pytestmark = pytest.mark.cpu_only  # host capsules, aliased by numpy; the CUDA export is in test_cuda_*.py
+
 
 @pytest.fixture(autouse=True)
 def fresh_runtime():

@@ -18,6 +18,7 @@ def fill_rows(x: qd.types.ndarray(), value: qd.template()) -> None:
         x[i, j] = value
 
 
+@pytest.mark.cpu_only
 def test_export_follows_the_example_arguments():
     qd.init(arch=qd.cpu)
     contiguous = axpy.export_ir(1.0, np.zeros(4, np.float32), np.zeros(4, np.float32))

@@ -247,6 +247,7 @@ def test_zero_stride_broadcast_views_are_read_through_strides():
     assert sum_2d(torch.arange(5, dtype=torch.float64).expand(3, 5)) == 3 * row.sum()
 
 
+@pytest.mark.cpu_only
 def test_contiguous_and_strided_calls_alternate_between_specializations(compiles):
     for round_ in range(3):
         contiguous = np.full(6, round_, dtype=np.float32)
@@ -258,6 +259,7 @@ def test_contiguous_and_strided_calls_alternate_between_specializations(compiles
     assert len(compiles) == 2
 
 
+@pytest.mark.cpu_only
 def test_a_new_shape_never_recompiles(compiles):
     for n in (1, 7, 1000, 3):
         a = np.zeros(n, dtype=np.float32)
@@ -268,6 +270,7 @@ def test_a_new_shape_never_recompiles(compiles):
     assert len(compiles) == 2
 
 
+@pytest.mark.cpu_only
 def test_numpy_torch_and_qd_arrays_of_one_dtype_share_a_specialization(compiles):
     add_index(np.zeros(3, dtype=np.float32))
     add_index(torch.zeros(8))
@@ -275,6 +278,7 @@ def test_numpy_torch_and_qd_arrays_of_one_dtype_share_a_specialization(compiles)
     assert len(compiles) == 1
 
 
+@pytest.mark.cpu_only
 def test_a_new_dtype_ndim_contiguity_or_writability_compiles_once_each(compiles):
     arrays = [
         np.zeros(4, dtype=np.float32),

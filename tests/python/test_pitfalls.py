@@ -21,6 +21,7 @@ def fresh_runtime():
     qd.init(arch=qd.cpu)  # drops compiled specializations, so every test sees a first call
 
 
+@pytest.mark.cpu_only
 def test_float64_numpy_among_float32_warns_once_naming_both():
     y = np.zeros(4, np.float32)
     with pytest.warns(PrecisionWarning) as record:
@@ -35,6 +36,7 @@ def test_float64_numpy_among_float32_warns_once_naming_both():
     np.testing.assert_array_equal(y, 2.0)
 
 
+@pytest.mark.cpu_only  # on CUDA, the host arrays it passes warn that they are staged
 def test_consistent_dtypes_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -63,6 +63,7 @@ def test_reset_while_a_kernel_runs_in_another_thread_waits_for_it():
     assert done.stdout.strip() == "ok"
 
 
+@pytest.mark.cpu_only
 def test_copies_between_overlapping_views_read_before_writing():
     x = qd.ndarray(qd.i64, 6)
     x.from_numpy(np.arange(6))

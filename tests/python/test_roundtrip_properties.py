@@ -124,6 +124,7 @@ def test_matrix_field_with_a_unit_column_round_trips_through_both_layouts(dtype,
     np.testing.assert_array_equal(m.to_numpy(keep_dims=True), values[..., None])
 
 
+@pytest.mark.cpu_only
 @FAST
 @given(dtype=dtypes, data=st.data(), shape=shapes)
 def test_dlpack_export_aliases(dtype, data, shape):

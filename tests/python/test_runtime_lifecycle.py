@@ -23,6 +23,7 @@ def _has_cuda_device():
 
 
 # --- qd.init ---------------------------------------------------------------------------------------
+@pytest.mark.cpu_only
 def test_init_defaults_match_quadrants():
     qd.init()
     config = _runtime.config()
@@ -83,6 +84,7 @@ def test_quadrants_only_init_options_are_accepted():
     qd.init(arch=qd.cpu, offline_cache=False, log_level="warn", random_seed=1, kernel_profiler=False)
 
 
+@pytest.mark.cpu_only
 def test_containers_initialize_the_runtime_when_init_was_not_called():
     qd.reset()
     f = qd.field(qd.i32, shape=3)
@@ -188,6 +190,7 @@ def test_init_again_releases_earlier_containers():
     assert qd.field(qd.f32, shape=3).to_numpy().tolist() == [0.0, 0.0, 0.0]
 
 
+@pytest.mark.cpu_only
 def test_dlpack_consumers_keep_the_memory_alive_across_reset():
     a = qd.ndarray(qd.f32, shape=4)
     a.fill(2.5)
@@ -237,6 +240,7 @@ def test_creating_and_dropping_ndarrays_does_not_leak():
     assert _rss_growth(churn, 10_000) < LEAK_TOLERANCE
 
 
+@pytest.mark.cpu_only
 def test_exporting_dlpack_capsules_does_not_leak():
     def churn(rounds):
         for i in range(rounds):
