@@ -369,7 +369,7 @@ def test_round_halves_away_from_zero_and_floor_ceil_with_a_dtype():
     def apply(x: qd.types.ndarray(), r: qd.types.ndarray(), f: qd.types.ndarray(), c: qd.types.ndarray()):
         for i in x:
             r[i] = qd.round(x[i])
-            f[i] = qd.floor(x[i], qd.i32) * 2 + qd.floor(x[i], dtype=qd.i32) % 2
+            f[i] = qd.floor(x[i], qd.i32) * 2 + qd.floor(x[i], dt=qd.i32) % 2
             c[i] = qd.ceil(x[i], qd.i32)
 
     x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 1.7], dtype=np.float32)

@@ -153,9 +153,9 @@ class CallTranslator:
         return func.impl(self.ops, *args, **kwargs)
 
     def call_unary(self, func, args, kwargs):
-        """qd.sqrt(x) and friends; qd.floor/ceil/round(x, dtype) also cast the result, as in Taichi."""
+        """qd.sqrt(x) and friends; qd.floor/ceil/round(x, dt) also cast the result, as in Taichi."""
         takes_dtype = func.op in ("floor", "ceil", "round")
-        dtype = kwargs.pop("dtype", None) if takes_dtype else None
+        dtype = kwargs.pop("dt", None) if takes_dtype else None
         if takes_dtype and len(args) == 2 and dtype is None:
             args, dtype = args[:1], args[1]
         self.expect_arity(func, args, kwargs, 1)
