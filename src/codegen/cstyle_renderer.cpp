@@ -213,7 +213,10 @@ std::string CStyleRenderer::expr(const Expr& e) {
     case ExprKind::unary: return unary(*as<Unary>(e));
     case ExprKind::cast: return cast(*as<Cast>(e));
     // expr, not operand: an f16 is reinterpreted as its 16 bits, not first widened to float.
-    case ExprKind::bit_cast: return "qd_bit_cast<" + type_name(as<BitCast>(e)->to) + ">(" + expr(as<BitCast>(e)->a) + ")";
+    case ExprKind::bit_cast: {
+      const BitCast& c = *as<BitCast>(e);
+      return "qd_bit_cast<" + type_name(c.to) + ">(" + expr(c.a) + ")";
+    }
     case ExprKind::select: {
       const Select& s = *as<Select>(e);
       return "((" + operand(s.cond) + ") ? " + expr(s.a) + " : " + expr(s.b) + ")";

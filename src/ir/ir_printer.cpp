@@ -94,7 +94,9 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       return "(assert " + print_expr(as<Assert>(s)->cond) + " " + quote(as<Assert>(s)->message) + ")";
     case StmtKind::print: {
       std::string out = "(print";
-      for (const PrintItem& item : as<Print>(s)->items) out += " " + (item.value ? print_expr(item.value) : quote(item.text));
+      for (const PrintItem& item : as<Print>(s)->items) {
+        out += " " + (item.value ? print_expr(item.value) : quote(item.text));
+      }
       return out + ")";
     }
   }

@@ -492,5 +492,6 @@ def test_floor_with_a_bad_dtype_names_it():
         for i in x:
             x[i] = qd.floor(x[i], 2.5)
 
-    with pytest.raises(qd.QuadrantsTypeError, match=r"Expected a dtype such as qd.f32, but got the Python value 2.5 \(float\)"):
+    with pytest.raises(qd.QuadrantsTypeError,
+                       match=r"Expected a dtype such as qd.f32, but got the Python value 2.5 \(float\)"):
         bad(np.zeros(2, dtype=np.float32))

@@ -149,7 +149,8 @@ class Grouped:
         from ..matrix import Vector
 
         if not isinstance(self.container, NdRange):
-            raise TypeError(f"qd.grouped() outside kernels needs a qd.ndrange(), but got {type(self.container).__name__}.")
+            kind = type(self.container).__name__
+            raise TypeError(f"qd.grouped() outside kernels needs a qd.ndrange(), but got {kind}.")
         for index in itertools.product(*(range(begin, end) for begin, end in self.container.bounds)):
             yield Vector(list(index))
 
