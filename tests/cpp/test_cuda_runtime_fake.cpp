@@ -125,6 +125,10 @@ DriverLoad fake_driver() {
     if (attribute == kPointerAttributeDeviceOrdinal) *static_cast<int*>(value) = 0;
     return ok();
   };
+  api.cuDriverGetVersion = [](int* version) { return *version = 12080, ok(); };
+  api.cuOccupancyMaxActiveBlocksPerMultiprocessor = [](int* blocks, CUfunction, int, size_t) {
+    return *blocks = 1, ok();
+  };
   return load;
 }
 

@@ -267,6 +267,12 @@ CUresult cuInit(unsigned flags) {
   return kSuccess;
 }
 
+CUresult cuDriverGetVersion(int* version) {
+  if (!version) return kInvalidValue;
+  *version = 12080;
+  return kSuccess;
+}
+
 CUresult cuDeviceGetCount(int* count) {
   if (!initialized) return kNotInitialized;
   if (!count) return kInvalidValue;

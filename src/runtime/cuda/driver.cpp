@@ -54,6 +54,7 @@ std::string resolve_all(void* library, DriverApi& api) {
   resolve(library, "cuGetErrorName", api.cuGetErrorName, missing);
   resolve(library, "cuGetErrorString", api.cuGetErrorString, missing);
   resolve(library, "cuPointerGetAttribute", api.cuPointerGetAttribute, missing);
+  resolve(library, "cuDriverGetVersion", api.cuDriverGetVersion, missing);
   resolve(library, "cuOccupancyMaxActiveBlocksPerMultiprocessor", api.cuOccupancyMaxActiveBlocksPerMultiprocessor,
           missing);
   // Stream-ordered allocation needs a CUDA 11.2 driver; older ones fall back to cuMemAlloc.

@@ -66,6 +66,7 @@ struct DriverApi {
   CUresult (*cuGetErrorName)(CUresult error, const char** name);
   CUresult (*cuGetErrorString)(CUresult error, const char** text);
   CUresult (*cuPointerGetAttribute)(void* value, int attribute, CUdeviceptr pointer);
+  CUresult (*cuDriverGetVersion)(int* version);  // 12080 for CUDA 12.8
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int* blocks, CUfunction function, int block_size,
                                                           size_t dynamic_shared_bytes);
 };

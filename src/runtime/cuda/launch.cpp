@@ -17,6 +17,10 @@ namespace qd {
 namespace {
 
 constexpr int kSlots = 64;
+// cuModuleLoadData results that mean the image does not suit this driver or GPU.
+constexpr cuda::CUresult kNoBinaryForGpu = 209;
+constexpr cuda::CUresult kInvalidPtx = 218;
+constexpr cuda::CUresult kUnsupportedPtxVersion = 222;
 constexpr size_t kSlotBytes = 16 << 10;  // 64 arguments (9 KB) plus the error record and a small frame
 
 // A ring of pinned upload slots per device; slot i may be refilled once events[i] has completed.
@@ -121,8 +125,17 @@ LoadedModule load_module(const std::shared_ptr<const CudaCompiledKernel>& kernel
     ptx.assign(kernel->image.begin(), kernel->image.end());
     image = ptx.c_str();
   }
-  cuda::check(api.cuModuleLoadData(&loaded.module, image),
-              "cuModuleLoadData(kernel '" + kernel->name + "', " + (kernel->is_ptx ? "PTX" : "CUBIN") + ")");
+  cuda::CUresult result = api.cuModuleLoadData(&loaded.module, image);
+  std::string what = "cuModuleLoadData(kernel '" + kernel->name + "', " + (kernel->is_ptx ? "PTX" : "CUBIN") + ")";
+  if (result == kUnsupportedPtxVersion || result == kNoBinaryForGpu || result == kInvalidPtx) {
+    // Most often NVRTC belongs to a newer CUDA than the driver: its images need a newer driver.
+    int version = 0;
+    api.cuDriverGetVersion(&version);
+    what += " with a driver for CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10) +
+            " (NVRTC must not be newer than the driver: install the matching one, e.g. `pip install "
+            "nvidia-cuda-nvrtc-cu" + std::to_string(version / 1000) + "`, or set QD_NVRTC_PATH)";
+  }
+  cuda::check(result, what);
   for (const CudaTask& task : kernel->tasks) {
     cuda::CUfunction function = nullptr;
     cuda::CUresult result = api.cuModuleGetFunction(&function, loaded.module, task.function.c_str());
