@@ -6,6 +6,12 @@ import pytest
 import quadrants as qd
 
 
+@pytest.fixture(autouse=True)
+def default_runtime():
+    """Golden IR assumes the default dtypes, whatever an earlier test initialized with."""
+    qd.init(arch=qd.cpu)
+
+
 def array(dtype="f32", ndim=1, element_shape=(), contiguous=True, writable=True):
     return ("array", dtype, ndim, tuple(element_shape), contiguous, writable)
 
