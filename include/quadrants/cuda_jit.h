@@ -36,6 +36,7 @@ struct CudaCompiledKernel {
   std::string source;                        // generated CUDA C++
   int num_params = 0;
   std::vector<KernelParam> params;
+  std::vector<bool> param_written;  // per parameter: the kernel may write this array
   bool debug = false;
 };
 

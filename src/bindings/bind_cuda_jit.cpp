@@ -36,6 +36,7 @@ void bind_cuda_jit(nb::module_& m) {
       .def_ro("frame_bytes", &CudaCompiledKernel::frame_bytes)
       .def_ro("source", &CudaCompiledKernel::source)
       .def_ro("num_params", &CudaCompiledKernel::num_params)
+      .def_ro("param_written", &CudaCompiledKernel::param_written)
       .def_ro("debug", &CudaCompiledKernel::debug)
       .def_ro("assert_messages", &CudaCompiledKernel::assert_messages);
 

@@ -156,7 +156,7 @@ class Launcher {
       } unlock{gate};
       ret = launch_cuda(spec.cuda, packed, static_cast<int>(total), stream, device, spec.arg_names);
     }
-    if (!staging.empty()) staging.copy_back(stream);
+    if (!staging.empty()) staging.copy_back(stream, spec.cuda->param_written);
     return ret ? return_value(spec.returns, *ret) : nb::none();
   }
 
@@ -290,7 +290,7 @@ class Launcher {
         return;
       }
       warn_staging(i, view);
-      view = staging->stage(view, element_ndim, target.device);
+      view = staging->stage(view, element_ndim, target.device, i);
     }
   }
 
@@ -300,8 +300,8 @@ class Launcher {
     staging_warned_[i] = true;
     int64_t bytes = view.size() * dtype_size(view.dtype);
     std::string message = where(i) + " is in host memory but the kernel runs on cuda:" +
-                          std::to_string(current_target().device) + "; it is copied to the device and back on "
-                          "every call (" + std::to_string(bytes) + " bytes each way). Pass a CUDA tensor, a CuPy "
+                          std::to_string(current_target().device) + "; it is copied to the device on every call, and back "
+                          "when the kernel writes it (" + std::to_string(bytes) + " bytes each way). Pass a CUDA tensor, a CuPy "
                           "array or a qd.ndarray to avoid the copies.";
     if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw nb::python_error();
   }

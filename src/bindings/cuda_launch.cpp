@@ -14,7 +14,7 @@ Target& current_target() {
   return target;
 }
 
-ArrayView HostStaging::stage(const ArrayView& host, int element_ndim, int device) {
+ArrayView HostStaging::stage(const ArrayView& host, int element_ndim, int device, size_t param) {
   int outer = host.ndim - element_ndim;
   std::vector<int64_t> shape(host.shape, host.shape + outer);
   std::vector<int64_t> element_shape(host.shape + outer, host.shape + host.ndim);
@@ -25,14 +25,15 @@ ArrayView HostStaging::stage(const ArrayView& host, int element_ndim, int device
     nb::gil_scoped_release release;
     copy_view_cuda(device_view, host, nullptr);
   }
-  entries_.push_back({host, std::move(copy)});
+  entries_.push_back({host, std::move(copy), param});
   return device_view;
 }
 
-void HostStaging::copy_back(CUstream stream) {
+void HostStaging::copy_back(CUstream stream, const std::vector<bool>& written) {
   nb::gil_scoped_release release;
   for (const Entry& entry : entries_) {
-    if (entry.host.writable) copy_view_cuda(entry.host, entry.device->view(), stream);
+    bool writes = entry.param < written.size() && written[entry.param];
+    if (entry.host.writable && writes) copy_view_cuda(entry.host, entry.device->view(), stream);
   }
 }
 

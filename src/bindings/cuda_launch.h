@@ -21,16 +21,18 @@ Target& current_target();
 // as Quadrants does (slow, so the launcher warns once per parameter).
 class HostStaging {
  public:
-  // A device copy of host, remembered so copy_back can return the kernel's writes.
-  ArrayView stage(const ArrayView& host, int element_ndim, int device);
-  // Copies every writable staged array back to the host; returns when the host may read them.
-  void copy_back(CUstream stream);
+  // A device copy of host (kernel parameter `param`), remembered so copy_back can return the kernel's writes.
+  ArrayView stage(const ArrayView& host, int element_ndim, int device, size_t param);
+  // Copies back the staged arrays of the parameters the kernel writes (written[param]); returns when
+  // the host may read them. Arrays it only reads are left untouched.
+  void copy_back(CUstream stream, const std::vector<bool>& written);
   bool empty() const { return entries_.empty(); }
 
  private:
   struct Entry {
     ArrayView host;
     std::shared_ptr<Array> device;
+    size_t param;
   };
   std::vector<Entry> entries_;
 };

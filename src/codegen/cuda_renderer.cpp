@@ -46,6 +46,22 @@ class ReferencedLocals : public IRVisitor {
   }
 };
 
+// Arrays that a store or an atomic writes, by name.
+class WrittenArrays : public IRVisitor {
+ public:
+  std::set<std::string> names;
+
+ private:
+  void visit_store(const Store& s) override {
+    names.insert(s.ref.array);
+    IRVisitor::visit_store(s);
+  }
+  void visit_atomic(const Atomic& e) override {
+    if (!e.local) names.insert(e.ref.array);
+    IRVisitor::visit_atomic(e);
+  }
+};
+
 class ReturnFinder : public IRVisitor {
  public:
   bool found = false;
@@ -295,6 +311,9 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   result.source = out_;
   result.assert_messages = assert_messages_;
   result.frame_bytes = frame_bytes_;
+  WrittenArrays written;
+  written.visit(kernel_.body);
+  for (const Param& p : kernel_.params) result.param_written.push_back(written.names.count(p.name) != 0);
   return result;
 }
 

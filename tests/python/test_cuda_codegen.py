@@ -54,6 +54,7 @@ def test_seed_square_is_one_parallel_task():
     assert compiled.tasks == [("qd_square_task0", True, 128)]
     assert compiled.returns is None and compiled.frame_bytes == 0
     assert "blockIdx.x" in compiled.source and "QD_RUNTIME_H" in compiled.source
+    assert compiled.param_written == [False, True]  # host copies of `inp` are never written back
 
 
 def test_reduction_returns_through_the_frame():
@@ -68,6 +69,7 @@ def test_reduction_returns_through_the_frame():
     assert compiled.returns == "f64"
     assert [parallel for _, parallel, _ in compiled.tasks] == [False, True, False]
     assert compiled.frame_bytes >= 8
+    assert compiled.param_written == [False]  # the atomic adds go to a local, not to x
 
 
 def test_scalar_params_and_return_without_loops():

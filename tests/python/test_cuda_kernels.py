@@ -128,7 +128,7 @@ def test_cupy_arrays_pass_zero_copy():
 
 def test_host_arrays_are_staged_with_one_warning():
     x = np.zeros(16, dtype=np.float32)
-    with pytest.warns(RuntimeWarning, match="copied to the device and back on every call"):
+    with pytest.warns(RuntimeWarning, match="copied to the device on every call, and back when the kernel writes it"):
         add_one(x)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
