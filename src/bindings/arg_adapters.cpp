@@ -359,41 +359,20 @@ bool view_from_cuda_array_interface(PyObject* obj, ArrayView& view, ArgSlot& hol
 }
 
 // Any other __dlpack__ producer. A CUDA producer is given the stream we expect to launch on, so it
-// orders its pending work before ours (DLPack's stream contract); the slot records that stream in
-// case choose_stream picks another.
+// orders its pending work before ours; the slot records that stream in case choose_stream picks another.
 bool view_from_dlpack_producer(PyObject* obj, ArrayView& view, ArgSlot& holder) {
   static PyObject* dlpack_name = PyUnicode_InternFromString("__dlpack__");
-  static PyObject* device_name = PyUnicode_InternFromString("__dlpack_device__");
-  nb::object producer = nb::steal(PyObject_GetAttr(obj, dlpack_name));
-  if (!producer.is_valid()) {
-    PyErr_Clear();
-    return false;
+  if (!PyObject_HasAttr(obj, dlpack_name)) return false;
+  int device = 0;
+  std::optional<CUstream> consumer;
+  if (dlpack_on_cuda(obj, &device)) {
+    holder.from_cupy = is_cupy_array(obj);
+    holder.from_torch = is_torch_tensor(obj);
+    consumer = holder.from_torch ? torch_current_stream(device) : holder.from_cupy ? cupy_current_stream() : nullptr;
+    holder.has_producer_stream = true;
+    holder.producer_stream = *consumer;
   }
-  nb::dict options;  // no stream for host producers, some of which take no stream keyword at all
-  if (PyObject_HasAttr(obj, device_name)) {
-    nb::object device = nb::handle(obj).attr(device_name)();
-    if (nb::cast<int>(device[0]) == kDLCUDA) {
-      holder.from_cupy = is_cupy_array(obj);
-      holder.from_torch = is_torch_tensor(obj);
-      int index = nb::cast<int>(device[1]);
-      CUstream consumer = holder.from_torch ? torch_current_stream(index)
-                          : holder.from_cupy ? cupy_current_stream()
-                                             : nullptr;
-      holder.has_producer_stream = true;
-      holder.producer_stream = consumer;
-      options["stream"] = nb::int_(interface_of_stream(consumer));
-    }
-  }
-  nb::object capsule;
-  try {
-    options["max_version"] = nb::make_tuple(1, 0);
-    capsule = producer(**options);
-  } catch (nb::python_error& e) {
-    if (!e.matches(PyExc_TypeError)) throw;
-    PyDict_DelItemString(options.ptr(), "max_version");  // before DLPack 1.0
-    capsule = producer(**options);
-  }
-  nb::object core = nb::module_::import_("quadrants._core").attr("Array").attr("from_dlpack")(capsule);
+  nb::object core = nb::module_::import_("quadrants._core").attr("Array").attr("from_dlpack")(dlpack_capsule(obj, consumer));
   view = nb::cast<const Array&>(core).view();
   holder.keep = core.release().ptr();
   return true;
@@ -449,6 +428,29 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
   // and an Array per call. Objects with both (CuPy, Numba, torch CUDA tensors) take this path.
   if (view_from_cuda_array_interface(obj, view, holder)) return true;
   return view_from_dlpack_producer(obj, view, holder);
+}
+
+bool dlpack_on_cuda(PyObject* obj, int* device) {
+  static PyObject* device_name = PyUnicode_InternFromString("__dlpack_device__");
+  if (!PyObject_HasAttr(obj, device_name)) return false;
+  nb::object where = nb::handle(obj).attr(device_name)();
+  int type = nb::cast<int>(where[0]);
+  *device = nb::cast<int>(where[1]);
+  return type == kDLCUDA || type == kDLCUDAManaged;
+}
+
+nb::object dlpack_capsule(PyObject* obj, std::optional<CUstream> consumer) {
+  nb::object producer = nb::handle(obj).attr("__dlpack__");
+  nb::dict options;  // no stream for host producers, some of which take no stream keyword at all
+  if (consumer) options["stream"] = nb::int_(interface_of_stream(*consumer));
+  try {
+    options["max_version"] = nb::make_tuple(1, 0);
+    return producer(**options);
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    PyDict_DelItemString(options.ptr(), "max_version");  // before DLPack 1.0
+    return producer(**options);
+  }
 }
 
 CUstream torch_current_stream(int device) {

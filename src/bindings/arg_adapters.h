@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <optional>
 
 #include "quadrants/array.h"
 #include "quadrants/cuda.h"
@@ -66,6 +67,14 @@ void register_numpy_type(nanobind::handle type);
 
 // Registers the Python base class of qd.field / qd.ndarray objects (they hold `_array`).
 void register_container_type(nanobind::handle type);
+
+// Whether obj.__dlpack_device__() is CUDA memory (device or managed), and which device.
+bool dlpack_on_cuda(PyObject* obj, int* device);
+
+// obj.__dlpack__(...), asking for a versioned capsule (retried without for producers older than
+// DLPack 1.0). With a consumer stream (for CUDA producers), the producer orders its pending work
+// before that stream, as the DLPack stream contract has it.
+nanobind::object dlpack_capsule(PyObject* obj, std::optional<CUstream> consumer);
 
 // The current stream of torch (on device) and of CuPy (on its current device), as driver handles.
 CUstream torch_current_stream(int device);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "bindings/arg_adapters.h"
 #include "quadrants/array.h"
 #include "quadrants/cuda.h"
 #include "quadrants/errors.h"
@@ -62,6 +63,18 @@ std::shared_ptr<Array> from_dlpack_capsule(nb::handle capsule) {
   }
   throw TypeError("Expected a DLPack capsule named 'dltensor_versioned' or 'dltensor', but got " +
                   std::string(nb::repr(capsule).c_str()) + "; it may have been consumed already.");
+}
+
+// Copies run on the legacy default stream, so that is the consumer stream a CUDA producer is given.
+std::shared_ptr<Array> from_dlpack_producer(nb::handle obj) {
+  if (!PyObject_HasAttrString(obj.ptr(), "__dlpack__")) {
+    throw TypeError("Expected an object supporting DLPack (__dlpack__), but got " +
+                    std::string(Py_TYPE(obj.ptr())->tp_name) + ".");
+  }
+  int device = 0;
+  std::optional<CUstream> consumer;
+  if (dlpack_on_cuda(obj.ptr(), &device)) consumer = nullptr;
+  return from_dlpack_capsule(dlpack_capsule(obj.ptr(), consumer));
 }
 
 nb::tuple to_tuple(const int64_t* values, int n) {
@@ -189,6 +202,8 @@ void bind_arrays(nb::module_& m) {
                     return Array::create(*code, shape, element_shape);
                   })
       .def_static("from_dlpack", &from_dlpack_capsule, "Takes ownership of a DLPack capsule.")
+      .def_static("from_dlpack_producer", &from_dlpack_producer, nb::arg("obj").none(),
+                  "Imports obj through obj.__dlpack__(); a CUDA producer orders its work before the legacy stream.")
       .def_prop_ro("dtype", [](const Array& a) { return std::string(dtype_name(a.view().dtype)); })
       .def_prop_ro("shape", [](const Array& a) { return to_tuple(a.view().shape, a.view().ndim); })
       .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.view().strides, a.view().ndim); })
