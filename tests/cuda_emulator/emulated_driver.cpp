@@ -54,7 +54,6 @@ thread_local Context* current_context = nullptr;
 
 struct Module {
   void* library = nullptr;
-  std::string path;
   EmulatedDim3* thread_idx = nullptr;
   EmulatedDim3* block_idx = nullptr;
   EmulatedDim3* block_dim = nullptr;
@@ -240,7 +239,6 @@ CUresult load_module(Module** out, const void* image) {
   if (!library) return kInvalidImage;
   auto* module = new Module;
   module->library = library;
-  module->path = path;
   module->thread_idx = static_cast<EmulatedDim3*>(dlsym(library, "threadIdx"));
   module->block_idx = static_cast<EmulatedDim3*>(dlsym(library, "blockIdx"));
   module->block_dim = static_cast<EmulatedDim3*>(dlsym(library, "blockDim"));

@@ -117,6 +117,7 @@ void unload_expired() {
 
 LoadedModule load_module(const std::shared_ptr<const CudaCompiledKernel>& kernel, int device_id) {
   const cuda::DriverApi& api = cuda::driver();
+  // Current again: unloading expired modules may have switched to another device's context.
   const cuda::Device& dev = cuda::make_current(device_id);
   LoadedModule loaded{kernel, device_id, nullptr, {}};
   std::string ptx;  // PTX must be NUL-terminated text
@@ -160,7 +161,6 @@ const std::vector<LoadedTask>& tasks_of(const std::shared_ptr<const CudaCompiled
   auto it = modules.find(key);
   if (it != modules.end() && it->second.kernel.lock() == kernel) return it->second.tasks;
   unload_expired();  // also drops an entry whose address a new kernel now reuses
-  cuda::make_current(device_id);  // unloading may have switched to another device's context
   return modules.insert_or_assign(key, load_module(kernel, device_id)).first->second.tasks;
 }
 
