@@ -302,5 +302,21 @@ TEST_F(FakeCuda, MissingTaskFunctionNamesKernelAndTask) {
   }
 }
 
+TEST_F(FakeCuda, ImageTooNewForTheDriverNamesTheNvrtcToInstall) {
+  driver_.api.cuModuleLoadData = [](CUmodule*, const void*) { return CUresult{222}; };  // UNSUPPORTED_PTX_VERSION
+  std::vector<QdArg> args(2);
+  try {
+    launch_cuda(kernel({{"fill", true, 128}}), args.data(), 2, nullptr, 0, {});
+    FAIL() << "no CudaError";
+  } catch (const CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuModuleLoadData(kernel 'fake_kernel', PTX) with a driver for CUDA 12.8 "
+                                         "(NVRTC must not be newer than the driver: install the matching one, e.g. "
+                                         "`pip install nvidia-cuda-nvrtc-cu12`, or set QD_NVRTC_PATH) failed"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.code, 222);
+  }
+}
+
 }  // namespace
 }  // namespace qd

@@ -167,3 +167,26 @@ def test_explicit_stream_argument_is_used():
     inc(x, qd_stream=0)
     qd.sync()
     assert x.to_numpy().tolist() == [1] * 10
+
+
+def test_cpp_kernels_stay_on_the_host_under_cuda():
+    @qd.cpp_kernel("""
+        void twice(qd::Ndarray<float, 1> x) { for (int64_t i = 0; i < x.shape(0); ++i) x(i) *= 2; }
+    """)
+    def twice(x: qd.types.ndarray(dtype=qd.f32, ndim=1)) -> None:
+        ...
+
+    host = np.arange(4, dtype=np.float32)
+    twice(host)  # host memory, used in place: no staging for host code
+    assert host.tolist() == [0, 2, 4, 6]
+    with pytest.raises(ValueError, match=r"argument 'x': the array is on cuda:0, but the kernel runs on the CPU; "
+                                         r"move it with \.cpu\(\) \(C\+\+ kernels are host code\)\."):
+        twice(qd.ndarray(qd.f32, shape=(4,)))
+
+
+def test_to_torch_defaults_to_the_cpu_as_in_quadrants():
+    pytest.importorskip("torch")
+    f = qd.field(qd.f32, shape=(3,))
+    f.fill(2.0)
+    out = f.to_torch()
+    assert out.device.type == "cpu" and out.tolist() == [2.0, 2.0, 2.0]
