@@ -141,3 +141,17 @@ def test_unaligned_arrays_are_refused_with_a_fix():
         pytest.skip("numpy happened to align the view")
     with pytest.raises(ValueError, match="not aligned to its 4-byte elements"):
         touch(unaligned)
+
+
+def test_integer_powers_wrap_like_numpy_when_they_overflow():
+    @qd.kernel
+    def truthy_power(v: qd.i64) -> qd.i32:
+        return v and (v ** v)  # 32 ** 32 wraps to 0 in 64 bits, so the `and` is 0
+
+    @qd.kernel
+    def power32(b: qd.i32, e: qd.i32) -> qd.i32:
+        return b ** e
+
+    assert truthy_power(32) == 0
+    assert power32(3, 21) == int(np.array([3], np.int32)[0] ** np.int32(21))
+    assert power32(-7, 13) == int(np.power(np.int32(-7), np.int32(13)))

@@ -105,14 +105,16 @@ QD_FUNC double qd_mod(double a, double b) {
 }
 
 // int ** int: by squaring; a negative exponent gives 0 (1 for a base of 1, +-1 for -1), as integers do.
+// The products are taken modulo 2^64, so an overflowing power wraps as in numpy: signed overflow would
+// be undefined, and the compiler could then assume a nonzero base never gives 0.
 template <class T>
 QD_FUNC T qd_pow(T base, T exponent) {
   if (exponent < 0) return base == 1 ? 1 : base == static_cast<T>(-1) ? ((exponent & 1) ? base : 1) : 0;
-  T result = 1;
-  for (; exponent; exponent >>= 1, base *= base) {
-    if (exponent & 1) result *= base;
+  uint64_t result = 1, square = static_cast<uint64_t>(base);
+  for (; exponent; exponent >>= 1, square *= square) {
+    if (exponent & 1) result *= square;
   }
-  return result;
+  return static_cast<T>(result);
 }
 QD_FUNC float qd_pow(float a, float b) { return QD_MATH(powf)(a, b); }
 QD_FUNC double qd_pow(double a, double b) { return QD_MATH(pow)(a, b); }
