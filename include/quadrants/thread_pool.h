@@ -53,7 +53,8 @@ class ThreadPool {
   bool stop_ = false;
 };
 
-// The process-wide pool; set_num_threads replaces it (qd.init(cpu_max_num_threads=...)).
+// The process-wide pool, created on first use with set_num_threads' size (qd.init(cpu_max_num_threads=...));
+// a new size drops the old pool once no kernel runs. A forked child gets a new pool on first use.
 ThreadPool& default_thread_pool();
 void set_num_threads(int num_threads);
 

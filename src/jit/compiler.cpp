@@ -2,6 +2,7 @@
 #include "jit/compiler.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <new>
 #include <set>
 #include <sstream>
 
@@ -71,12 +73,16 @@ std::string compiler_fingerprint(const std::string& command) {
   return command + "|" + path + "|" + std::to_string(info.st_size) + "|" + std::to_string(info.st_mtime);
 }
 
+std::mutex identity_mutex;  // guards compiler_identity's table
+// A forked child does not have the thread that may have held the lock (running `$CXX --version`).
+[[maybe_unused]] const int identity_fork_handler =
+    pthread_atfork(nullptr, nullptr, [] { new (&identity_mutex) std::mutex(); });
+
 // `$CXX --version`, computed once per process and per compiler; also kept on disk under the
 // binary's fingerprint, so a warm process never starts the compiler at all.
 std::string compiler_identity(const std::string& command, const std::string& dir) {
-  static std::mutex mutex;
   static std::map<std::string, std::string> known;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(identity_mutex);
   auto found = known.find(command);
   if (found != known.end()) return found->second;
   std::string fingerprint = compiler_fingerprint(command);

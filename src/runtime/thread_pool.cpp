@@ -3,9 +3,14 @@
 
 #include "runtime/launch.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <shared_mutex>
 
 namespace qd {
 
@@ -84,26 +89,62 @@ void ThreadPool::parallel_for_callback(void* pool, int64_t n, int64_t grain, int
 }
 
 namespace {
-std::unique_ptr<ThreadPool>& pool_slot() {
-  static std::unique_ptr<ThreadPool> pool;
-  return pool;
+
+// The process-wide pool. Launches read `current_pool` (one acquire load); it is null until the
+// first launch needs a pool and again in a forked child, where the pool's workers do not exist.
+std::atomic<ThreadPool*> current_pool{nullptr};
+std::unique_ptr<ThreadPool> owned_pool;  // what current_pool points at
+int requested_threads = 0;               // set_num_threads' argument; <= 0: one per hardware thread
+// Guards owned_pool and requested_threads. Lock order: launch_gate() first, then this.
+std::mutex pool_mutex;
+
+int resolve_threads(int num_threads) {
+  return num_threads > 0 ? num_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
+
+ThreadPool& create_default_pool() {
+  std::lock_guard<std::mutex> lock(pool_mutex);
+  if (!owned_pool) {
+    owned_pool = std::make_unique<ThreadPool>(resolve_threads(requested_threads));
+    current_pool.store(owned_pool.get(), std::memory_order_release);
+  }
+  return *owned_pool;
+}
+
+// fork() copies only the calling thread, so a child sees the parent's pool without its workers (a
+// launch would wait for them forever) and may see the locks below held by threads it does not
+// have. The child forgets the pool (leaked: destroying it would join threads that are not there)
+// and makes fresh locks; its first launch creates a new pool of the same size. Nothing is created
+// here, so a fork that goes on to exec costs nothing.
+void reset_after_fork_in_child() {
+  (void)owned_pool.release();
+  current_pool.store(nullptr, std::memory_order_relaxed);
+  new (&pool_mutex) std::mutex();
+  new (&launch_gate()) std::shared_mutex();  // a kernel running on another thread held it
+}
+
+[[maybe_unused]] const int fork_handler_registered = pthread_atfork(nullptr, nullptr, &reset_after_fork_in_child);
+
 }  // namespace
 
 ThreadPool& default_thread_pool() {
-  static std::once_flag created;  // two first launches on different threads must not both create it
-  std::call_once(created, [] {
-    if (!pool_slot()) pool_slot() = std::make_unique<ThreadPool>(0);
-  });
-  return *pool_slot();
+  ThreadPool* pool = current_pool.load(std::memory_order_acquire);
+  return pool ? *pool : create_default_pool();
 }
 
 void set_num_threads(int num_threads) {
-  std::unique_ptr<ThreadPool>& pool = pool_slot();
-  int wanted = num_threads > 0 ? num_threads : std::max(1u, std::thread::hardware_concurrency());
-  if (pool && pool->num_threads() == wanted) return;
+  int wanted = resolve_threads(num_threads);
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    requested_threads = num_threads;
+    if (!owned_pool || owned_pool->num_threads() == wanted) return;  // the next launch makes it
+  }
   std::unique_lock<std::shared_mutex> no_kernel_running(launch_gate());
-  pool = std::make_unique<ThreadPool>(wanted);
+  std::lock_guard<std::mutex> lock(pool_mutex);
+  if (owned_pool && owned_pool->num_threads() != resolve_threads(requested_threads)) {
+    current_pool.store(nullptr, std::memory_order_relaxed);
+    owned_pool.reset();
+  }
 }
 
 }  // namespace qd
