@@ -4,6 +4,7 @@ import numbers
 import numpy as np
 
 from . import _core, _dtypes, _runtime
+from ._element_ref import element_ref
 from .interop import import_dlpack
 
 
@@ -165,28 +166,35 @@ class ArrayContainer:
         return [int(k) for k in key]
 
     def __getitem__(self, key):
+        """A scalar; for vector/matrix elements a qd.Vector/qd.Matrix that reads and writes this container."""
         index = self._index(key)
         if len(index) == len(self.shape) and self._element_shape:
-            from .matrix import Matrix
-
-            values = np.empty(self._element_shape, dtype=self.dtype.numpy)
-            for e in np.ndindex(*self._element_shape):
-                values[e] = self._array.get(index + list(e))
-            return Matrix._wrap(values)
+            return element_ref(self, index)
         return self._array.get(index)
 
     def __setitem__(self, key, value):
         index = self._index(key)
         if len(index) == len(self.shape) and self._element_shape:
-            values = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
-            if values.shape != self._element_shape:
-                values = values.reshape(self._element_shape) if values.size == np.prod(self._element_shape) else values
-            if values.shape != self._element_shape:
-                raise ValueError(f"Expected an element of shape {self._element_shape}, but got {values.shape}.")
+            values = self._element_values(value)
             for e in np.ndindex(*self._element_shape):
                 self._array.set(index + list(e), values[e].item())
             return
         self._array.set(index, value)
+
+    def _element_values(self, value):
+        """value (a number, or a vector/matrix/list of the element's shape) as an array of that shape.
+
+        A number fills every entry; an n-vector also fits an n x 1 or 1 x n element and the other way round.
+        """
+        values = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+        if values.ndim == 0:
+            return np.broadcast_to(values, self._element_shape)
+        if values.shape != self._element_shape:
+            squeezed = tuple(d for d in values.shape if d != 1)
+            if squeezed != tuple(d for d in self._element_shape if d != 1):
+                raise ValueError(f"Expected an element of shape {self._element_shape}, but got {values.shape}.")
+            values = values.reshape(self._element_shape)
+        return values
 
 
 _core.register_container_type(ArrayContainer)  # kernels take these as arguments without a copy

@@ -1,6 +1,22 @@
 # python/quadrants/matrix.py: qd.Matrix / qd.Vector: Python-scope values and the .field/.ndarray constructors.
 import numpy as np
 
+_SWIZZLE_GROUPS = ("xyzw", "rgba", "stpq")
+
+
+def _swizzle_indices(name):
+    """The components a swizzle such as 'x', 'xy' or 'rgba' names, or None when name is not one."""
+    if not 1 <= len(name) <= 4:
+        return None
+    for group in _SWIZZLE_GROUPS:
+        if all(c in group for c in name):
+            return [group.index(c) for c in name]
+    return None
+
+
+def _rebuild(values):
+    return Matrix._wrap(values)
+
 
 class Matrix:
     """A small matrix value in Python scope; inside kernels the frontend scalarizes Matrix(...)."""
@@ -17,12 +33,16 @@ class Matrix:
         return obj
 
     @property
+    def _shape(self):
+        return self._values.shape
+
+    @property
     def n(self):
-        return self._values.shape[0]
+        return self._shape[0]
 
     @property
     def m(self):
-        return 1 if self._values.ndim == 1 else self._values.shape[1]
+        return 1 if len(self._shape) == 1 else self._shape[1]
 
     def to_numpy(self):
         return self._values.copy()
@@ -48,7 +68,43 @@ class Matrix:
         return bool(np.array_equal(self._values, other))
 
     def __repr__(self):
-        return f"{type(self).__name__}({self._values.tolist()})"
+        return f"{'Vector' if len(self._shape) == 1 else 'Matrix'}({self.to_list()})"
+
+    def __reduce__(self):
+        # Copies and pickles are plain values, also of a container's element (see _element_ref.py).
+        return _rebuild, (self.to_numpy(),)
+
+    # --- swizzles: v.x, v.xy, v.rgba = ... (vectors only, as in Quadrants) ------------------------
+    def __getattr__(self, name):
+        indices = _swizzle_indices(name) if not name.startswith("_") else None
+        if indices is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        self._check_swizzle(name, indices)
+        if len(indices) == 1:
+            return self[indices[0]]
+        return Vector([self[i] for i in indices])
+
+    def __setattr__(self, name, value):
+        indices = _swizzle_indices(name) if not name.startswith("_") else None
+        if indices is None:
+            object.__setattr__(self, name, value)
+            return
+        self._check_swizzle(name, indices)
+        if len(indices) == 1:
+            self[indices[0]] = value
+            return
+        values = list(value.to_list() if isinstance(value, Matrix) else value)
+        if len(values) != len(indices):
+            raise ValueError(f"Swizzle '{name}' takes {len(indices)} values, but got {len(values)}.")
+        for i, v in zip(indices, values):
+            self[i] = v
+
+    def _check_swizzle(self, name, indices):
+        if len(self._shape) != 1:
+            raise AttributeError(f"Swizzles such as '.{name}' are for vectors, but this is a {self.n}x{self.m} matrix.")
+        if max(indices) >= self.n:
+            group = next(g for g in _SWIZZLE_GROUPS if name[0] in g)
+            raise AttributeError(f"A {self.n}-vector has components {', '.join(group[: self.n])}, but got '.{name}'.")
 
     @staticmethod
     def field(n, m, dtype, shape=None, **kwargs):
