@@ -1,20 +1,35 @@
-# python/quadrants/lang/errors.py: user errors of the kernel language, shown with file:line, the source line and a caret.
+# python/quadrants/lang/errors.py: the exception classes, with upstream Quadrants' names and bases.
+#
+# The bases follow upstream, so `except TypeError` or `pytest.raises(qd.QuadrantsSyntaxError)` written
+# for Quadrants catch ours: compile errors derive from QuadrantsCompilationError and from the builtin
+# error of the same kind; run-time errors derive from RuntimeError.
 
 
 class QuadrantsCompilationError(Exception):
-    """A user error in a kernel's source; str() gives the location, the line, a caret and the fix."""
+    """A user error in a kernel's source; str() gives the location, the line, a caret and the fix.
 
-    def __init__(self, message, filename="<unknown>", line=0, col=0, source_line="", hint=None):
+    Built with a message alone (as user code and upstream do), str() is just the message.
+    """
+
+    def __init__(self, message, filename=None, line=0, col=0, source_line="", hint=None):
         self.message = message
         self.filename = filename
         self.line = line
         self.col = col
         self.source_line = source_line
         self.hint = hint
-        super().__init__(self._render())
+        self._rendered = self._render()
+        super().__init__(self._rendered)
+
+    def __str__(self):
+        # SyntaxError's own __str__ would append "(filename)"; every subclass shows the rendered text.
+        return self._rendered
 
     def _render(self):
-        parts = [f"{self.filename}:{self.line}:{self.col + 1}: {self.message}"]
+        if self.filename is None and not self.line:
+            parts = [str(self.message)]
+        else:
+            parts = [f"{self.filename or '<unknown>'}:{self.line}:{self.col + 1}: {self.message}"]
         if self.source_line:
             # The caret must sit under the column even when the line is indented with tabs.
             stripped = self.source_line.rstrip("\n")
@@ -26,9 +41,69 @@ class QuadrantsCompilationError(Exception):
         return "\n".join(parts)
 
 
-class QuadrantsSyntaxError(QuadrantsCompilationError):
+class QuadrantsSyntaxError(QuadrantsCompilationError, SyntaxError):
     """Python syntax that kernels do not support, or a construct used where it is not allowed."""
+
+    def __init__(self, message, filename=None, line=0, col=0, source_line="", hint=None):
+        super().__init__(message, filename, line, col, source_line, hint)
+        # Python prints a SyntaxError from these fields (file, line, source, caret) and `msg`, so an
+        # uncaught one shows the location once, in Python's own format.
+        self.msg = str(message) + (f"\nhint: {hint}" if hint else "")
+        self.lineno = line or None
+        self.offset = col + 1 if line else None
+        self.text = source_line or None
+
+
+class QuadrantsNameError(QuadrantsCompilationError, NameError):
+    """A name a kernel uses is not defined."""
+
+
+class QuadrantsIndexError(QuadrantsCompilationError, IndexError):
+    """An index a kernel uses is wrong at compile time (count of indices, constant out of range)."""
 
 
 class QuadrantsTypeError(QuadrantsCompilationError, TypeError):
     """A value of the wrong type or shape inside a kernel."""
+
+
+class QuadrantsRuntimeError(RuntimeError):
+    """A compiled program could not run."""
+
+
+class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):
+    """An assertion in a kernel compiled with qd.init(debug=True) failed."""
+
+
+class QuadrantsRuntimeTypeError(QuadrantsRuntimeError, TypeError):
+    """A kernel argument or return value cannot be converted to the declared type."""
+
+    @staticmethod
+    def get(position, needed, provided):
+        return QuadrantsRuntimeTypeError(
+            f"Argument {position} (type={provided}) cannot be converted into required type {needed}"
+        )
+
+    @staticmethod
+    def get_ret(needed, provided):
+        return QuadrantsRuntimeTypeError(f"Return (type={provided}) cannot be converted into required type {needed}")
+
+
+class QuadrantsOutOfBoundError(QuadrantsAssertionError, IndexError):
+    """An index out of an array's shape in a kernel compiled with bounds checks.
+
+    Upstream raises QuadrantsAssertionError here; this class is also an IndexError, which quadrants
+    raised before, so handlers written for either catch it.
+    """
+
+
+# What `from quadrants.lang.errors import *` and the top level export, as upstream's lang.exception does
+# (QuadrantsIndexError and QuadrantsOutOfBoundError stay importable from here).
+__all__ = [
+    "QuadrantsAssertionError",
+    "QuadrantsCompilationError",
+    "QuadrantsNameError",
+    "QuadrantsRuntimeError",
+    "QuadrantsRuntimeTypeError",
+    "QuadrantsSyntaxError",
+    "QuadrantsTypeError",
+]
