@@ -42,6 +42,16 @@ f32 = DataType("f32", np.float32, "float32")
 f64 = DataType("f64", np.float64, "float64")
 
 ALL = (u1, i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64)
+
+# Upstream's long names for the same objects.
+uint1, int8, int16, int32, int64 = u1, i8, i16, i32, i64
+uint8, uint16, uint32, uint64 = u8, u16, u32, u64
+float16, float32, float64 = f16, f32, f64
+
+# The dtype sets of upstream's qd.types.primitive_types; Python's float, int and bool stand for the defaults.
+real_types = {f16, f32, f64, float}
+integer_types = {i8, i16, i32, i64, u1, u8, u16, u32, u64, int, bool}
+all_types = real_types | integer_types
 _BY_NAME = {t.name: t for t in ALL}
 _BY_NUMPY = {t.numpy: t for t in ALL}
 _BY_TORCH_NAME = {"torch." + t._torch_name: t for t in ALL}
@@ -67,3 +77,35 @@ def to_dtype(x):
         supported = ", ".join(t.name for t in ALL)
         raise TypeError(f"Unsupported dtype {x!r}; quadrants supports {supported}.")
     return found
+
+
+def is_real(dtype):
+    """Whether `dtype` is a floating-point dtype (f16, f32, f64)."""
+    return _known(dtype, "is_real") in (f16, f32, f64)
+
+
+def is_integral(dtype):
+    """Whether `dtype` is an integer dtype, u1 included."""
+    return _known(dtype, "is_integral") in (u1, i8, i16, i32, i64, u8, u16, u32, u64)
+
+
+def is_signed(dtype):
+    """Whether an integer dtype is signed; other dtypes are a TypeError, as upstream asserts."""
+    found = _known(dtype, "is_signed")
+    if not is_integral(found):
+        raise TypeError(f"qd.types.is_signed() expects an integer dtype, but got {dtype!r}.")
+    return found in (i8, i16, i32, i64)
+
+
+def is_tensor(dtype):
+    """Whether `dtype` is a vector or matrix type rather than a scalar dtype."""
+    from .lang.types import VectorType
+
+    return isinstance(dtype, VectorType)
+
+
+def _known(dtype, what):
+    try:
+        return to_dtype(dtype)
+    except TypeError:
+        raise TypeError(f"qd.types.{what}() expects a dtype such as qd.f32, but got {dtype!r}.") from None
