@@ -66,10 +66,22 @@ class ArrayContainer:
     def __repr__(self):
         return f"<qd.{self._kind} {self.dtype.name} shape={self.shape} element_shape={self._element_shape}>"
 
+    @property
+    def element_type(self):
+        """The dtype of an element: a scalar dtype here, qd.types.vector/matrix for vector/matrix containers."""
+        return self.dtype
+
     # --- copies -------------------------------------------------------------------------------
     def fill(self, value):
-        """Sets every element (every component of vector/matrix elements) to value."""
-        self._array.fill(value)
+        """Sets every element to value: a number sets every component of vector/matrix elements, which
+        also take a vector/matrix (or nested list) of the element's shape."""
+        scalar = isinstance(value, (numbers.Number, np.generic)) or (isinstance(value, np.ndarray) and value.ndim == 0)
+        if scalar or not self._element_shape:
+            self._array.fill(value)
+        elif all(self.shape):
+            element = _encode(self._element_values(value), self.dtype, "fill()")
+            source = np.broadcast_to(element, self._numpy_shape)  # one element, repeated by zero strides
+            self._array.copy_from(import_dlpack(source), "fill", parallel=True)
 
     def copy_from(self, other):
         """Copies another field or ndarray of the same shape into this one."""
@@ -195,6 +207,65 @@ class ArrayContainer:
                 raise ValueError(f"Expected an element of shape {self._element_shape}, but got {values.shape}.")
             values = values.reshape(self._element_shape)
         return values
+
+
+class MatrixContainer:
+    """Mixin for fields and ndarrays whose elements are vectors (element shape (n,)) or matrices (n, m)."""
+
+    @staticmethod
+    def _checked_element_shape(element_shape):
+        for e in element_shape:
+            if not isinstance(e, numbers.Integral) or isinstance(e, bool) or e <= 0:
+                raise ValueError(f"Vector/matrix dimensions must be positive ints, but got {element_shape}.")
+        return tuple(int(e) for e in element_shape)
+
+    @property
+    def n(self):
+        """Rows of each element (a vector's length)."""
+        return self._element_shape[0]
+
+    @property
+    def m(self):
+        """Columns of each element: 1 for vectors."""
+        return self._element_shape[1] if len(self._element_shape) == 2 else 1
+
+    @property
+    def element_type(self):
+        from .lang.types import VectorType
+
+        return VectorType(self._element_shape, self.dtype)
+
+    def _export_shape(self, keep_dims):
+        # Quadrants: a matrix with one column (vectors included) exports as (..., n) unless keep_dims,
+        # which gives (..., n, m) for every matrix container, vectors as (..., n, 1).
+        if self.m == 1:
+            return self.shape + ((self.n, 1) if keep_dims else (self.n,))
+        return self._numpy_shape
+
+    def _expand(self, arr):
+        if self.m == 1 and tuple(arr.shape) in (self._export_shape(True), self._export_shape(False)):
+            return arr.reshape(self._numpy_shape)
+        return arr
+
+
+def _encode(values, dtype, what):
+    """values converted to dtype as storing each into the container would (floats to integers truncate
+    toward zero); a value the dtype cannot hold is a ValueError, as for scalar writes."""
+    target = dtype.numpy
+    if values.dtype.kind not in "biuf":
+        raise TypeError(f"{what}: expected numbers, but got values of dtype {values.dtype}.")
+    if target.kind in "iu" and values.dtype.kind in "iuf" and values.size:
+        whole = np.trunc(values) if values.dtype.kind == "f" else values
+        info = np.iinfo(target)
+        outside = ~np.isfinite(whole) | (whole < info.min) | (whole > info.max)
+        if outside.any():
+            bad = values[outside].flat[0].item()
+            raise ValueError(f"{what}: {bad!r} does not fit in {dtype.name}; storing it would wrap around or be "
+                             "undefined.")
+        values = whole
+    elif target.kind == "b":
+        values = values != 0
+    return values.astype(target)
 
 
 _core.register_container_type(ArrayContainer)  # kernels take these as arguments without a copy

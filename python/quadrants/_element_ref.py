@@ -8,6 +8,7 @@ import numbers
 
 import numpy as np
 
+from ._matrix_math import check_key, plain
 from .matrix import Matrix, Vector
 
 
@@ -44,10 +45,6 @@ class _ElementRef:
         for entry in np.ndindex(*self._ref_shape):
             values[entry] = get(base + list(entry))
         return values
-
-    @property
-    def entries(self):
-        return self._values
 
     def _entry_index(self, key):
         """The index list of the one entry `key` names (negative indices count from the end), else None."""
@@ -86,17 +83,14 @@ class _ElementRef:
             self._container._array.set(self._base + index, value)
             return
         values = self._values
-        values[key] = np.asarray(value.to_numpy() if isinstance(value, Matrix) else value)
+        check_key(key, self._ref_shape)
+        values[key] = plain(value)
         self._store(values)
 
     def _store(self, values):
         set_entry, base = self._container._array.set, self._base
         for entry in np.ndindex(*self._ref_shape):
             set_entry(base + list(entry), values[entry].item())
-
-    def fill(self, value):
-        """Sets every entry of this element to value."""
-        self[...] = value
 
 
 class VectorRef(_ElementRef, Vector):

@@ -1,7 +1,5 @@
 # python/quadrants/field.py: qd.field and the vector/matrix fields behind qd.Vector.field / qd.Matrix.field.
-import numbers
-
-from ._container import ArrayContainer
+from ._container import ArrayContainer, MatrixContainer
 
 
 def _check_field_options(kwargs):
@@ -26,36 +24,30 @@ class Field(ArrayContainer):
         super().__init__(dtype, shape, element_shape)
 
 
-class MatrixField(Field):
+class MatrixField(MatrixContainer, Field):
     """A field of vectors (element shape (n,)) or matrices (element shape (n, m))."""
 
     def __init__(self, dtype, shape, element_shape, **kwargs):
-        for e in element_shape:
-            if not isinstance(e, numbers.Integral) or e <= 0:
-                raise ValueError(f"Vector/matrix dimensions must be positive ints, but got {element_shape}.")
-        super().__init__(dtype, shape, tuple(int(e) for e in element_shape), **kwargs)
+        super().__init__(dtype, shape, self._checked_element_shape(element_shape), **kwargs)
 
-    @property
-    def n(self):
-        return self._element_shape[0]
-
-    @property
-    def m(self):
-        return self._element_shape[1] if len(self._element_shape) == 2 else 1
-
-    def _export_shape(self, keep_dims):
-        # Quadrants: a matrix with one column (vectors included) exports as (..., n) unless keep_dims,
-        # which gives (..., n, m) for every matrix field, vectors as (..., n, 1).
-        if self.m == 1:
-            return self.shape + ((self.n, 1) if keep_dims else (self.n,))
-        return self._numpy_shape
-
-    def _expand(self, arr):
-        if self.m == 1 and tuple(arr.shape) in (self._export_shape(True), self._export_shape(False)):
-            return arr.reshape(self._numpy_shape)
-        return arr
+    def get_scalar_field(self, *indices):
+        """Not supported yet: see the message."""
+        raise NotImplementedError(
+            "get_scalar_field() is not supported yet: kernels address a field as contiguous memory, so one "
+            "component of a vector/matrix field cannot be a field of its own. Index the component inside the "
+            "kernel (x[i][j]), or copy it out with x.to_numpy()[..., j]."
+        )
 
 
 def field(dtype, shape=None, **kwargs):
-    """A field of scalars: qd.field(qd.f32, shape=(4, 4))."""
+    """A field of scalars, qd.field(qd.f32, shape=(4, 4)), or of vectors/matrices, qd.field(qd.math.vec3, shape=4)."""
+    from .lang.types import VectorType
+
+    if isinstance(dtype, VectorType):
+        return MatrixField(element_dtype(dtype), shape, dtype.shape, **kwargs)
     return Field(dtype, shape, (), **kwargs)
+
+
+def element_dtype(vector_type):
+    """The scalar dtype of a qd.types.vector/matrix: Python's float (default_fp) where it has none."""
+    return float if vector_type.dtype is None else vector_type.dtype

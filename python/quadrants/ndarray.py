@@ -1,5 +1,5 @@
 # python/quadrants/ndarray.py: qd.ndarray, an array passed to kernels as an argument.
-from ._container import ArrayContainer
+from ._container import ArrayContainer, MatrixContainer
 from . import _dtypes
 
 
@@ -20,6 +20,25 @@ class Ndarray(ArrayContainer):
         return self._element_shape
 
 
-def ndarray(dtype, shape=None):
-    """An ndarray of scalars: qd.ndarray(qd.i32, shape=(10,))."""
+class MatrixNdarray(MatrixContainer, Ndarray):
+    """An ndarray of vectors (element shape (n,)) or matrices (element shape (n, m))."""
+
+    def __init__(self, dtype, shape, element_shape, needs_grad=False):
+        _check_needs_grad(needs_grad)
+        super().__init__(dtype, shape, self._checked_element_shape(element_shape))
+
+
+def ndarray(dtype, shape=None, needs_grad=False):
+    """An ndarray of scalars, qd.ndarray(qd.i32, shape=(10,)), or of vectors/matrices, qd.ndarray(qd.math.vec3, 10)."""
+    from .field import element_dtype
+    from .lang.types import VectorType
+
+    if isinstance(dtype, VectorType):
+        return MatrixNdarray(element_dtype(dtype), shape, dtype.shape, needs_grad=needs_grad)
+    _check_needs_grad(needs_grad)
     return Ndarray(dtype, shape, ())
+
+
+def _check_needs_grad(needs_grad):
+    if needs_grad:
+        raise NotImplementedError("Ndarrays with gradients (needs_grad=True) are not supported yet.")

@@ -4,6 +4,7 @@ import math as _pymath
 import numpy as _np
 
 from . import builtins as _b
+from .._dtypes import u32 as _u32
 from .types import VectorType as _VectorType
 
 pi = _pymath.pi
@@ -85,4 +86,5 @@ inverse = _composite("inverse", _np.linalg.inv, lambda ops, a: ops.inverse(a))
 
 vec2, vec3, vec4 = (_VectorType((n,), None) for n in (2, 3, 4))
 ivec2, ivec3, ivec4 = (_VectorType((n,), int) for n in (2, 3, 4))
+uvec2, uvec3, uvec4 = (_VectorType((n,), _u32) for n in (2, 3, 4))  # upstream's default_up is u32
 mat2, mat3, mat4 = (_VectorType((n, n), None) for n in (2, 3, 4))

@@ -54,12 +54,44 @@ class VectorType:
     def n(self):
         return self.shape[0]
 
-    def __call__(self, *args):
-        values = np.array(args, dtype=_numpy_dtype(float if self.dtype is None else self.dtype)).reshape(self.shape)
-        import quadrants
+    @property
+    def m(self):
+        return self.shape[1] if len(self.shape) == 2 else 1
 
-        constructor = quadrants.Matrix if len(self.shape) == 2 else quadrants.Vector
-        return constructor(values.tolist())
+    @property
+    def ndim(self):
+        """1 for vectors, 2 for matrices (the element's dims, as upstream's MatrixType.ndim)."""
+        return len(self.shape)
+
+    def get_shape(self):
+        return self.shape
+
+    def __call__(self, *args):
+        """In Python scope: vec3(1, 2, 3), vec4(v3, 1.0), mat2([[1, 2], [3, 4]]) or mat3(1) (all ones)."""
+        from ..matrix import construct_typed
+
+        return construct_typed(self, args)
+
+    def field(self, shape=None, **kwargs):
+        """qd.field(self, shape, ...): a field with elements of this type."""
+        from ..field import field
+
+        return field(self, shape, **kwargs)
+
+    def ndarray(self, shape=None, **kwargs):
+        """qd.ndarray(self, shape, ...): an ndarray with elements of this type."""
+        from ..ndarray import ndarray
+
+        return ndarray(self, shape, **kwargs)
+
+    def __eq__(self, other):
+        # Equal shapes and dtypes, where no dtype means default_fp (so vec3 == vector(3, f32) by default).
+        if not isinstance(other, VectorType):
+            return NotImplemented
+        return self.shape == other.shape and _dtype_or_default(self.dtype) == _dtype_or_default(other.dtype)
+
+    def __hash__(self):
+        return hash(("VectorType", self.shape))
 
     def __repr__(self):
         kind = "matrix" if len(self.shape) == 2 else "vector"
@@ -74,6 +106,10 @@ def vector(n, dtype=None):
 def matrix(n, m, dtype=None):
     """The type of n x m matrices of `dtype`."""
     return VectorType((n, m), dtype)
+
+
+def _dtype_or_default(dtype):
+    return scalar_dtype_name(float if dtype is None else dtype)
 
 
 def scalar_dtype_name(dtype):
