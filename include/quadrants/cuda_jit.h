@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quadrants/dtype.h"
@@ -37,6 +38,7 @@ struct CudaCompiledKernel {
   int num_params = 0;
   std::vector<KernelParam> params;
   std::vector<bool> param_written;  // per parameter: the kernel may write this array
+  std::vector<std::pair<int, int>> i32_extents;  // (param, dim) read as i32: the launcher rejects larger ones
   bool debug = false;
 };
 

@@ -226,7 +226,7 @@ std::string CStyleRenderer::expr(const Expr& e) {
       if (kernel_.options.debug) return "qd_load_checked(a_" + l.ref.array + ", " + element_offset(l.ref) + ")";
       return element(l.ref);
     }
-    case ExprKind::shape: return "(int32_t)" + extent_name(as<Shape>(e)->array, as<Shape>(e)->dim);
+    case ExprKind::shape: return "(" + type_name(*e->type) + ")" + extent_name(as<Shape>(e)->array, as<Shape>(e)->dim);
     case ExprKind::atomic: return atomic(*as<Atomic>(e));
   }
   return "";
@@ -372,8 +372,35 @@ void CStyleRenderer::emit_stmt(const Stmt& s) {
   if (s->kind != StmtKind::parallel_for) emit_error_check(s);
 }
 
+namespace {
+
+struct NarrowExtents : IRVisitor {
+  std::set<std::pair<std::string, int>> found;
+  void visit_shape(const Shape& e) override {
+    if (e.type == DtypeCode::i32) found.insert({e.array, e.dim});
+  }
+};
+
+}  // namespace
+
+std::vector<std::pair<int, int>> i32_extents(const Kernel& kernel) {
+  NarrowExtents narrow;
+  narrow.visit(kernel.body);
+  std::vector<std::pair<int, int>> out;
+  for (size_t k = 0; k < kernel.params.size(); ++k) {
+    for (int d = 0; d < kernel.params[k].ndim; ++d) {
+      if (narrow.found.count({kernel.params[k].name, d})) out.emplace_back(static_cast<int>(k), d);
+    }
+  }
+  return out;
+}
+
 // Unpacks the arguments into named locals that closures capture by value.
 void CStyleRenderer::emit_prologue() {
+  std::set<std::pair<int, int>> checked;
+  if (checks_extents_on_entry()) {
+    for (const auto& extent : i32_extents(kernel_)) checked.insert(extent);
+  }
   for (size_t k = 0; k < kernel_.params.size(); ++k) {
     const Param& p = kernel_.params[k];
     std::string arg = "args[" + std::to_string(k) + "]", t = type_name(p.dtype);
@@ -387,6 +414,10 @@ void CStyleRenderer::emit_prologue() {
     for (int d = 0; d < p.total_dims(); ++d) {
       std::string dim = std::to_string(d);
       emit_line("const int64_t " + extent_name(p.name, d) + " = " + arg + ".shape[" + dim + "];");
+      if (checked.count({static_cast<int>(k), d})) {
+        emit_line("if (!qd_check_i32_extent(ctx, " + std::to_string(k) + ", " + dim + ", " + extent_name(p.name, d) +
+                  ")) return;");
+      }
       if (!p.contiguous) emit_line("const int64_t " + stride_name(p.name, d) + " = " + arg + ".strides[" + dim + "];");
     }
   }

@@ -39,6 +39,8 @@ class CStyleRenderer {
   static std::string local_name(const std::string& name) { return "v_" + name; }
   // Unpacks `args` into named locals: p_NAME for scalars, a_NAME plus shapes (_nK) and strides (_tK).
   void emit_prologue();
+  // Whether the generated code checks i32_extents() itself (error code 3); else the launcher does.
+  virtual bool checks_extents_on_entry() const { return true; }
   // An f16 operand is computed in float.
   std::string operand(const ir::Expr& e);
 
@@ -63,6 +65,10 @@ class CStyleRenderer {
   std::string element(const ir::ArrayRef& ref);
   std::string location_directive(const ir::SourceLoc& loc);
 };
+
+// The (parameter index, outer dim) extents a typed kernel reads as i32 `(shape ...)`: one too large
+// for i32 must be an error at launch, not a wrapped, negative loop bound.
+std::vector<std::pair<int, int>> i32_extents(const ir::Kernel& kernel);
 
 // Names of the locals that a block assigns or updates atomically (so a closure must share them).
 std::set<std::string> written_locals(const ir::Block& body);

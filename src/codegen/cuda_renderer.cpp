@@ -100,6 +100,8 @@ class CudaRenderer : public CStyleRenderer {
            "(const QdArg* args, char* frame, QdKernelError* error, int32_t* error_flag)";
   }
   std::string render_const(const Const& c) override;
+  // The launcher reads a task's error record only in debug mode (a sync), so it checks extents itself.
+  bool checks_extents_on_entry() const override { return false; }
   void emit_parallel_for(const ParallelFor& loop) override;
   void emit_return(const Return& r) override;
 
@@ -314,6 +316,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   WrittenArrays written;
   written.visit(kernel_.body);
   for (const Param& p : kernel_.params) result.param_written.push_back(written.names.count(p.name) != 0);
+  result.i32_extents = i32_extents(kernel_);
   return result;
 }
 

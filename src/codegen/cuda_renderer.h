@@ -16,6 +16,7 @@ struct GeneratedCudaSource {
   std::vector<CudaTask> tasks;               // in launch order
   int64_t frame_bytes = 0;                   // return value, return flag and locals shared by tasks
   std::vector<bool> param_written;           // per kernel parameter: an array that a store or atomic writes
+  std::vector<std::pair<int, int>> i32_extents;  // checked by the launcher on the host (see i32_extents())
 };
 
 // Requires a kernel at ir::Stage::typed (after passes::run_pipeline). Each top-level parallel_for

@@ -36,7 +36,9 @@ Expr Select::make(Expr cond, Expr a, Expr b, std::optional<DtypeCode> type) {
   return std::make_shared<Select>(std::move(cond), std::move(a), std::move(b), type);
 }
 Expr Load::make(ArrayRef ref, std::optional<DtypeCode> type) { return std::make_shared<Load>(std::move(ref), type); }
-Expr Shape::make(std::string array, int dim) { return std::make_shared<Shape>(std::move(array), dim); }
+Expr Shape::make(std::string array, int dim, DtypeCode type) {
+  return std::make_shared<Shape>(std::move(array), dim, type);
+}
 Expr Atomic::make_array(AtomicOp op, ArrayRef ref, Expr value, std::optional<DtypeCode> type) {
   return std::make_shared<Atomic>(op, std::nullopt, std::move(ref), std::move(value), type);
 }

@@ -139,13 +139,14 @@ struct Load : ExprNode {
   Load(ArrayRef ref, std::optional<DtypeCode> type) : ExprNode(kKind, type), ref(std::move(ref)) {}
 };
 
-// The extent of outer dim `dim` of an array, as i32.
+// The extent of outer dim `dim` of an array: i32 until infer_types gives it the kernel's index
+// type (i64 when default_ip is 64-bit); an extent the type cannot hold is an error at launch.
 struct Shape : ExprNode {
   static constexpr ExprKind kKind = ExprKind::shape;
   std::string array;
   int dim;
-  static Expr make(std::string array, int dim);
-  Shape(std::string array, int dim) : ExprNode(kKind, DtypeCode::i32), array(std::move(array)), dim(dim) {}
+  static Expr make(std::string array, int dim, DtypeCode type = DtypeCode::i32);
+  Shape(std::string array, int dim, DtypeCode type) : ExprNode(kKind, type), array(std::move(array)), dim(dim) {}
 };
 
 enum class AtomicOp { add, sub, min, max, bit_and, bit_or, bit_xor };

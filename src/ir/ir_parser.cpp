@@ -237,6 +237,9 @@ Stmt parse_parallel_for(const SExpr& e, SourceLoc loc) {
   for (const SExpr& v : list(e.items[1], "loop variables").items) vars.push_back(atom(v, "a loop variable"));
   std::vector<Expr> extents;
   for (const SExpr& x : list(e.items[2], "extents").items) extents.push_back(parse_expr(x));
+  if (vars.empty() || vars.size() != extents.size()) {
+    fail(e, "a parallel_for needs one or more loop variables and one extent per variable.");
+  }
   const SExpr& config = form(e.items[3], "config", 2);
   int block_dim = static_cast<int>(parse_int(form(config.items[1], "block_dim", 1).items[1]));
   bool serialize = parse_flag(form(config.items[2], "serialize", 1).items[1]);

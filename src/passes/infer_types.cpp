@@ -62,6 +62,11 @@ class TypeInference : public IRMutator {
     std::optional<DtypeCode> t = scopes_.find(v.name)->type;
     return v.type == t ? self : Var::make(v.name, t);
   }
+  // Extents take the kernel's index type, so default_ip=i64 kernels reach every element of a large array.
+  Expr visit_shape(const Shape& e, const Expr& self) override {
+    DtypeCode t = dtype_size(options_.default_ip) == 8 ? DtypeCode::i64 : DtypeCode::i32;
+    return e.type == t ? self : Shape::make(e.array, e.dim, t);
+  }
   Expr visit_arg(const Arg& a, const Expr& self) override {
     DtypeCode t = kernel_.find_param(a.name)->dtype;
     return a.type == t ? self : Arg::make(a.name, t);

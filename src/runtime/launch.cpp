@@ -2,9 +2,8 @@
 #include "runtime/launch.h"
 
 #include <cstring>
-#include <sstream>
 
-#include "quadrants/errors.h"
+#include "runtime/kernel_error.h"
 
 namespace qd {
 
@@ -51,25 +50,7 @@ void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, const 
     spec.entry(args, &ctx, ret);
   }
   if (error_flag == 0) return;
-  if (error.code == 2) {
-    const std::vector<std::string>* messages = spec.assert_messages;
-    bool known = messages && error.arg_index >= 0 && error.arg_index < static_cast<int>(messages->size());
-    throw AssertionError("Kernel '" + kernel + "': assertion failed: " +
-                         (known ? (*messages)[error.arg_index] : std::string("(no message)")));
-  }
-  std::ostringstream message;
-  std::string name = error.arg_index >= 0 && error.arg_index < static_cast<int>(arg_names.size())
-                         ? "'" + arg_names[error.arg_index] + "'"
-                         : "#" + std::to_string(error.arg_index);
-  QD_ASSERT(error.arg_index >= 0 && error.arg_index < static_cast<int>(arg_names.size()),
-            "run_entry(): a kernel reported a bounds error on an argument it does not have");
-  const QdArg& arg = args[error.arg_index];
-  message << "Kernel '" << kernel << "': index (";
-  for (int d = 0; d < error.ndim; ++d) message << (d ? ", " : "") << error.index[d];
-  message << (error.ndim == 1 ? ",)" : ")") << " is out of bounds for " << name << " of shape (";
-  for (int d = 0; d < error.ndim; ++d) message << (d ? ", " : "") << arg.shape[d];
-  message << (error.ndim == 1 ? ",)" : ")") << " in dimension " << error.dim << ".";
-  throw IndexError(message.str());
+  raise_kernel_error(kernel, error, args, static_cast<int>(arg_names.size()), arg_names, spec.assert_messages);
 }
 
 }  // namespace qd

@@ -19,8 +19,11 @@ class LoopSpace:
     the loop variable is start + k * step for k in [begin, end); `grouped` binds one index vector."""
 
     def __init__(self, bounds, steps=None, grouped=False):
-        self.bounds = bounds
-        self.steps = steps or [None] * len(bounds)
+        # A 0-d space (a shape () field or ndarray) has one point: one iteration of a hidden index,
+        # and a grouped loop variable that is the empty index vector.
+        self.zero_dim = not bounds
+        self.bounds = bounds or [(0, 1)]
+        self.steps = steps or [None] * len(self.bounds)
         self.grouped = grouped
 
 
@@ -103,6 +106,9 @@ class LoopTranslator:
         names = target.elts if isinstance(target, ast.Tuple) else [target]
         if not all(isinstance(n, ast.Name) for n in names):
             raise self.fail("loop variables must be plain names")
+        if space.zero_dim and not space.grouped:
+            raise self.fail("a loop over a 0-d field or ndarray has no index to bind",
+                            hint="write 'for I in qd.grouped(x):' (I is the empty index), or use x[None] directly.")
         if space.grouped and len(names) != 1:
             raise self.fail(f"a loop over qd.grouped(...) has one loop variable, the index vector, but got "
                             f"{len(names)}", hint="write 'for I in qd.grouped(x):' and index with I[0], I[1] ...")
@@ -113,6 +119,9 @@ class LoopTranslator:
 
     def bind_loop_indices(self, targets, index_names, offsets, space):
         """Binds the Python loop variables to the IR indices plus their offsets (0 for serial loops)."""
+        if space.zero_dim:
+            self.declare(targets[0], VectorValue([], (0,)))
+            return
         values = []
         for index_name, offset, step in zip(index_names, offsets, space.steps):
             index = Expr(f"(var {index_name})")

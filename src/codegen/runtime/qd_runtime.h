@@ -371,6 +371,20 @@ QD_FUNC void qd_report_assert(const QdLaunchContext* ctx, int32_t assert_index) 
   ctx->error->dim = 0;
 }
 
+// An array extent the kernel reads as an i32 (its index type) but that does not fit one: code 3, so the
+// launcher raises instead of letting the extent wrap and a loop silently run zero times.
+QD_FUNC bool qd_check_i32_extent(const QdLaunchContext* ctx, int32_t arg_index, int32_t dim, int64_t extent) {
+  if (extent <= 2147483647) return true;
+  if (qd_claim_error(ctx)) {
+    ctx->error->code = 3;
+    ctx->error->arg_index = arg_index;
+    ctx->error->ndim = 1;
+    ctx->error->dim = dim;
+    ctx->error->index[0] = extent;
+  }
+  return false;
+}
+
 template <class T>
 QD_FUNC T qd_load_checked(const T* data, int64_t offset) { return offset < 0 ? T() : data[offset]; }
 

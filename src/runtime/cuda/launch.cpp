@@ -6,12 +6,12 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <sstream>
 
 #include "quadrants/cuda.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
 #include "runtime/cuda/memory.h"
+#include "runtime/kernel_error.h"
 
 namespace qd {
 namespace {
@@ -196,37 +196,6 @@ struct LaunchBuffer {
   }
 };
 
-}  // namespace
-
-namespace {
-
-std::string index_text(const int64_t* values, int n) {
-  std::ostringstream out;
-  out << "(";
-  for (int d = 0; d < n; ++d) out << (d ? ", " : "") << values[d];
-  out << (n == 1 ? ",)" : ")");
-  return out.str();
-}
-
-// The texts of run_entry (src/runtime/launch.cpp), so CPU and CUDA kernels fail alike.
-[[noreturn]] void raise_kernel_error(const CudaCompiledKernel& kernel, const QdKernelError& error,
-                                     const QdArg* args, int num_args, const std::vector<std::string>& arg_names) {
-  if (error.code == 2) {
-    const std::vector<std::string>& messages = kernel.assert_messages;
-    bool known = error.arg_index >= 0 && error.arg_index < static_cast<int>(messages.size());
-    throw AssertionError("Kernel '" + kernel.name + "': assertion failed: " +
-                         (known ? messages[error.arg_index] : std::string("(no message)")));
-  }
-  QD_ASSERT(error.arg_index >= 0 && error.arg_index < num_args && error.ndim >= 0 && error.ndim <= QD_MAX_NDIM,
-            "launch_cuda(): malformed kernel error record");
-  std::string name = error.arg_index < static_cast<int>(arg_names.size()) ? "'" + arg_names[error.arg_index] + "'"
-                                                                          : "#" + std::to_string(error.arg_index);
-  throw IndexError("Kernel '" + kernel.name + "': index " + index_text(error.index, error.ndim) +
-                   " is out of bounds for " + name + " of shape " +
-                   index_text(args[error.arg_index].shape, error.ndim) + " in dimension " +
-                   std::to_string(error.dim) + ".");
-}
-
 void launch_task(const CudaCompiledKernel& kernel, size_t task, const LoadedTask& loaded, void** params,
                  CUstream stream) {
   cuda::check(cuda::driver().cuLaunchKernel(loaded.function, loaded.grid, 1, 1, loaded.block, 1, 1, 0, stream, params,
@@ -242,6 +211,11 @@ std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>
                                  const std::vector<std::string>& arg_names) {
   QD_ASSERT(kernel != nullptr, "launch_cuda(): null kernel");
   QD_ASSERT(!kernel->returns || kernel->frame_bytes >= 8, "launch_cuda(): no frame room for the return value");
+  for (const auto& [param, dim] : kernel->i32_extents) {
+    if (args[param].shape[dim] <= INT32_MAX) continue;
+    QdKernelError error{3, param, 1, dim, {args[param].shape[dim]}};
+    raise_kernel_error(kernel->name, error, args, num_args, arg_names, &kernel->assert_messages);
+  }
   const cuda::Device& dev = cuda::make_current(device_id);
   const std::vector<LoadedTask>& tasks = tasks_of(kernel, device_id);
   Layout layout = layout_for(num_args, kernel->frame_bytes);
@@ -278,7 +252,7 @@ std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>
   int32_t flag = 0;
   std::memcpy(&error, result.data(), sizeof(error));
   std::memcpy(&flag, result.data() + (layout.flag - layout.error), sizeof(flag));
-  if (flag != 0) raise_kernel_error(*kernel, error, args, num_args, arg_names);
+  if (flag != 0) raise_kernel_error(kernel->name, error, args, num_args, arg_names, &kernel->assert_messages);
   if (!kernel->returns) return std::nullopt;
   QdArg value{};
   std::memcpy(&value.scalar, result.data() + (layout.frame - layout.error), sizeof(value.scalar));

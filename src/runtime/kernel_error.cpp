@@ -1,0 +1,45 @@
+// src/runtime/kernel_error.cpp: the messages of errors reported by running kernels, shared by CPU and CUDA.
+#include "runtime/kernel_error.h"
+
+#include <sstream>
+
+#include "quadrants/errors.h"
+
+namespace qd {
+namespace {
+
+std::string index_text(const int64_t* values, int n) {
+  std::ostringstream out;
+  out << "(";
+  for (int d = 0; d < n; ++d) out << (d ? ", " : "") << values[d];
+  out << (n == 1 ? ",)" : ")");
+  return out.str();
+}
+
+}  // namespace
+
+void raise_kernel_error(const std::string& kernel, const QdKernelError& error, const QdArg* args, int num_args,
+                        const std::vector<std::string>& arg_names,
+                        const std::vector<std::string>* assert_messages) {
+  if (error.code == 2) {
+    bool known = assert_messages && error.arg_index >= 0 &&
+                 error.arg_index < static_cast<int>(assert_messages->size());
+    throw AssertionError("Kernel '" + kernel + "': assertion failed: " +
+                         (known ? (*assert_messages)[error.arg_index] : std::string("(no message)")));
+  }
+  QD_ASSERT(error.arg_index >= 0 && error.arg_index < num_args && error.ndim >= 0 && error.ndim <= QD_MAX_NDIM,
+            "raise_kernel_error(): malformed kernel error record");
+  std::string name = error.arg_index < static_cast<int>(arg_names.size()) ? "'" + arg_names[error.arg_index] + "'"
+                                                                          : "#" + std::to_string(error.arg_index);
+  if (error.code == 3) {
+    throw ValueError("Kernel '" + kernel + "': " + name + " has " + std::to_string(error.index[0]) +
+                     " elements in dimension " + std::to_string(error.dim) +
+                     ", more than the kernel's i32 indices can count (2147483647). Call "
+                     "qd.init(default_ip=qd.i64) to index it with i64, or split the array.");
+  }
+  throw IndexError("Kernel '" + kernel + "': index " + index_text(error.index, error.ndim) + " is out of bounds for " +
+                   name + " of shape " + index_text(args[error.arg_index].shape, error.ndim) + " in dimension " +
+                   std::to_string(error.dim) + ".");
+}
+
+}  // namespace qd

@@ -1,0 +1,18 @@
+// src/runtime/kernel_error.h: turns the error record a kernel wrote (QdKernelError) into an exception.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "quadrants/kernel_abi.h"
+
+namespace qd {
+
+// Throws what the kernel reported, with the same text on every target: code 1 an IndexError naming
+// the kernel, the argument (arg_names[i], or "#i"), the index and the shape; code 2 an AssertionError
+// with its message; code 3 a ValueError for an extent too large for the kernel's i32 index type.
+[[noreturn]] void raise_kernel_error(const std::string& kernel, const QdKernelError& error, const QdArg* args,
+                                     int num_args, const std::vector<std::string>& arg_names,
+                                     const std::vector<std::string>* assert_messages);
+
+}  // namespace qd
