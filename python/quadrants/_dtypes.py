@@ -21,6 +21,16 @@ class DataType:
     def __repr__(self):
         return f"qd.{self.name}"
 
+    # Each dtype is a singleton compared by identity: copies and unpickled dtypes are the same object.
+    def __reduce__(self):
+        return to_dtype, (self.name,)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     def __call__(self, *args):
         raise RuntimeError(
             f"qd.{self.name}(x) casts a value inside a @qd.kernel or @qd.func; "
