@@ -1,13 +1,56 @@
 # python/quadrants/__init__.py: the public Python API, `import quadrants as qd`.
-from ._dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64
+from . import _logging
+from ._compat_names import *  # noqa: F401,F403  upstream's arch names, Backend, Tensor, extension
+from ._dtypes import (  # noqa: F401
+    f16,
+    f32,
+    f64,
+    float16,
+    float32,
+    float64,
+    i8,
+    i16,
+    i32,
+    i64,
+    int8,
+    int16,
+    int32,
+    int64,
+    u1,
+    u8,
+    u16,
+    u32,
+    u64,
+    uint1,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._logging import CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, is_logging_effective, set_logging_level  # noqa: F401
 from ._runtime import cpu, cuda, gpu, init, reset, sync
 from .backends import backend_of
 from .cpp_kernels import cpp_kernel
-from .field import field
+from .field import Field, MatrixField, field
 from .interop import from_dlpack
 from .lang import *  # noqa: F401,F403  kernel, func, types, math, atomics, errors, ...
+from .lang import impl  # noqa: F401  qd.lang.impl, upstream's runtime internals that programs reach into
+from .lang import _template_mapper, exception, ops  # noqa: F401  upstream module paths under qd.lang
+from .lang.errors import *  # noqa: F401,F403  every exception class upstream exports at the top level
 from .matrix import Matrix, Vector
-from .ndarray import ndarray
+from .ndarray import Ndarray, ndarray
 from .torch_ops import torch_op
+# Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.
+from .types.enums import Layout
+from . import types  # noqa: E402,F811
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # qd.cfg is the current configuration, or None before qd.init() (and after qd.reset()), as upstream.
+    if name == "cfg":
+        from . import _runtime as runtime
+
+        return None if runtime._config is None else runtime._config.options
+    raise AttributeError(f"module 'quadrants' has no attribute {name!r}")

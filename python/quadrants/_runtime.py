@@ -1,19 +1,39 @@
 # python/quadrants/_runtime.py: qd.init / qd.reset, the architectures and the current configuration.
 import os
+import platform
 import warnings
 import weakref
 
-from . import _dtypes
+from . import _dtypes, _init_options, _logging
 
 
 class Arch:
+    """A backend name for qd.init(arch=...). Only cpu, cuda and gpu run anything; the others are
+    upstream's names for backends quadrants does not have, and fall back to the CPU like qd.gpu does."""
+
     __slots__ = ("name",)
+    by_name = {}  # every Arch, by its name (QD_ARCH=<name> picks one)
 
     def __init__(self, name):
         self.name = name
+        Arch.by_name[name] = self
 
     def __repr__(self):
         return f"qd.{self.name}"
+
+    # Archs are compared by identity, so copies and unpickled ones are the same object.
+    def __reduce__(self):
+        return _arch_named, (self.name,)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _arch_named(name):
+    return Arch.by_name[name]
 
 
 # QD_CHECK_CUDA=1: every kernel compiled for the CPU is also compiled for sm_90 with NVRTC, so a machine
@@ -24,12 +44,25 @@ cpu = Arch("cpu")
 cuda = Arch("cuda")
 gpu = Arch("gpu")  # resolved by init(): cuda when a device exists, else cpu with a warning
 
+# Upstream names the CPU backend by the host's instruction set; that name is qd.cpu itself.
+HOST_CPU_NAME = "arm64" if platform.machine().lower() in ("arm64", "aarch64") else "x64"
+Arch.by_name[HOST_CPU_NAME] = cpu
+if HOST_CPU_NAME == "x64":
+    Arch.by_name["x86_64"] = cpu
+
+# What upstream Quadrants calls the same version of its API, for qd.init(require_version=...).
+COMPATIBLE_VERSION = (1, 3, 3)
+
 
 class Config:
-    """What qd.init() was given; kernels compiled afterwards use it."""
+    """What qd.init() was given, as kernels compiled afterwards use it.
+
+    `debug` means kernels are compiled with run-time checks (bounds, assertions): qd.init(debug=True)
+    or check_out_of_bound=True. `options` is qd.cfg, with every upstream option as the user set it.
+    """
 
     def __init__(self, arch, default_fp, default_ip, debug, fast_math, cpu_max_num_threads, device_id,
-                 cuda_properties=None):
+                 cuda_properties=None, random_seed=0, options=None):
         self.arch = arch
         self.default_fp = default_fp
         self.default_ip = default_ip
@@ -38,6 +71,8 @@ class Config:
         self.cpu_max_num_threads = cpu_max_num_threads
         self.device_id = device_id
         self.cuda_properties = cuda_properties  # sm_count, compute_capability, memory_pools
+        self.random_seed = random_seed  # the seed of qd.random's generator
+        self.options = options
 
     @property
     def is_cuda(self):
@@ -47,6 +82,7 @@ class Config:
 _config = None
 _generation = 0
 _live_arrays = weakref.WeakSet()  # containers to release on reset()
+_materialize_pending = False  # something was tracked since the last PyQuadrants.materialize()
 
 
 def _cuda_device_count():
@@ -56,7 +92,28 @@ def _cuda_device_count():
     return _core.cuda_device_count() if _core.cuda_status() == "" else 0
 
 
+def _is_available(arch):
+    if arch is cpu:
+        return True
+    if arch is gpu:
+        return _cuda_device_count() > 0
+    if arch is cuda:
+        from . import _core
+
+        return _core.cuda_status() == ""
+    return False
+
+
 def _resolve_arch(arch):
+    """The Arch to run on: a list picks its first available entry; what is unavailable falls back to
+    the CPU with a warning, except an explicit qd.cuda, whose reason is worth an error."""
+    if isinstance(arch, (list, tuple)):
+        found = next((a for a in arch if _is_available(a)), None)
+        if found is None:
+            warnings.warn(f"qd.init(arch={list(arch)}): none of these is available here, falling back to qd.cpu.",
+                          RuntimeWarning, stacklevel=3)
+            return cpu
+        arch = found
     if arch is None or arch is cpu:
         return cpu
     if arch is gpu:
@@ -74,55 +131,137 @@ def _resolve_arch(arch):
                 "to the CPU automatically."
             )
         return cuda
-    raise ValueError(f"qd.init(arch=...) expects qd.cpu, qd.cuda or qd.gpu, but got {arch!r}.")
+    if isinstance(arch, Arch):
+        warnings.warn(f"qd.{arch.name}: quadrants has no {arch.name} backend, falling back to qd.cpu.",
+                      RuntimeWarning, stacklevel=3)
+        return cpu
+    raise ValueError(
+        f"qd.init(arch=...) expects qd.cpu, qd.cuda or qd.gpu, but got {arch!r}; upstream's other names "
+        f"({', '.join('qd.' + n for n in sorted(Arch.by_name) if n not in ('cpu', 'cuda', 'gpu'))}) run on the CPU."
+    )
 
 
-def init(
-    arch=None,
-    default_fp=_dtypes.f32,
-    default_ip=_dtypes.i32,
-    debug=False,
-    fast_math=False,
-    cpu_max_num_threads=None,
-    device_id=0,
-    **kwargs,
-):
-    """Initializes quadrants; a second call resets everything first, as in Quadrants."""
-    unknown = set(kwargs) - {"offline_cache", "log_level", "random_seed", "kernel_profiler", "print_ir"}
-    if unknown:
-        raise TypeError(f"qd.init() got unexpected keyword argument(s): {', '.join(sorted(unknown))}.")
-    if cpu_max_num_threads is None:
+def _requested_arch(arch, enable_fallback):
+    """The arch argument, or QD_ARCH, which overrides it as upstream; without fallback, unavailable is an error."""
+    name = os.environ.get("QD_ARCH")
+    if name:
+        if name not in Arch.by_name:
+            names = ", ".join(sorted(Arch.by_name))
+            raise ValueError(f"QD_ARCH={name!r} names no architecture; expected one of {names}.")
+        arch = Arch.by_name[name]
+    # qd.cuda is left to _resolve_arch, whose error says why CUDA is unusable.
+    if not enable_fallback and isinstance(arch, (Arch, list, tuple)) and arch is not cuda:
+        if not any(_is_available(a) for a in (arch if isinstance(arch, (list, tuple)) else [arch])):
+            raise RuntimeError(f"qd.init(arch={arch!r}, enable_fallback=False): {arch!r} is not available here; "
+                               "quadrants runs on qd.cpu, and on qd.cuda where a CUDA device exists.")
+    return arch
+
+
+def _check_version(required):
+    """qd.init(require_version='1.3.0'): upstream's rule, against the upstream version we are compatible with."""
+    digits = ""
+    for c in str(required):
+        if not (c.isdigit() or c == "."):
+            break
+        digits += c
+    parts = [int(p) for p in digits.split(".") if p]
+    if len(parts) < 2:
+        raise ValueError(f"qd.init(require_version=...) expects 'major.minor[.patch]', but got {required!r}.")
+    major, minor, patch = (parts + [0])[:3]
+    have = COMPATIBLE_VERSION
+    if major != have[0] or (minor, patch) > have[1:]:
+        raise RuntimeError(f"qd.init(require_version={required!r}): quadrants provides the API of Quadrants "
+                           f"{'.'.join(map(str, have))}, which does not satisfy it.")
+
+
+def _default_type(given, variable, choices, what):
+    """default_fp/default_ip: the argument, else QD_DEFAULT_FP/IP=32|64, else the 32-bit type."""
+    if given is None:
+        text = os.environ.get(variable, "")
+        if text and text not in ("32", "64"):
+            raise ValueError(f"Environment variable {variable}={text!r} must be 32 or 64.")
+        given = choices[1] if text == "64" else choices[0]
+    dtype = _dtypes.to_dtype(given)
+    allowed = choices if what == "default_ip" else (_dtypes.f16,) + choices
+    if dtype not in allowed:
+        raise ValueError(f"qd.init({what}=...) expects one of {', '.join(map(repr, allowed))}, but got {given!r}.")
+    return dtype
+
+
+def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_fallback=True, require_version=None,
+         print_non_pure=False, src_ll_cache=True, **kwargs):
+    """Initializes quadrants; a second call resets everything first, as in Quadrants.
+
+    Takes every option upstream's qd.init() takes (see _init_options.py for what each does here).
+    """
+    device_id = kwargs.pop("device_id", 0)
+    if not isinstance(device_id, int) or device_id < 0:
+        raise ValueError(f"qd.init(device_id=...) expects a non-negative int, but got {device_id!r}.")
+    kwargs.update(_test_mode=_test_mode, print_non_pure=print_non_pure, src_ll_cache=src_ll_cache)
+    values = _init_options.resolve(kwargs)
+    if require_version is not None:
+        _check_version(require_version)
+    fp = _default_type(default_fp, "QD_DEFAULT_FP", (_dtypes.f32, _dtypes.f64), "default_fp")
+    ip = _default_type(default_ip, "QD_DEFAULT_IP", (_dtypes.i32, _dtypes.i64), "default_ip")
+    threads = values["cpu_max_num_threads"]
+    if threads is None:
         env = os.environ.get("QD_NUM_THREADS")
-        cpu_max_num_threads = int(env) if env else 0
-    if cpu_max_num_threads < 0:
-        raise ValueError(f"qd.init(cpu_max_num_threads=...) must be positive, but got {cpu_max_num_threads}.")
-    resolved = _resolve_arch(arch)
+        threads = int(env) if env else 0
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+        raise ValueError(f"qd.init(cpu_max_num_threads=...) must be positive, but got {threads!r}.")
+    if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
+        _logging.set_logging_level(values["log_level"])
+    _warn_about_partial_options(values)
+    resolved = _resolve_arch(_requested_arch(arch, enable_fallback))
     reset()
     from . import _core
 
-    _core.set_num_threads(cpu_max_num_threads)
+    _core.set_num_threads(threads)
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
     _core.set_target("cuda" if resolved is cuda else "cpu", device_id)
-    global _config
-    _config = Config(
-        resolved,
-        _dtypes.to_dtype(default_fp),
-        _dtypes.to_dtype(default_ip),
-        bool(debug),
-        bool(fast_math),
-        cpu_max_num_threads,
-        device_id,
-        cuda_properties,
+    debug = values["debug"]
+    values.update(
+        arch=resolved, default_fp=fp, default_ip=ip, default_up=_dtypes.u64 if ip is _dtypes.i64 else _dtypes.u32,
+        check_out_of_bound=debug or values["check_out_of_bound"], offline_cache=True, print_ir=_dumping_ir(),
+        kernel_profiler=False,
+        cpu_max_num_threads=threads or _core.num_threads(),
     )
+    global _config
+    _config = Config(resolved, fp, ip, values["check_out_of_bound"], values["fast_math"], threads, device_id,
+                     cuda_properties, values["random_seed"], _init_options.CompileConfig(values))
+    _logging.info(f"Starting on arch={resolved.name}")
+
+
+def _dumping_ir():
+    return os.environ.get("QD_DUMP_IR") == "1"
+
+
+def _warn_about_partial_options(values):
+    """Options that are applied in part: what was asked for and cannot be done warns once."""
+    warn = _init_options.warn_once
+    if values["print_ir"] and not _dumping_ir():
+        warn("print_ir", "qd.init(print_ir=True) is not applied: the IR dump switch is read from the environment "
+             "when the process starts; run with QD_DUMP_IR=1 to print the IR after each pass.")
+    if not values["offline_cache"]:
+        warn("offline_cache", "qd.init(offline_cache=False) is ignored: the kernel disk cache cannot be turned off; "
+             "it is keyed by a hash of the generated code, compiler and flags, so a cached kernel is never stale "
+             "(QD_CACHE_DIR moves it).")
+    if values["kernel_profiler"]:
+        warn("kernel_profiler", "qd.init(kernel_profiler=True) is ignored: quadrants has no kernel profiler yet; "
+             "time kernels with qd.sync() and time.perf_counter(), or torch.profiler.")
 
 
 def reset():
     """Frees every field and ndarray; using one afterwards raises a RuntimeError."""
-    global _config, _generation
+    global _config, _generation, _materialize_pending
+    from .lang import impl
+
+    impl.get_runtime().clear()  # through the class, so hooks applications wrap around clear() run
     for array in list(_live_arrays):
         array._release()
     _live_arrays.clear()
     _config = None
+    _materialize_pending = False
     _generation += 1
 
 
@@ -135,10 +274,25 @@ def sync():
 
 
 def config():
-    """The current configuration; initializes with defaults (qd.cpu) on first use."""
+    """The current configuration; initializes with defaults (qd.cpu) on first use.
+
+    Kernels read it when they compile and containers when they are created; if a container or kernel
+    was tracked since, PyQuadrants.materialize() runs first: upstream runs it before compiling, and
+    applications (Genesis) hook work onto it.
+    """
     if _config is None:
         init()
+    if _materialize_pending:
+        _materialize()
     return _config
+
+
+def _materialize():
+    global _materialize_pending
+    _materialize_pending = False  # first: the hook may create containers and compile kernels itself
+    from .lang import impl
+
+    impl.get_runtime().materialize()
 
 
 def generation():
@@ -156,4 +310,7 @@ def cook_dtype(dtype):
 
 
 def track(container):
+    """Registers a container or kernel to release on reset(); it will be materialized before the next compile."""
+    global _materialize_pending
     _live_arrays.add(container)
+    _materialize_pending = True

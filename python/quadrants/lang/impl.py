@@ -1,0 +1,98 @@
+# python/quadrants/lang/impl.py: upstream's quadrants.lang.impl, as far as programs reach into it.
+#
+# Genesis and upstream's tests use: get_runtime() (its default dtypes, materialize/clear, prog.synchronize),
+# current_cfg(), get_max_shared_memory_bytes() and get_cuda_compute_capability(). The rest of upstream's
+# impl is the internals of its own frontend and has no counterpart here.
+from .. import _runtime
+
+
+class _Program:
+    """What `get_runtime().prog` offers: the configuration and a device synchronization."""
+
+    def config(self):
+        return current_cfg()
+
+    def synchronize(self):
+        _runtime.sync()
+
+
+class PyQuadrants:
+    """The runtime object upstream keeps per qd.init(); here one instance for the process.
+
+    materialize() runs before a kernel compiles and before a container is created, when containers or
+    kernels appeared since the last run (see _runtime.config()); clear() runs on qd.reset(). Both do no
+    work of their own, since quadrants allocates each container when it is created; they exist so that
+    applications can wrap them (`impl.PyQuadrants.materialize = wrapper`), as Genesis does.
+    """
+
+    def __init__(self):
+        self.materialized = False
+        self.prog = _Program()
+
+    def materialize(self):
+        self.materialized = True
+
+    def clear(self):
+        self.materialized = False
+
+    def sync(self):
+        self.materialize()
+        _runtime.sync()
+
+    @property
+    def default_fp(self):
+        return _runtime.config().default_fp
+
+    @property
+    def default_ip(self):
+        return _runtime.config().default_ip
+
+    @property
+    def default_up(self):
+        return current_cfg().default_up
+
+
+_pyquadrants = PyQuadrants()
+
+
+def get_runtime():
+    """The process's PyQuadrants."""
+    return _pyquadrants
+
+
+def current_cfg():
+    """qd.cfg: the configuration of the current qd.init() (initializing with defaults on first use)."""
+    return _runtime.config().options
+
+
+def reset():
+    _runtime.reset()
+
+
+def get_cuda_compute_capability():
+    """The compute capability of the CUDA device in use, as upstream's integer (8.6 -> 86)."""
+    config = _runtime.config()
+    if not config.is_cuda:
+        raise RuntimeError("get_cuda_compute_capability() needs qd.init(arch=qd.cuda); the current arch is "
+                           f"{config.arch!r}.")
+    major, minor = config.cuda_properties["compute_capability"]
+    return major * 10 + minor
+
+
+# The shared memory every CUDA device since compute capability 2.0 gives a block without opting in.
+_CUDA_STATIC_SHARED_MEMORY_BYTES = 48 * 1024
+
+
+def get_max_shared_memory_bytes(*, is_lowerbound_ok):
+    """Shared memory per block: 0 on the CPU; on CUDA, the 48 KiB every device gives a block.
+
+    quadrants does not query the opt-in maximum, so on CUDA only a lower bound is known; without
+    is_lowerbound_ok that is a RuntimeError.
+    """
+    config = _runtime.config()
+    if not config.is_cuda:
+        return 0
+    if is_lowerbound_ok:
+        return _CUDA_STATIC_SHARED_MEMORY_BYTES
+    raise RuntimeError("get_max_shared_memory_bytes(is_lowerbound_ok=False): quadrants knows only a lower bound "
+                       "for CUDA devices (48 KiB); pass is_lowerbound_ok=True to use it.")
