@@ -181,8 +181,11 @@ def _default_type(given, variable, choices, what):
         if text and text not in ("32", "64"):
             raise ValueError(f"Environment variable {variable}={text!r} must be 32 or 64.")
         given = choices[1] if text == "64" else choices[0]
-    dtype = _dtypes.to_dtype(given)
     allowed = choices if what == "default_ip" else (_dtypes.f16,) + choices
+    try:
+        dtype = _dtypes.to_dtype(given)
+    except TypeError:
+        dtype = None
     if dtype not in allowed:
         raise ValueError(f"qd.init({what}=...) expects one of {', '.join(map(repr, allowed))}, but got {given!r}.")
     return dtype

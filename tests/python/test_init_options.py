@@ -99,6 +99,8 @@ def test_default_dtypes_must_be_float_and_int_types():
         qd.init(default_fp=qd.i32)
     with pytest.raises(ValueError, match=r"qd.init\(default_ip=...\) expects one of qd.i32, qd.i64, but got qd.u8"):
         qd.init(default_ip=qd.u8)
+    with pytest.raises(ValueError, match=r"default_fp=...\) expects one of .*, but got 'decimal'"):
+        qd.init(default_fp="decimal")
 
 
 # --- applied options --------------------------------------------------------------------------------
