@@ -35,12 +35,13 @@ from .builtins import (
     tan,
     tanh,
 )
+from .data_oriented import data_oriented
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from .kernels import func, kernel
 from .types import template
 
 __all__ = [
-    "kernel", "func", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
+    "kernel", "func", "data_oriented", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
     "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",

@@ -6,6 +6,7 @@ import inspect
 import math as _py_math
 
 from . import builtins as qd_builtins
+from .compound_params import CompoundRef, is_dataclass_type
 from .exprs import VectorMethod, is_runtime
 from .ir_builder import Expr, string_text
 from .source import function_source
@@ -54,11 +55,13 @@ class CallTranslator:
             return self.call_print(args, kwargs)
         if isinstance(func, VectorMethod):
             return self.call_vector_method(func, args, kwargs)
-        from .kernels import Func, Kernel
+        from .kernels import BoundFunc, Func, is_kernel
 
         if isinstance(func, Func):
             return self.inline_func(func, args, kwargs)
-        if isinstance(func, Kernel):
+        if isinstance(func, BoundFunc):
+            return self.inline_func(func.func, [func.instance, *args], kwargs)
+        if is_kernel(func):
             raise self.fail("a kernel cannot call another kernel", hint="decorate the callee with @qd.func instead.")
         return self.call_python(func, args, kwargs)
 
@@ -314,6 +317,14 @@ class CallTranslator:
 
     def bind_func_argument(self, name, value, annotation):
         """Funcs take scalars and vectors by value (a fresh local), everything else by reference."""
+        if is_dataclass_type(annotation):
+            given = value.cls if isinstance(value, CompoundRef) else type(value)
+            if not issubclass(given, annotation) or is_runtime(value):
+                raise self.fail(f"@qd.func parameter '{name}' is annotated with dataclass {annotation.__qualname__}, "
+                                f"but got {describe(value)}", kind="type",
+                                hint="pass the kernel's dataclass parameter or one of its dataclass members.")
+            self.bind(name, StaticBinding(value))
+            return
         if isinstance(annotation, Template) or annotation is Template or not (
             is_runtime(value) or is_number(value)
         ):
@@ -322,14 +333,23 @@ class CallTranslator:
         dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
         self.declare(name, value, None if dtype is None else self.dtype_argument(dtype))
 
-    def bind_kernel_params(self, params, spec, template_values):
-        """Binds every kernel parameter; returns the IR texts of the non-template ones, in order."""
+    def bind_kernel_params(self, params, spec, slot_values, struct_values=None):
+        """Binds every kernel parameter; returns the IR texts of the scalar and array ones, in order.
+
+        Template parameters take their value from slot_values; dataclass parameters become CompoundRefs
+        (with the call's object when struct_values has it), whose members turn into leaves when read.
+        """
         texts = []
-        specs, templates = iter(spec), iter(template_values)
+        specs = iter(spec)
         for param in params:
             self.names.reserve(param.name)
             if param.kind == "template":
-                self.bind(param.name, StaticBinding(self.capture(next(templates))))
+                path = (param.name,)
+                self.bind(param.name, StaticBinding(self.template_argument(path, slot_values[path])))
+                continue
+            if param.kind == "struct":
+                obj = struct_values.get(param.name) if struct_values else None
+                self.bind(param.name, StaticBinding(CompoundRef((param.name,), obj, param.schema)))
                 continue
             entry = next(specs)
             if entry[0] == "scalar":

@@ -3,6 +3,7 @@ import ast
 import operator
 
 from .builtins import Builtin, kernel_only
+from .compound_params import CompoundRef
 from .ir_builder import Expr
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
@@ -151,6 +152,8 @@ class ExprTranslator:
     def visit_Attribute(self, node):
         base = self.visit(node.value)
         attr = node.attr
+        if isinstance(base, CompoundRef):  # a dataclass or data_oriented argument (translator.py)
+            return self.compound_member(base, attr)
         if isinstance(base, ArrayRef):
             if attr == "shape":
                 if base.static_shape is not None:

@@ -1,16 +1,26 @@
 # python/quadrants/lang/kernels.py: @qd.kernel and @qd.func: parameters, dispatch to the C++ launcher, errors.
 #
-# A kernel without template parameters *is* a `_core.Launcher` (a subclass), so a call converts the
-# arguments in C++ and calls back `compile_fn` only when it meets a new argument specialization
-# (dtype, ndim, element shape, contiguity, writability). Template kernels first pick a launcher by
-# their template values in Python, and take keyword arguments; see Kernel.
+# A kernel without template or dataclass parameters *is* a `_core.Launcher` (a subclass), so a call
+# converts the arguments in C++ and calls back `compile_fn` only when it meets a new argument
+# specialization (dtype, ndim, element shape, contiguity, writability). Other kernels dispatch in
+# Python first: the template values select an entry, whose launcher takes the regular arguments and
+# the leaves of dataclass and data_oriented arguments (compound_params.py); see Kernel.
 import functools
 import inspect
-import numbers
+import types
 import weakref
 
 from .. import _runtime
+from .compound_params import (
+    DiscoverLeaves,
+    MemberTypeError,
+    PlannedLeaves,
+    dataclass_schema,
+    is_dataclass_type,
+    probe_spec,
+)
 from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+from .kernel_dispatch import identified_objects, make_entry_function, make_key_function, make_kernel_function
 from .pitfalls import warn_about_pitfalls
 from .source import function_source
 from .translator import translate_kernel
@@ -18,12 +28,13 @@ from .types import NdarrayType, Template, VectorType, scalar_dtype_name
 
 
 class KernelParam:
-    """One kernel parameter: kind is 'scalar', 'array' or 'template'."""
+    """One kernel parameter: kind is 'scalar', 'array', 'template' or 'struct' (annotated with a dataclass)."""
 
-    def __init__(self, name, kind, annotation):
+    def __init__(self, name, kind, annotation, schema=None):
         self.name = name
         self.kind = kind
         self.annotation = annotation
+        self.schema = schema  # the DataclassSchema of a 'struct' parameter
 
     def launcher_entry(self):
         """The tuple `_core.Launcher` expects for this (non-template) parameter."""
@@ -51,17 +62,27 @@ def _param_error(fn, param_name, message, hint):
 
 def _kernel_params(fn, annotations):
     params = []
-    for p in inspect.signature(fn).parameters.values():
+    for index, p in enumerate(inspect.signature(fn).parameters.values()):
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' must be a plain positional parameter.",
                                "remove *args, **kwargs and keyword-only markers from the kernel's signature.")
         annotation = annotations.get(p.name)
+        if annotation is None and index == 0 and p.name == "self":
+            params.append(KernelParam(p.name, "template", Template()))  # a data_oriented method's instance
+            continue
         if annotation is None:
             raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' has no type annotation.",
                                f"annotate it, e.g. '{p.name}: qd.f32', '{p.name}: qd.types.ndarray()' or "
                                f"'{p.name}: qd.template()'.")
-        if isinstance(annotation, Template) or annotation is Template:
+        if isinstance(annotation, Template) or annotation is Template or getattr(annotation, "_data_oriented", False):
             params.append(KernelParam(p.name, "template", annotation))
+        elif is_dataclass_type(annotation):
+            try:
+                schema = dataclass_schema(annotation)
+            except MemberTypeError as exc:
+                raise _param_error(fn, p.name, f"Kernel parameter '{p.name}': {exc}.",
+                                   "annotate fields and other compile-time members qd.template().") from None
+            params.append(KernelParam(p.name, "struct", annotation, schema))
         elif isinstance(annotation, NdarrayType) or annotation is NdarrayType:
             params.append(KernelParam(p.name, "array", annotation if annotation is not NdarrayType else NdarrayType()))
         elif isinstance(annotation, VectorType):
@@ -91,13 +112,6 @@ def _depends_on_defaults(param):
     return dtype in (int, float)
 
 
-def _template_key(value):
-    """Template instances are told apart by value for numbers and strings, by identity otherwise."""
-    if value is None or isinstance(value, (numbers.Number, str, bool)):
-        return (type(value), value)
-    return ("id", id(value))
-
-
 class KernelDefinition:
     """What a kernel is, apart from how it is called: parameters, return type, translation."""
 
@@ -106,13 +120,35 @@ class KernelDefinition:
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
         self.template_positions = [k for k, p in enumerate(self.params) if p.kind == "template"]
-        self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind != "template"]
+        self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind in ("scalar", "array")]
+        self.struct_positions = [k for k, p in enumerate(self.params) if p.kind == "struct"]
+        self.has_self = bool(self.params) and self.params[0].name == "self" and self.params[0].kind == "template"
+        # What selects a compiled kernel besides the argument specialization: (position, attribute
+        # path) of every template parameter and of every qd.template() member of a dataclass parameter.
+        self.template_slots = [(k, ()) for k in self.template_positions]
+        for k in self.struct_positions:
+            name = self.params[k].name
+            self.template_slots += [(k, path[1:]) for path in self.params[k].schema.template_paths((name,))]
         self.returns_name()  # reports a bad return annotation at decoration time
 
     @property
     def needs_python_dispatch(self):
-        """Templates pick a launcher per value; `int`/`float` params take their dtype from qd.init()."""
-        return bool(self.template_positions) or any(_depends_on_defaults(p) for p in self.params)
+        """Templates and dataclasses pick a launcher per call; `int`/`float` params take their dtype from qd.init()."""
+        return bool(self.template_slots or self.struct_positions) or any(_depends_on_defaults(p) for p in self.params)
+
+    def slot_values(self, args):
+        """The template values of one call, keyed by path: ('self',), ('info', 'config')."""
+        values = {}
+        for k, attrs in self.template_slots:
+            value = args[k]
+            for attr in attrs:
+                value = getattr(value, attr)
+            values[(self.params[k].name,) + attrs] = value
+        return values
+
+    def template_values_by_path(self, template_values):
+        """ir()'s template values, one per template parameter in order, keyed as slot_values() keys them."""
+        return {(self.params[k].name,): v for k, v in zip(self.template_positions, template_values)}
 
     def returns_name(self):
         annotation = self.annotations.get("return")
@@ -124,18 +160,37 @@ class KernelDefinition:
             raise _param_error(self.fn, None, f"Kernel '{self.fn.__name__}' returns {annotation!r}, but kernels "
                                "can only return a scalar.", "annotate the return type as a dtype, e.g. -> qd.f32.") from None
 
-    def translate(self, spec, template_values):
-        return translate_kernel(self.fn, self.fn.__name__, self.params, spec, template_values,
-                                self.returns_name(), _runtime.config())
+    def translate(self, spec, slot_values, leaves=None, struct_values=None):
+        """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
+        return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
+                                self.returns_name(), _runtime.config(), leaves, struct_values)
+
+    def discover(self, args, slot_values):
+        """Translates for one call's own arguments: (translation, regular specs, DiscoverLeaves)."""
+        name = self.fn.__name__
+        for k in self.struct_positions:
+            param = self.params[k]
+            if not isinstance(args[k], param.schema.cls):
+                raise TypeError(f"Kernel '{name}' argument '{param.name}' must be a {param.schema.cls.__qualname__} "
+                                f"instance (its annotation), but got {type(args[k]).__qualname__}.")
+        regular = tuple(probe_spec(name, self.params[k].launcher_entry(), args[k]) for k in self.runtime_positions)
+        leaves = DiscoverLeaves(name)
+        structs = {self.params[k].name: args[k] for k in self.struct_positions}
+        return self.translate(regular, slot_values, leaves, structs), regular, leaves
 
     def launcher_params(self):
         return [self.params[k].launcher_entry() for k in self.runtime_positions]
 
     def compile(self, launcher, spec, template_values):
         """The launcher's compile_fn: IR for `spec`, globals handed to the launcher, then C++ compiles."""
+        translation = self.translate(spec, self.template_values_by_path(template_values))
+        return self.compile_translation(launcher, translation)
+
+    def compile_translation(self, launcher, translation):
+        """Hands the translation's fields to the launcher and compiles its IR for the current target."""
         from .. import _core
 
-        text, containers, line_sources = self.translate(spec, template_values)
+        text, containers, line_sources = translation
         launcher.set_globals([c._array for c in containers])
         config = _runtime.config()
         try:
@@ -157,20 +212,21 @@ class KernelMixin:
         Compile it with qd::compile_kernel and run it with qd::launch_kernel (include/quadrants/launch.h).
         Template arguments are baked in; fields the kernel uses become extra array parameters at the end.
         """
-        from .. import _core
-
         definition = self.definition
         if len(example_args) != len(definition.params):
             raise TypeError(f"export_ir() needs one example argument per parameter of '{self.fn.__name__}' "
                             f"({len(definition.params)}), but got {len(example_args)}.")
-        probe = _core.Launcher(self.fn.__name__, definition.launcher_params(), None)
-        spec = probe.spec_of(*[example_args[k] for k in definition.runtime_positions])
-        template_values = tuple(example_args[k] for k in definition.template_positions)
-        return self.ir(spec, template_values)
+        translation, _, _ = definition.discover(example_args, definition.slot_values(example_args))
+        return translation[0]
 
     def ir(self, spec, template_values=()):
-        """The IR text for one specialization (see _core.Launcher for the spec format), for tests and debugging."""
-        return self.definition.translate(spec, template_values)[0]
+        """The IR text for one specialization (see _core.Launcher for the spec format), for tests and debugging.
+
+        template_values: one per template parameter, in order; kernels with dataclass parameters need
+        export_ir(), which reads the members from example arguments.
+        """
+        definition = self.definition
+        return definition.translate(spec, definition.template_values_by_path(template_values))[0]
 
     @property
     def params(self):
@@ -212,46 +268,107 @@ def _fast_compile(kernel_ref, spec, args):
 
 
 class Kernel(KernelMixin):
-    """A kernel dispatched in Python: template parameters, `int`/`float` parameters, keyword arguments."""
+    """A kernel dispatched in Python: template, dataclass and `int`/`float` parameters.
+
+    Users call `self.function`, generated with the kernel's own signature (kernel_dispatch.py). Each
+    distinct combination of template values (numbers by value, objects by identity) has an entry: a
+    generated function that calls the entry's launcher with the regular arguments and the leaves read
+    from dataclass and data_oriented arguments. An entry lives as long as the objects its key names
+    (as long as the kernel for objects without weak references), so an id() in a key is never
+    reused by another object while its entry exists.
+    """
 
     def __init__(self, definition):
-        functools.update_wrapper(self, definition.fn)
         self.definition = definition
         self.fn = definition.fn
-        self._generation = None
-        self._launch = None
-        self._instances = {}
+        self._instances = {}  # template key -> entry; cleared, never replaced: the function holds its .get
+        names = [p.name for p in definition.params]
+        self._key_of = make_key_function(names, definition.template_slots)
+        function = make_kernel_function(self.fn.__name__, names, definition.template_slots, self._instances.get,
+                                        self._miss, self._retry, self._check_struct_arguments)
+        functools.update_wrapper(function, self.fn)
+        function.__defaults__ = self.fn.__defaults__
+        for attr in ("definition", "fn", "ir", "export_ir", "params", "runtime_positions"):
+            setattr(function, attr, getattr(self, attr))
+        function._qd_kernel = self
+        self.function = function
 
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = _bind_keywords(self.fn, args, kwargs)
-        if self._generation != _runtime.generation():
-            self._refresh()
-        return self._launch(*args)
+    def _release(self):
+        """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
+        self._instances.clear()
 
-    def _refresh(self):
-        """(Re)creates the launchers: a new qd.init() may change dtypes, debug mode and fields."""
-        _runtime.config()  # initializes on first use, which itself bumps the generation
-        self._instances = {}
-        if self.definition.template_positions:
-            self._launch = self._call_template
-        else:
-            self._launch = self._make_launcher(())
-        self._generation = _runtime.generation()
+    def _retry(self, key, args):
+        """A new specialization read a leaf the entry's launcher does not take: discover the leaves again."""
+        self._instances.pop(key, None)
+        return self.function(*args)
 
-    def _call_template(self, *args):
+    def _check_struct_arguments(self, args):
+        """Turns the AttributeError of a wrong object passed for a dataclass parameter into a TypeError."""
+        for k in self.definition.struct_positions:
+            param = self.definition.params[k]
+            if not isinstance(args[k], param.schema.cls):
+                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a "
+                                f"{param.schema.cls.__qualname__} instance (its annotation), but got "
+                                f"{type(args[k]).__qualname__}.") from None
+
+    def _miss(self, key, args):
+        """The entry for a template key met for the first time (or since qd.reset())."""
+        _runtime.config()  # initializes on first use
+        _runtime.track(self)  # reset() and init() call _release
         definition = self.definition
-        if len(args) != len(definition.params):
-            names = ", ".join(p.name for p in definition.params)
-            raise TypeError(f"Kernel '{self.fn.__name__}' takes {len(definition.params)} argument(s) ({names}), "
-                            f"but {len(args)} were given.")
-        values = tuple(args[k] for k in definition.template_positions)
-        key = tuple(_template_key(v) for v in values)
-        entry = self._instances.get(key)
-        if entry is None:
-            # The values are kept alive with the launcher, so an id() in the key is never reused.
-            entry = self._instances[key] = (self._make_launcher(values), values)
-        return entry[0](*[args[k] for k in definition.runtime_positions])
+        if not definition.template_slots and not definition.struct_positions:
+            entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
+        else:
+            entry = self._discover(key, args)
+        self._instances[key] = entry
+        return entry
+
+    def _discover(self, key, args):
+        """An entry translated with this call's arguments; it dies with the objects its key names."""
+        definition = self.definition
+        if definition.has_self and not getattr(type(args[0]), "_data_oriented", False):
+            code = self.fn.__code__
+            raise QuadrantsSyntaxError(
+                f"Kernel method '{self.fn.__qualname__}' was called on a {type(args[0]).__qualname__}, "
+                "which is not a @qd.data_oriented class.", code.co_filename, code.co_firstlineno,
+                hint=f"decorate class {type(args[0]).__qualname__} with @qd.data_oriented.")
+        values = definition.slot_values(args)
+        translation, regular, leaves = definition.discover(args, values)
+        entry = self._make_entry(translation, regular, leaves, values)
+        kept = []
+        for obj in identified_objects(tuple(values.values()), []):
+            try:
+                weakref.finalize(obj, self._instances.pop, key, None)
+            except TypeError:  # no weak references: the entry keeps the object alive instead
+                kept.append(obj)
+        entry._kept = kept
+        return entry
+
+    def _make_entry(self, translation, regular, leaves, values):
+        """A launcher for the discovered leaves, and the generated function that calls it."""
+        from .. import _core
+
+        definition = self.definition
+        name = self.fn.__name__
+        plan = leaves.plan
+        entries = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
+        pending = {tuple(regular) + tuple(leaves.specs): translation}  # the first compile reuses discovery's IR
+        held = _HeldValues(values)
+        holder = []
+
+        def compile_fn(spec, flat_args):
+            warn_about_pitfalls(name, entries, spec, flat_args, stacklevel=5)
+            found = pending.pop(spec, None)
+            pending.clear()
+            if found is None:
+                n = len(regular)
+                found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
+            return definition.compile_translation(holder[0], found)
+
+        launcher = _core.Launcher(name, entries, compile_fn)
+        holder.append(launcher)
+        roots = {p.name: k for k, p in enumerate(definition.params)}
+        return make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
 
     def _make_launcher(self, template_values):
         from .. import _core
@@ -268,12 +385,26 @@ class Kernel(KernelMixin):
         return launcher
 
 
-def _bind_keywords(fn, args, kwargs):
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError as exc:
-        raise TypeError(f"Kernel '{fn.__name__}': {exc}.") from None
-    return bound.args
+def is_kernel(value):
+    """Whether `value` is a kernel (or a kernel method bound to an instance)."""
+    if isinstance(value, types.MethodType):
+        value = value.__func__
+    return isinstance(value, KernelMixin) or getattr(value, "_qd_kernel", None) is not None
+
+
+class _HeldValues:
+    """An entry's template values for later compiles: objects weakly (the entry dies with them), the rest as is."""
+
+    def __init__(self, values):
+        self._items = []
+        for path, value in values.items():
+            try:
+                self._items.append((path, weakref.ref(value), True))
+            except TypeError:
+                self._items.append((path, value, False))
+
+    def values(self):
+        return {path: (ref() if weak else ref) for path, ref, weak in self._items}
 
 
 def _located_error(exc, line_sources):
@@ -294,24 +425,61 @@ class Func:
         self.fn = fn
         self.annotations = _annotations(fn)
 
+    def __get__(self, instance, owner=None):
+        """`obj.helper` of a func method: the func with `obj` as its first argument."""
+        return self if instance is None else BoundFunc(self, instance)
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another @qd.func.")
 
 
+class BoundFunc:
+    """A @qd.func method read from an instance (or a CompoundRef to one): a call passes it as `self`."""
+
+    __slots__ = ("func", "instance")
+
+    def __init__(self, func, instance):
+        self.func = func
+        self.instance = instance
+
+    def __call__(self, *args, **kwargs):
+        self.func(*args, **kwargs)  # raises: funcs run only inside kernels
+
+
 _fast_kernel_class = None
 
+# Upstream options that change nothing here: compiled kernels are always cached on disk (fastcache,
+# pure), and launches are not captured into CUDA graphs (graph, gpu_graph, checkpoints).
+_ACCEPTED_KERNEL_OPTIONS = frozenset({"fastcache", "pure", "graph", "gpu_graph", "checkpoints"})
 
-def kernel(fn):
-    """Decorates a Python function as a kernel, compiled on its first call for each argument specialization."""
+
+def kernel(fn=None, **options):
+    """Decorates a Python function as a kernel, compiled on its first call for each argument specialization.
+
+    Also usable as @qd.kernel(fastcache=True): upstream's options are accepted and change nothing here.
+    """
+    unknown = set(options) - _ACCEPTED_KERNEL_OPTIONS
+    if unknown:
+        raise TypeError(f"qd.kernel() got unexpected keyword argument(s) {', '.join(sorted(unknown))}; it accepts "
+                        f"{', '.join(sorted(_ACCEPTED_KERNEL_OPTIONS))}.")
+    if fn is None:
+        return kernel
     global _fast_kernel_class
     definition = KernelDefinition(fn)
     if definition.needs_python_dispatch:
-        return Kernel(definition)
+        return Kernel(definition).function
     if _fast_kernel_class is None:
         _fast_kernel_class = _make_fast_kernel_class()
     return _fast_kernel_class(definition)
 
 
-def func(fn):
-    """Decorates a Python function as a kernel function, inlined where a kernel calls it."""
-    return Func(fn)
+def func(fn=None, **options):
+    """Decorates a Python function as a kernel function, inlined where a kernel calls it.
+
+    Also usable as @qd.func(): upstream's is_real_function=True (a call instead of inlining) is not supported.
+    """
+    unknown = set(options) - {"is_real_function", "requires_top_level"}
+    if unknown or options.get("is_real_function"):
+        raise TypeError(f"qd.func() does not support {', '.join(sorted(unknown or {'is_real_function=True'}))}; "
+                        "funcs are always inlined.")
+    return func if fn is None else Func(fn)

@@ -7,10 +7,13 @@ import builtins as _py_builtins
 import numpy as np
 
 from .calls import CallTranslator
+from .compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array, member_annotation
+from .data_oriented import bakes_primitives, is_compound
 from .exprs import ExprTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, string_text
 from .source import function_source
 from .stmts import StmtTranslator
+from .types import NdarrayType
 from .values import ArrayRef, LocalVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import Ops, describe
 
@@ -57,6 +60,10 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
         self.parallel_depth = 0
         self.pending_loop_config = None
         self.inline_stack = []
+        self.leaves = None  # DiscoverLeaves or PlannedLeaves (compound_params.py)
+        self.leaf_values = {}  # path -> the ArrayRef or (arg ...) Expr of a leaf read so far
+        self.leaf_texts = {}  # path -> its IR param text
+        self.slot_values = {}  # path -> template value (template params, qd.template() dataclass members)
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):
@@ -101,12 +108,12 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
                 return self.capture(table[name], name)
         raise self.fail(f"name '{name}' is not defined", kind="syntax")
 
-    def capture(self, value, py_name=None):
+    def capture(self, value, py_name=None, label=None):
         """Turns a Python value seen by a kernel into a translated value (fields become globals)."""
         if isinstance(value, np.generic) and value.ndim == 0:
             return value.item()
         if hasattr(value, "_array") and hasattr(value, "_element_shape"):
-            return self.global_array(value, py_name)
+            return self.global_array(value, py_name, label)
         import quadrants
 
         if isinstance(value, quadrants.Matrix):
@@ -114,18 +121,91 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
             return VectorValue([x.item() for x in values.reshape(-1)], values.shape)
         return value
 
-    def global_array(self, container, py_name=None):
+    def global_array(self, container, py_name=None, label=None):
         ref = self.global_refs.get(id(container))
         if ref is None:
             # Named after the Python global where there is one, so bounds errors name the field.
             name = self.names.fresh(py_name or f"_g{len(self.globals)}")
             ref = ArrayRef(
                 name, container.dtype.name, len(container.shape), container._element_shape,
-                static_shape=tuple(container.shape), label=name,
+                static_shape=tuple(container.shape), label=label or name,
             )
             self.global_refs[id(container)] = ref
             self.globals.append(container)
         return ref
+
+    # ---- dataclass and data_oriented arguments (compound_params.py) -------------------------------
+    def template_argument(self, path, value):
+        """A template argument: dataclass and data_oriented objects are read member by member."""
+        if is_compound(value):
+            return CompoundRef(path, value, None, not bakes_primitives(value))
+        return self.capture(value)
+
+    def compound_member(self, ref, attr):
+        """`ref.attr`: a leaf parameter, a global field, a constant, a nested reference or a bound func."""
+        path = ref.path + (attr,)
+        if ref.schema is not None:
+            member = ref.schema.members.get(attr)
+            if member is None:
+                return self.class_attribute(ref, attr)
+            child = self.member_of(ref, attr) if ref.obj is not None else None
+            if member.kind == "struct":
+                return CompoundRef(path, child, member.schema)
+            if member.kind == "template":
+                return self.object_member(ref, path, self.slot_values[path])
+            return self.leaf(Leaf(path, member.kind, member_annotation(member)), child, ref.obj is not None)
+        return self.object_member(ref, path, self.member_of(ref, attr))
+
+    def member_of(self, ref, attr):
+        try:
+            return getattr(ref.obj, attr)
+        except AttributeError:
+            raise self.fail(f"{ref.cls.__qualname__} object '{'.'.join(ref.path)}' has no attribute '{attr}'",
+                            kind="type") from None
+
+    def class_attribute(self, ref, attr):
+        """A dataclass parameter's attribute that is no member: a @qd.func method or a class constant."""
+        from .kernels import BoundFunc, Func
+
+        try:
+            value = getattr(ref.schema.cls, attr)
+        except AttributeError:
+            members = ", ".join(ref.schema.members) or "none"
+            raise self.fail(f"dataclass {ref.cls.__qualname__} ('{'.'.join(ref.path)}') has no member '{attr}' "
+                            f"(its members: {members})", kind="type") from None
+        return BoundFunc(value, ref) if isinstance(value, Func) else self.capture(value)
+
+    def object_member(self, ref, path, value):
+        """What an attribute value of a data_oriented or dataclass object stands for in the kernel."""
+        from .kernels import BoundFunc
+
+        if isinstance(value, BoundFunc):
+            return BoundFunc(value.func, ref) if value.instance is ref.obj else value
+        if is_compound(value):
+            return CompoundRef(path, value, None, ref.runtime_primitives or not bakes_primitives(value))
+        if is_runtime_array(value):
+            return self.leaf(Leaf(path, "array", NdarrayType()), value, True)
+        if ref.runtime_primitives and type(value) in (bool, int, float):
+            return self.leaf(Leaf(path, "scalar", float if type(value) is float else int), value, True)
+        return self.capture(value, "__".join(path), ".".join(path))
+
+    def leaf(self, leaf, value, has_value):
+        """The kernel value of a leaf: an array parameter's ArrayRef, or `(arg NAME)` for a scalar."""
+        found = self.leaf_values.get(leaf.path)
+        if found is not None:
+            return found
+        spec = self.leaves.spec(leaf, value, has_value)
+        name = self.names.fresh("__".join(leaf.path))
+        if leaf.kind == "scalar":
+            found = Expr(f"(arg {name})")
+            self.leaf_texts[leaf.path] = f"(scalar {name} {spec[1]})"
+        else:
+            _, dtype, ndim, element_shape, contiguous, writable = spec
+            found = ArrayRef(name, dtype, ndim, element_shape, label=leaf.label)
+            shape = " ".join(map(str, element_shape))
+            self.leaf_texts[leaf.path] = f"(array {name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})"
+        self.leaf_values[leaf.path] = found
+        return found
 
     def declare(self, py_name, value, dtype_name=None):
         """Binds a new local for `py_name` in the innermost scope, emitting its `decl`s."""
@@ -193,20 +273,29 @@ def _sentence(message):
     return message if message.endswith((".", "?", "!")) else message + "."
 
 
-def translate_kernel(fn, name, params, spec, template_values, returns, config):
+def translate_kernel(fn, name, params, spec, slot_values, returns, config, leaves=None, struct_values=None):
     """IR text for `fn` under one specialization; returns (ir_text, global containers, line_sources).
 
-    params: KernelParam list (all parameters, templates included); spec: one entry per non-template
-    parameter as the launcher computes it; template_values: one value per template parameter.
+    params: KernelParam list (all parameters); spec: one entry per scalar or array parameter as the
+    launcher computes it; slot_values: template values by path (KernelDefinition.slot_values);
+    leaves: where the leaves of compound arguments get their specialization (DiscoverLeaves by
+    default); struct_values: the call's dataclass arguments by name, when there is a call.
+    The IR parameters are the scalar/array parameters, then the leaves in plan order, then fields.
     """
     tr = Translator(config)
+    tr.leaves = leaves if leaves is not None else DiscoverLeaves(name)
+    tr.slot_values = slot_values
     source = function_source(fn)
     saved = tr.enter_function(source, is_kernel=True)
-    param_texts = tr.bind_kernel_params(params, spec, template_values)
+    param_texts = tr.bind_kernel_params(params, spec, slot_values, struct_values)
     tr.ctx.return_annotation = returns
     tr.set_loc(tr.ctx.source.tree)
     tr.visit_body(tr.ctx.source.tree.body)
     tr.leave_function(saved)
+    for leaf in tr.leaves.plan:
+        if leaf.path not in tr.leaf_texts:  # planned but not read by this specialization
+            tr.leaf(leaf, None, False)
+        param_texts.append(tr.leaf_texts[leaf.path])
     for ref in tr.global_refs.values():
         shape = " ".join(map(str, ref.element_shape))
         param_texts.append(f"(array {ref.name} {ref.dtype_name} {ref.ndim} ({shape}) 1 1)")
