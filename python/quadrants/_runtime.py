@@ -298,6 +298,27 @@ def _materialize():
     impl.get_runtime().materialize()
 
 
+def random_state():
+    """The 0-d u64 field whose next value each launch of a kernel calling qd.random() takes as its key.
+
+    Created on first use after init, from random_seed through splitmix64, so the same seed gives the
+    same numbers after every qd.init().
+    """
+    cfg = config()
+    state = getattr(cfg, "_random_state", None)
+    if state is None:
+        from .field import field
+
+        mask = (1 << 64) - 1
+        z = (cfg.random_seed * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        state = field(_dtypes.u64, shape=())
+        state[None] = z ^ (z >> 31)
+        cfg._random_state = state
+    return state
+
+
 def generation():
     """Bumped on every init/reset, so compiled kernels can tell their configuration is stale."""
     return _generation

@@ -135,6 +135,7 @@ std::string CStyleRenderer::binary(const Binary& b) {
     case BinOp::min: return wrap(t, "qd_min(" + x + ", " + y + ")");
     case BinOp::max: return wrap(t, "qd_max(" + x + ", " + y + ")");
     case BinOp::atan2: return wrap(t, "qd_atan2(" + x + ", " + y + ")");
+    case BinOp::rand_bits: return "qd_rand_bits(" + x + ", " + y + ")";
     default: break;
   }
   std::string text = "(" + x + " " + binary_symbol(b.op) + " " + y + ")";

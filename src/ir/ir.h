@@ -72,7 +72,7 @@ struct Arg : ExprNode {
 
 enum class BinOp {
   add, sub, mul, truediv, floordiv, mod, pow, min, max, atan2,
-  bit_and, bit_or, bit_xor, shl, shr, eq, ne, lt, le, gt, ge, logical_and, logical_or
+  bit_and, bit_or, bit_xor, shl, shr, eq, ne, lt, le, gt, ge, logical_and, logical_or, rand_bits
 };
 
 struct Binary : ExprNode {

@@ -192,6 +192,7 @@ Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
   DtypeCode t = promote(tx, ty);
   // Dividing two integers, or atan2 of them, computes in the default float type.
   if ((b.op == BinOp::truediv || b.op == BinOp::atan2) && !is_float(t)) t = options_.default_fp;
+  if (b.op == BinOp::rand_bits) t = DtypeCode::u64;  // a 64-bit key and counter give 64 random bits
   x = cast_to(x, t), y = cast_to(y, t);
   DtypeCode result = gives_i32(b.op) ? DtypeCode::i32 : t;
   if (x == b.a && y == b.b && b.type == result) return self;

@@ -14,6 +14,7 @@ from .builtins import (
     atomic_sub,
     atomic_xor,
     bit_cast,
+    random,
     cast,
     ceil,
     cos,
@@ -43,7 +44,7 @@ from .types import template
 __all__ = [
     "kernel", "func", "data_oriented", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
-    "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast",
+    "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast", "random",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError",
 ]

@@ -108,6 +108,15 @@ def _python_bit_cast(value, dtype):
 bit_cast = Builtin("bit_cast", _python_bit_cast, "bit_cast")
 
 
+def _python_random(dtype=float):
+    from .random_numbers import python_random
+
+    return python_random(dtype)
+
+
+random = Builtin("random", _python_random, "random")  # qd.random(dtype=float); see random_numbers.py
+
+
 def _python_static(*values):
     return values[0] if len(values) == 1 else values
 

@@ -146,6 +146,8 @@ class CallTranslator:
         if kind == "select":
             self.expect_arity(func, args, kwargs, 3)
             return self.select(*args)
+        if kind == "random":
+            return self.call_random(args, dict(kwargs))
         if kind == "loop_config":
             self.pending_loop_config = self.loop_config_from(kwargs)
             return None

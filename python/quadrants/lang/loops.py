@@ -154,7 +154,9 @@ class LoopTranslator:
                            for begin, end in space.bounds)
         offsets = [begin for begin, _ in space.bounds]
         index_names = self.index_names(targets, offsets, space)
-        block = self.loop_body(node, targets, index_names, offsets, space, "parallel")
+        random_scope = self.open_random_scope(index_names)
+        block = self.close_random_scope(random_scope, self.loop_body(node, targets, index_names, offsets, space,
+                                                                     "parallel"))
         head = (f"parallel_for ({' '.join(index_names)}) ({extents}) "
                 f"(config (block_dim {block_dim}) (serialize {int(serialize)}))")
         self.builder.emit(head, [block], loc=loc)

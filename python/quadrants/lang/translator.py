@@ -10,7 +10,8 @@ from .calls import CallTranslator
 from .compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array, member_annotation
 from .data_oriented import bakes_primitives, is_compound
 from .exprs import ExprTranslator
-from .ir_builder import BlockBuilder, Expr, NameAllocator, string_text
+from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
+from .random_numbers import RandomTranslator
 from .source import function_source
 from .stmts import StmtTranslator
 from .types import NdarrayType
@@ -40,7 +41,7 @@ class FunctionContext:
         self.return_slot = None
 
 
-class Translator(ExprTranslator, CallTranslator, StmtTranslator):
+class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -64,6 +65,9 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator):
         self.leaf_values = {}  # path -> the ArrayRef or (arg ...) Expr of a leaf read so far
         self.leaf_texts = {}  # path -> its IR param text
         self.slot_values = {}  # path -> template value (template params, qd.template() dataclass members)
+        self.random_key_name = None  # qd.random(): this launch's key, once a call needs it (random_numbers.py)
+        self.random_key_text = None
+        self.random_scopes = []  # the streams of the enclosing parallel iteration or serial code
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):
@@ -292,6 +296,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.set_loc(tr.ctx.source.tree)
     tr.visit_body(tr.ctx.source.tree.body)
     tr.leave_function(saved)
+    tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]
     for leaf in tr.leaves.plan:
         if leaf.path not in tr.leaf_texts:  # planned but not read by this specialization
             tr.leaf(leaf, None, False)

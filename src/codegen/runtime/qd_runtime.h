@@ -150,6 +150,25 @@ QD_MATH1(exp2, exp2)
 #undef QD_MATH1
 QD_FUNC float qd_rsqrt(float a) { return 1.0f / QD_MATH(sqrtf)(a); }
 QD_FUNC double qd_rsqrt(double a) { return 1.0 / QD_MATH(sqrt)(a); }
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011): a bijection of
+// the 128-bit counter (counter, 0) under the 64-bit key, so distinct (key, counter) pairs give
+// independent-looking outputs without any state. Returns the first two output words.
+QD_FUNC uint64_t qd_rand_bits(uint64_t key, uint64_t counter) {
+  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+  for (int round = 0; round < 10; ++round) {
+    uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1;
+    c3 = (uint32_t)p0;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return ((uint64_t)c1 << 32) | c0;
+}
+
 QD_FUNC float qd_atan2(float a, float b) { return QD_MATH(atan2f)(a, b); }
 QD_FUNC double qd_atan2(double a, double b) { return QD_MATH(atan2)(a, b); }
 

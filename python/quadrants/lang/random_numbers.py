@@ -1,0 +1,122 @@
+# python/quadrants/lang/random_numbers.py: qd.random() inside kernels, as a counter-based generator.
+#
+# Every number is (rand_bits KEY SEQ) (Philox4x32-10, docs/IR.md), a pure function; the state lives
+# in ordinary IR locals, so passes and every backend need nothing special:
+# - the launch key: each launch takes the next value of a per-runtime u64 counter (a hidden 0-d field
+#   that qd.init seeds from random_seed) with one atomic, so two launches never repeat numbers;
+# - the stream: each parallel iteration mixes its loop indices into the launch key, so the numbers
+#   depend on the iteration, never on which thread runs it or how many there are;
+# - the sequence: a local counter of the calls made so far in that iteration (or in the serial code).
+# The same seed therefore gives the same numbers on any thread count.
+import numpy as np
+
+from .ir_builder import Expr
+
+# Odd 64-bit multipliers (from the golden ratio and sqrt(2), 3, 5) that spread each loop index over
+# the key; the serial stream uses the top bit alone, which no index combination of a loop reaches.
+_INDEX_MULTIPLIERS = (0x9E3779B97F4A7C15, 0x6A09E667F3BCC909, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B)
+_SERIAL_STREAM = 1 << 63
+
+
+class RandomScope:
+    """The generator state of one stream: its key and sequence locals, declared only once used."""
+
+    def __init__(self, key_name, seq_name, key_text):
+        self.key_name = key_name
+        self.seq_name = seq_name
+        self.key_text = key_text
+        self.used = False
+
+    def declarations(self):
+        return [f"decl {self.key_name} u64 {self.key_text}", f"decl {self.seq_name} u64 (const u64 0)"]
+
+
+class RandomTranslator:
+    """Mixed into the Translator: qd.random() calls and the state they need."""
+
+    def random_launch_key(self):
+        """The IR name of this launch's key, read once at the start of the kernel."""
+        if self.random_key_name is None:
+            from .. import _runtime
+
+            state = self.global_array(_runtime.random_state(), "_qd_random_state")
+            self.random_key_name = self.names.fresh("_qd_random_key")
+            self.random_key_text = f"(atomic add {state.name} () () (const u64 1))"
+        return self.random_key_name
+
+    def open_random_scope(self, index_names):
+        """A stream for one parallel iteration whose IR loop indices are index_names."""
+        key = f"(var {self.random_launch_key()})"
+        for name, multiplier in zip(index_names, _INDEX_MULTIPLIERS * 2):
+            key = f"(bin add {key} (bin mul (cast u64 (var {name})) (const u64 {multiplier})))"
+        scope = RandomScope(self.names.fresh("_qd_random_stream"), self.names.fresh("_qd_random_seq"), key)
+        self.random_scopes.append(scope)
+        return scope
+
+    def close_random_scope(self, scope, block):
+        """block with the stream's locals declared first, when its body called qd.random()."""
+        self.random_scopes.pop()
+        if not scope.used:
+            return block
+        from .ir_builder import Stmt
+
+        return [Stmt(text) for text in scope.declarations()] + block
+
+    def serial_random_scope(self):
+        if not self.random_scopes:
+            key = f"(bin add (var {self.random_launch_key()}) (const u64 {_SERIAL_STREAM}))"
+            self.random_scopes.append(
+                RandomScope(self.names.fresh("_qd_random_stream"), self.names.fresh("_qd_random_seq"), key))
+        return self.random_scopes[0]
+
+    def kernel_random_prelude(self):
+        """The statements that start a kernel that calls qd.random(): the launch key, then the serial stream."""
+        if self.random_key_name is None:
+            return []
+        prelude = [f"decl {self.random_key_name} u64 {self.random_key_text}"]
+        serial = self.random_scopes[0] if self.random_scopes else None
+        if serial is not None and serial.used:
+            prelude += serial.declarations()
+        return prelude
+
+    def call_random(self, args, kwargs):
+        dtype = kwargs.pop("dtype", None)
+        if len(args) > 1 or kwargs or (args and dtype is not None):
+            raise self.fail(f"qd.random() takes one optional argument, the dtype, but got {len(args)} positional "
+                            f"and {sorted(kwargs) or 'no'} keyword arguments", kind="type")
+        dtype = self.dtype_argument(args[0] if args else (dtype if dtype is not None else float))
+        scope = self.random_scopes[-1] if self.parallel_depth else self.serial_random_scope()
+        scope.used = True
+        bits = self.names.fresh("_qd_random_bits")
+        self.builder.emit(f"decl {bits} u64 (bin rand_bits (var {scope.key_name}) (var {scope.seq_name}))")
+        self.builder.emit(f"assign {scope.seq_name} (bin add (var {scope.seq_name}) (const u64 1))")
+        return Expr(_from_bits(f"(var {bits})", dtype))
+
+
+def _from_bits(bits, dtype):
+    """IR for a value of dtype from 64 random bits: floats uniform in [0, 1), integers over their range."""
+    if dtype == "f64":
+        return f"(bin mul (cast f64 (bin shr {bits} (const u64 11))) (const f64 {2.0 ** -53!r}))"
+    if dtype == "f32":
+        return f"(bin mul (cast f32 (bin shr {bits} (const u64 40))) (const f32 {2.0 ** -24!r}))"
+    if dtype == "f16":  # 11 bits, so that rounding to f16 can never reach 1.0
+        return f"(cast f16 (bin mul (cast f32 (bin shr {bits} (const u64 53))) (const f32 {2.0 ** -11!r})))"
+    if dtype == "u1":
+        return f"(cast u1 (bin bit_and {bits} (const u64 1)))"
+    return f"(cast {dtype} {bits})"
+
+
+def python_random(dtype=float):
+    """qd.random() in Python scope: numpy's generator, with the same ranges as in kernels."""
+    from .. import _dtypes
+
+    name = _dtypes.to_dtype(dtype).name if dtype not in (float, int) else ("f64" if dtype is float else "i64")
+    if name.startswith("f"):
+        return float(_python_generator.random())
+    if name == "u1":
+        return bool(_python_generator.integers(2))
+    info = np.iinfo(_dtypes.to_dtype(name).numpy)
+    return int(_python_generator.integers(info.min, info.max, dtype=info.dtype, endpoint=True))
+
+
+_python_generator = np.random.default_rng()
