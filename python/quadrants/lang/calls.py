@@ -95,6 +95,10 @@ class CallTranslator:
             return self.construct_vector(func, args, kwargs)
         if func is _py_builtins.len and len(args) == 1 and isinstance(args[0], VectorValue):
             return args[0].shape[0]
+        if func is _py_builtins.getattr and len(args) == 2 and isinstance(args[0], CompoundRef):
+            if not isinstance(args[1], str):
+                raise self.fail(f"getattr() needs a compile-time string name, but got {describe(args[1])}", kind="type")
+            return self.compound_member(args[0], args[1])
         if any(is_runtime(a) or isinstance(a, ArrayRef) for a in list(args) + list(kwargs.values())):
             name = getattr(func, "__name__", repr(func))
             raise self.fail(
