@@ -102,7 +102,8 @@ int resolve_threads(int num_threads) {
   return num_threads > 0 ? num_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-ThreadPool& create_default_pool() {
+// Out of line, so default_thread_pool() is a load and a branch.
+[[gnu::noinline]] ThreadPool& create_default_pool() {
   std::lock_guard<std::mutex> lock(pool_mutex);
   if (!owned_pool) {
     owned_pool = std::make_unique<ThreadPool>(resolve_threads(requested_threads));
