@@ -166,3 +166,21 @@ def test_random_with_wrong_arguments_is_a_clear_error():
 
     with pytest.raises(qd.QuadrantsTypeError, match="takes one optional argument, the dtype"):
         bad()
+
+
+def test_kernels_without_random_carry_no_generator_state():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def plain(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(a.shape[0]):
+            a[i] = 1.0
+
+    @qd.kernel
+    def drawing(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(a.shape[0]):
+            a[i] = qd.random()
+
+    spec = (("array", "f32", 1, (), True, True),)
+    assert "_qd_random" not in plain.ir(spec, ())
+    assert "_qd_random_state" in drawing.ir(spec, ())

@@ -19,16 +19,21 @@ _SERIAL_STREAM = 1 << 63
 
 
 class RandomScope:
-    """The generator state of one stream: its key and sequence locals, declared only once used."""
+    """The generator state of one stream: its key and sequence locals, declared only once used.
 
-    def __init__(self, key_name, seq_name, key_text):
+    make_key(launch_key_name) gives the stream key's IR; it runs at declaration, so a kernel that
+    never calls qd.random() never reads the launch key.
+    """
+
+    def __init__(self, key_name, seq_name, make_key):
         self.key_name = key_name
         self.seq_name = seq_name
-        self.key_text = key_text
+        self.make_key = make_key
         self.used = False
 
-    def declarations(self):
-        return [f"decl {self.key_name} u64 {self.key_text}", f"decl {self.seq_name} u64 (const u64 0)"]
+    def declarations(self, launch_key_name):
+        key = self.make_key(f"(var {launch_key_name})")
+        return [f"decl {self.key_name} u64 {key}", f"decl {self.seq_name} u64 (const u64 0)"]
 
 
 class RandomTranslator:
@@ -46,10 +51,13 @@ class RandomTranslator:
 
     def open_random_scope(self, index_names):
         """A stream for one parallel iteration whose IR loop indices are index_names."""
-        key = f"(var {self.random_launch_key()})"
-        for name, multiplier in zip(index_names, _INDEX_MULTIPLIERS * 2):
-            key = f"(bin add {key} (bin mul (cast u64 (var {name})) (const u64 {multiplier})))"
-        scope = RandomScope(self.names.fresh("_qd_random_stream"), self.names.fresh("_qd_random_seq"), key)
+
+        def make_key(key):
+            for name, multiplier in zip(index_names, _INDEX_MULTIPLIERS * 2):
+                key = f"(bin add {key} (bin mul (cast u64 (var {name})) (const u64 {multiplier})))"
+            return key
+
+        scope = RandomScope(self.names.fresh("_qd_random_stream"), self.names.fresh("_qd_random_seq"), make_key)
         self.random_scopes.append(scope)
         return scope
 
@@ -60,24 +68,22 @@ class RandomTranslator:
             return block
         from .ir_builder import Stmt
 
-        return [Stmt(text) for text in scope.declarations()] + block
+        return [Stmt(text) for text in scope.declarations(self.random_launch_key())] + block
 
     def serial_random_scope(self):
         if not self.random_scopes:
-            key = f"(bin add (var {self.random_launch_key()}) (const u64 {_SERIAL_STREAM}))"
-            self.random_scopes.append(
-                RandomScope(self.names.fresh("_qd_random_stream"), self.names.fresh("_qd_random_seq"), key))
+            self.random_scopes.append(RandomScope(self.names.fresh("_qd_random_stream"),
+                                                  self.names.fresh("_qd_random_seq"),
+                                                  lambda key: f"(bin add {key} (const u64 {_SERIAL_STREAM}))"))
         return self.random_scopes[0]
 
     def kernel_random_prelude(self):
         """The statements that start a kernel that calls qd.random(): the launch key, then the serial stream."""
+        serial = self.random_scopes[0] if self.random_scopes else None
+        serial_decls = serial.declarations(self.random_launch_key()) if serial is not None and serial.used else []
         if self.random_key_name is None:
             return []
-        prelude = [f"decl {self.random_key_name} u64 {self.random_key_text}"]
-        serial = self.random_scopes[0] if self.random_scopes else None
-        if serial is not None and serial.used:
-            prelude += serial.declarations()
-        return prelude
+        return [f"decl {self.random_key_name} u64 {self.random_key_text}"] + serial_decls
 
     def call_random(self, args, kwargs):
         dtype = kwargs.pop("dtype", None)
