@@ -362,3 +362,36 @@ def test_field_member_bounds_error_names_the_member():
     qd.init(arch=qd.cpu, debug=True)
     with pytest.raises(IndexError, match=r"self\.values"):
         Small().poke(5)
+
+
+def test_static_on_a_runtime_primitive_names_it():
+    @qd.data_oriented(template_primitives=False)
+    class Runtime:
+        def __init__(self):
+            self.n = 3
+            self.out = qd.field(qd.i32, shape=4)
+
+        @qd.kernel
+        def run(self):
+            for i in range(qd.static(self.n)):
+                self.out[i] = i
+
+    with pytest.raises(qd.QuadrantsTypeError, match="'self.n' is a runtime kernel argument"):
+        Runtime().run()
+
+
+def test_dataclass_instance_for_a_template_parameter_warns_as_upstream():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Holder:
+        x: qd.types.ndarray()
+
+    @qd.kernel
+    def run(h: qd.template()):
+        h.x[0] = 5
+
+    holder = Holder(qd.ndarray(qd.i32, shape=2))
+    with pytest.warns(DeprecationWarning, match="qd.template-annotated kernel parameter 'h'"):
+        run(holder)
+    assert holder.x[0] == 5

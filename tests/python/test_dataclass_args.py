@@ -351,3 +351,18 @@ def test_member_that_does_not_exist():
 
     with pytest.raises(qd.QuadrantsTypeError, match=r"has no member 'mass' \(its members: stiffness, damping\)"):
         k(make_state(2).joints)
+
+
+def test_data_oriented_member_type_says_how_to_pass_it():
+    @qd.data_oriented
+    class Solver:
+        pass
+
+    @DATA
+    class WithSolver:
+        solver: Solver
+
+    with pytest.raises(qd.QuadrantsTypeError, match="a @qd.data_oriented class.*annotate the member qd.template()"):
+        @qd.kernel
+        def k(w: WithSolver):
+            pass

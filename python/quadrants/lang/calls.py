@@ -139,6 +139,14 @@ class CallTranslator:
                 raise self.fail(f"qd.bit_cast(x, dtype) takes 2 arguments, but got {len(args)}", kind="type")
             return self.ops.bit_cast(self.dtype_argument(args[1]), self.scalar_or_vector(args[0], "qd.bit_cast()"))
         if kind == "static":
+            leaves = [self.scalar_leaf_labels[a.text] for a in args if isinstance(a, Expr) and a.text in
+                      self.scalar_leaf_labels]
+            if leaves:
+                raise self.fail(f"qd.static() needs values known at compile time, but '{leaves[0]}' is a runtime "
+                                "kernel argument", kind="type",
+                                hint="members of a dataclass annotated with a dtype, and the numbers of a "
+                                "data_oriented(template_primitives=False) class, are read at every call; annotate "
+                                "the member qd.template() or drop template_primitives=False to bake it.")
             if any(is_runtime(a) for a in args):
                 raise self.fail("qd.static() needs values known at compile time, but got a kernel value",
                                 hint="pass Python constants, template arguments or closure variables.")

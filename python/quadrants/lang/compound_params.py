@@ -72,6 +72,12 @@ def dataclass_schema(cls, _outer=()):
     for f in dataclasses.fields(cls):
         annotation = hints.get(f.name, f.type)
         kind = member_kind(annotation)
+        if kind is None and getattr(annotation, "_data_oriented", False):
+            raise MemberTypeError(
+                f"member '{f.name}' of dataclass {cls.__qualname__} is annotated {_show(annotation)}, a "
+                f"@qd.data_oriented class, which a dataclass annotation cannot describe; annotate the member "
+                f"qd.template(), or pass the data_oriented object as a qd.template() parameter of its own"
+            )
         if kind is None:
             raise MemberTypeError(
                 f"member '{f.name}' of dataclass {cls.__qualname__} is annotated {_show(annotation)}, "

@@ -5,9 +5,11 @@
 # specialization (dtype, ndim, element shape, contiguity, writability). Other kernels dispatch in
 # Python first: the template values select an entry, whose launcher takes the regular arguments and
 # the leaves of dataclass and data_oriented arguments (compound_params.py); see Kernel.
+import dataclasses
 import functools
 import inspect
 import types
+import warnings
 import weakref
 
 from .. import _runtime
@@ -332,6 +334,12 @@ class Kernel(KernelMixin):
                 f"Kernel method '{self.fn.__qualname__}' was called on a {type(args[0]).__qualname__}, "
                 "which is not a @qd.data_oriented class.", code.co_filename, code.co_firstlineno,
                 hint=f"decorate class {type(args[0]).__qualname__} with @qd.data_oriented.")
+        for k in definition.template_positions:
+            if dataclasses.is_dataclass(args[k]) and not getattr(type(args[k]), "_data_oriented", False):
+                warnings.warn(f"Kernel '{self.fn.__name__}' got a {type(args[k]).__qualname__} dataclass instance "
+                              f"for the qd.template-annotated kernel parameter '{definition.params[k].name}', which "
+                              "upstream Quadrants deprecates; annotate the parameter with the dataclass type instead.",
+                              DeprecationWarning, stacklevel=4)
         values = definition.slot_values(args)
         translation, regular, leaves = definition.discover(args, values)
         entry = self._make_entry(translation, regular, leaves, values)

@@ -65,6 +65,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.leaf_values = {}  # path -> the ArrayRef or (arg ...) Expr of a leaf read so far
         self.leaf_texts = {}  # path -> its IR param text
         self.slot_values = {}  # path -> template value (template params, qd.template() dataclass members)
+        self.scalar_leaf_labels = {}  # "(arg NAME)" of a scalar leaf -> 'obj.member', for error messages
         self.random_key_name = None  # qd.random(): this launch's key, once a call needs it (random_numbers.py)
         self.random_key_text = None
         self.random_scopes = []  # the streams of the enclosing parallel iteration or serial code
@@ -203,6 +204,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         if leaf.kind == "scalar":
             found = Expr(f"(arg {name})")
             self.leaf_texts[leaf.path] = f"(scalar {name} {spec[1]})"
+            self.scalar_leaf_labels[found.text] = leaf.label
         else:
             _, dtype, ndim, element_shape, contiguous, writable = spec
             found = ArrayRef(name, dtype, ndim, element_shape, label=leaf.label)
