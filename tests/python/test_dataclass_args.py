@@ -366,3 +366,30 @@ def test_data_oriented_member_type_says_how_to_pass_it():
         @qd.kernel
         def k(w: WithSolver):
             pass
+
+
+def test_first_call_while_tracing_fake_tensors_reads_nothing():
+    torch = pytest.importorskip("torch")
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from quadrants.torch_ops import _kernels_skipped
+
+    @DATA
+    class Pair:
+        x: V
+        out: V
+
+    @qd.kernel
+    def double(p: Pair, k: qd.template()):
+        for i in range(p.x.shape[0]):
+            p.out[i] = p.x[i] * k
+
+    import warnings
+
+    with FakeTensorMode(), _kernels_skipped(), warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading a FakeTensor's data pointer warns
+        assert double(Pair(torch.empty(4), torch.empty(4)), 2) is None
+    x = torch.arange(4, dtype=torch.float32)
+    pair = Pair(x, torch.zeros(4))
+    double(pair, 2)
+    np.testing.assert_array_equal(pair.out.numpy(), [0, 2, 4, 6])

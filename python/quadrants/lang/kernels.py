@@ -315,6 +315,8 @@ class Kernel(KernelMixin):
 
     def _miss(self, key, args):
         """The entry for a template key met for the first time (or since qd.reset())."""
+        if _kernels_skipped():
+            return _skip_call  # tracing fake tensors (qd.torch_op): no entry, nothing read from the arguments
         _runtime.config()  # initializes on first use
         _runtime.track(self)  # reset() and init() call _release
         definition = self.definition
@@ -398,6 +400,39 @@ def is_kernel(value):
     if isinstance(value, types.MethodType):
         value = value.__func__
     return isinstance(value, KernelMixin) or getattr(value, "_qd_kernel", None) is not None
+
+
+class _NotSkipped(Exception):
+    pass
+
+
+def _raise_not_skipped(spec, args):
+    raise _NotSkipped
+
+
+_skip_probe = None
+
+
+def _kernels_skipped():
+    """Whether kernels are skipped on this thread (torch_op's fake mode, see torch_ops.py).
+
+    A launcher returns before anything else while they are; otherwise this argument-less one calls
+    its compile_fn, which raises. Only asked on a miss, never per call.
+    """
+    global _skip_probe
+    from .. import _core
+
+    if _skip_probe is None:
+        _skip_probe = _core.Launcher("_qd_skip_probe", [], _raise_not_skipped)
+    try:
+        _skip_probe()
+    except _NotSkipped:
+        return False
+    return True
+
+
+def _skip_call(*args):
+    return None
 
 
 class _HeldValues:
