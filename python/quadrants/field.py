@@ -40,11 +40,15 @@ class MatrixField(MatrixContainer, Field):
 
 
 def field(dtype, shape=None, **kwargs):
-    """A field of scalars, qd.field(qd.f32, shape=(4, 4)), or of vectors/matrices, qd.field(qd.math.vec3, shape=4)."""
+    """A field of scalars, qd.field(qd.f32, shape=(4, 4)), of vectors/matrices, qd.field(qd.math.vec3, shape=4),
+    or of structs, qd.field(qd.types.struct(...), shape=4)."""
     from .lang.types import VectorType
+    from .struct import StructType
 
     if isinstance(dtype, VectorType):
         return MatrixField(element_dtype(dtype), shape, dtype.shape, **kwargs)
+    if isinstance(dtype, StructType):  # a struct field: one field per member (struct.py)
+        return dtype.field(shape, **kwargs)
     return Field(dtype, shape, (), **kwargs)
 
 

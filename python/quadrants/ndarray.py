@@ -35,6 +35,10 @@ def ndarray(dtype, shape=None, needs_grad=False):
 
     if isinstance(dtype, VectorType):
         return MatrixNdarray(element_dtype(dtype), shape, dtype.shape, needs_grad=needs_grad)
+    from .struct import StructType, unsupported_ndarray_message
+
+    if isinstance(dtype, StructType):
+        raise TypeError(unsupported_ndarray_message(dtype))
     _check_needs_grad(needs_grad)
     return Ndarray(dtype, shape, ())
 

@@ -39,6 +39,7 @@ from .builtins import (
 from .data_oriented import data_oriented
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from .kernels import func, kernel
+from .struct import Struct, StructField, dataclass
 from .types import template
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast", "random",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError",
+    "Struct", "StructField", "dataclass",
 ]

@@ -10,6 +10,7 @@ from .compound_params import CompoundRef, is_dataclass_type
 from .exprs import VectorMethod, is_runtime
 from .ir_builder import Expr, string_text
 from .source import function_source
+from .struct_values import Struct, StructField, StructType
 from .types import Template, VectorType, scalar_dtype_name
 from .values import ArrayRef, FormattedText, ParamVar, StaticBinding, VectorValue
 from .vector_ops import describe, is_number
@@ -89,6 +90,8 @@ class CallTranslator:
             return self.ops.cast(scalar_dtype_name(func), self.scalar_or_vector(args[0], "a cast"))
         if isinstance(func, VectorType):
             return self.construct_typed_vector(func, args)
+        if isinstance(func, StructType) or func is Struct:  # struct_values.py
+            return self.construct_struct(func, args, kwargs)
         import quadrants
 
         if func in (quadrants.Vector, quadrants.Matrix):
@@ -181,7 +184,7 @@ class CallTranslator:
 
     def call_grouped(self, func, args, kwargs):
         self.expect_arity(func, args, kwargs, 1)
-        if not isinstance(args[0], (ArrayRef, qd_builtins.NdRange)):
+        if not isinstance(args[0], (ArrayRef, StructField, qd_builtins.NdRange)):
             raise self.fail(f"qd.grouped() needs an ndarray, a field or qd.ndrange(...), but got {describe(args[0])}",
                             kind="type")
         return qd_builtins.Grouped(args[0])
@@ -338,6 +341,8 @@ class CallTranslator:
                                 f"but got {describe(value)}", kind="type",
                                 hint="pass the kernel's dataclass parameter or one of its dataclass members.")
             self.bind(name, StaticBinding(value))
+            return
+        if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
         if isinstance(annotation, Template) or annotation is Template or not (
             is_runtime(value) or is_number(value)

@@ -5,6 +5,7 @@ import operator
 from .builtins import Builtin, kernel_only
 from .compound_params import CompoundRef
 from .ir_builder import Expr
+from .struct_values import StructField, StructVar, is_struct
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
 
@@ -55,6 +56,8 @@ class ExprTranslator:
             return Expr(f"(arg {binding.name})")
         if isinstance(binding, VectorVar):
             return VectorValue([Expr(f"(var {name})") for name in binding.names], binding.shape)
+        if isinstance(binding, StructVar):
+            return self.struct_var_value(binding)
         assert isinstance(binding, StaticBinding), "visit_Name(): unknown binding kind"
         return binding.value
 
@@ -154,6 +157,8 @@ class ExprTranslator:
         attr = node.attr
         if isinstance(base, CompoundRef):  # a dataclass or data_oriented argument (translator.py)
             return self.compound_member(base, attr)
+        if is_struct(base):  # a struct value or a Python-scope qd.Struct (struct_values.py)
+            return self.struct_member(base, attr)
         if isinstance(base, ArrayRef):
             if attr == "shape":
                 if base.static_shape is not None:
@@ -205,6 +210,8 @@ class ExprTranslator:
         index = self.visit(node.slice)
         if isinstance(base, ArrayRef):
             return self.array_element(base, index)
+        if isinstance(base, StructField):
+            return self.struct_field_element(base, index, node.value)
         if isinstance(base, VectorValue):
             return self.vector_element(base, index)
         if is_runtime(index):

@@ -10,6 +10,7 @@ import builtins as _py_builtins
 from . import builtins as qd_builtins
 from .exprs import is_runtime
 from .ir_builder import Expr, Stmt
+from .struct_values import StructField
 from .values import ArrayRef, LocalVar, StaticBinding, VectorValue
 from .vector_ops import describe
 
@@ -90,6 +91,8 @@ class LoopTranslator:
         if isinstance(value, qd_builtins.NdRange):
             return LoopSpace([(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
                               for b, e in value.bounds], grouped=grouped)
+        if isinstance(value, StructField):  # its members' shared shape (struct_values.py)
+            return LoopSpace([(0, extent) for extent in value.shape], grouped=grouped)
         if isinstance(value, ArrayRef):
             if value.static_shape is not None:
                 return LoopSpace([(0, extent) for extent in value.static_shape], grouped=grouped)

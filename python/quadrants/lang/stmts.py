@@ -4,6 +4,7 @@ import ast
 from .exprs import BINARY_OPS, element_indices, is_runtime
 from .ir_builder import Expr, string_text
 from .loops import LoopTranslator
+from .struct_values import StructField, StructTarget, StructType, is_struct
 from .types import VectorType, scalar_dtype_name
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
@@ -134,6 +135,9 @@ class StmtTranslator(LoopTranslator):
         return value
 
     def store(self, target, value):
+        if isinstance(target, StructTarget):
+            self.store_struct(target, value)
+            return
         if isinstance(target, VectorTarget):
             if not isinstance(value, VectorValue):
                 value = self.scalar(value, "the value stored into a vector")
@@ -159,14 +163,21 @@ class StmtTranslator(LoopTranslator):
             if isinstance(binding, VectorVar):
                 depth = binding.parallel_depth
                 return VectorTarget([VarTarget(n, depth) for n in binding.names], binding.shape)
+            target = self.struct_name_target(binding)  # a struct local (struct_values.py)
+            if target is not None:
+                return target
             raise self.fail(f"'{node.id}' is not a local variable or array element, so it cannot be updated")
         if isinstance(node, ast.Subscript):
             base = self.visit(node.value)
             if isinstance(base, ArrayRef):
                 return self.array_target(base, self.visit(node.slice))
+            if isinstance(base, StructField):
+                return self.struct_field_target(base, self.visit(node.slice), node.value)
             return self.vector_target_element(self.lvalue(node.value), self.visit(node.slice))
         if isinstance(node, ast.Attribute):
             base = self.lvalue(node.value)
+            if isinstance(base, StructTarget):
+                return self.struct_member_target(base, node.attr)
             if isinstance(base, VectorTarget) and node.attr in "xyzwrgba" and len(node.attr) == 1:
                 return self.vector_target_element(base, "xyzw".index(node.attr) if node.attr in "xyzw"
                                                   else "rgba".index(node.attr))
@@ -188,6 +199,9 @@ class StmtTranslator(LoopTranslator):
 
     def visit_AugAssign(self, node):
         target = self.lvalue(node.target)
+        if isinstance(target, StructTarget):
+            raise self.fail("a whole struct cannot be updated with an operator such as +=", kind="type",
+                            hint="update its members: s.a += x.")
         value = self.visit(node.value)
         atomic_op = _ATOMIC_AUG_OPS.get(type(node.op))
         if atomic_op is not None and self.needs_atomic(target):
@@ -284,6 +298,8 @@ class StmtTranslator(LoopTranslator):
             return None
         value = self.visit(node.value)
         annotation = self.ctx.return_annotation
+        if is_struct(value) or isinstance(annotation, StructType):
+            return self.struct_return(value, annotation)
         if annotation is not None and (is_runtime(value) or is_number(value)):
             dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
             dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
@@ -311,14 +327,17 @@ class StmtTranslator(LoopTranslator):
             if annotation is None:
                 raise self.fail("a @qd.func that returns from inside an if or a loop needs a return type",
                                 hint="annotate it, e.g. 'def f(x) -> qd.f32:'.")
-            shape = annotation.shape if isinstance(annotation, VectorType) else ()
-            dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
-            dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
-            targets = [VarTarget(self._decl(self.names.fresh("_ret"), 0, dtype_name), self.parallel_depth)
-                       for _ in range(_size(shape))]
-            slot = VectorTarget(targets, shape) if shape else targets[0]
-            self.ctx.return_slot = slot
-            self.ctx.return_value = self.target_value(slot)
+            if isinstance(annotation, StructType):  # one local per scalar member (struct_values.py)
+                self.ctx.return_slot, self.ctx.return_value = self.struct_return_slot(annotation)
+            else:
+                shape = annotation.shape if isinstance(annotation, VectorType) else ()
+                dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
+                dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
+                targets = [VarTarget(self._decl(self.names.fresh("_ret"), 0, dtype_name), self.parallel_depth)
+                           for _ in range(_size(shape))]
+                slot = VectorTarget(targets, shape) if shape else targets[0]
+                self.ctx.return_slot = slot
+                self.ctx.return_value = self.target_value(slot)
         self.ctx.done_flag = self.names.fresh("_returned")
         self.builder.emit(f"decl {self.ctx.done_flag} (const int 0)")
 

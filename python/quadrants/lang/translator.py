@@ -14,6 +14,7 @@ from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from .random_numbers import RandomTranslator
 from .source import function_source
 from .stmts import StmtTranslator
+from .struct_values import StructTranslator, is_struct
 from .types import NdarrayType
 from .values import ArrayRef, LocalVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import Ops, describe
@@ -41,7 +42,7 @@ class FunctionContext:
         self.return_slot = None
 
 
-class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator):
+class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -222,6 +223,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
             self.bind(py_name, VectorVar(names, value.shape, self.parallel_depth))
         elif isinstance(value, Expr) or _is_number(value):
             self.bind(py_name, LocalVar(self._decl(self.names.fresh(py_name), value, dtype_name), self.parallel_depth))
+        elif is_struct(value) and dtype_name is None:  # a copy, one local per scalar member (struct_values.py)
+            self.declare_struct(py_name, value)
         elif dtype_name is not None:
             raise self.fail(f"a typed local needs a scalar or vector value, but got {describe(value)}", kind="type")
         else:

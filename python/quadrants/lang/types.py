@@ -108,6 +108,13 @@ def matrix(n, m, dtype=None):
     return VectorType((n, m), dtype)
 
 
+def struct(**members):
+    """The struct type with these members (scalar dtypes, vector/matrix types, struct types), in order."""
+    from ..struct import StructType
+
+    return StructType(members)
+
+
 def _dtype_or_default(dtype):
     return scalar_dtype_name(float if dtype is None else dtype)
 

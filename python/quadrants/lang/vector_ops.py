@@ -314,6 +314,8 @@ def _shape_text(shape):
 
 def describe(value):
     """How an error message names a translated value."""
+    if hasattr(type(value), "describe_value"):  # struct values (struct_values.py)
+        return value.describe_value()
     if isinstance(value, VectorValue):
         kind = "matrix" if value.is_matrix else "vector"
         return f"a {_shape_text(value.shape)} {kind}" if value.is_matrix else f"a {_shape_text(value.shape)}"
