@@ -57,4 +57,11 @@ std::string print_ir(const std::string& ir_text);
 // The IR text after every pass of the pipeline.
 std::string run_passes(const std::string& ir_text);
 
+// Whether compiled kernels are kept in and loaded from the disk cache (on by default). Off, every
+// kernel is compiled in a private temporary directory that is removed once the kernel is loaded.
+void set_disk_cache_enabled(bool enabled);
+bool disk_cache_enabled();
+// The directory the disk cache uses (created 0700; see src/jit/disk_cache.h for how it is chosen).
+std::string cache_directory();
+
 }  // namespace qd

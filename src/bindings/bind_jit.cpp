@@ -64,6 +64,10 @@ void bind_jit(nb::module_& m) {
         "('array', name, dtype, ndim, element_shape).");
   m.def("print_ir", &print_ir, nb::arg("ir_text"), "Parses IR text and prints it in canonical form.");
   m.def("run_passes", &run_passes, nb::arg("ir_text"), "The IR text after every compiler pass.");
+  m.def("set_disk_cache_enabled", &set_disk_cache_enabled, nb::arg("enabled"),
+        "Whether compiled kernels are kept in and loaded from the disk cache (qd.init(offline_cache=...)).");
+  m.def("disk_cache_enabled", &disk_cache_enabled, "Whether the disk cache is in use.");
+  m.def("cache_dir_in_use", &cache_directory, "The kernel cache directory, after the privacy checks.");
 }
 
 }  // namespace qd::bindings

@@ -1,6 +1,7 @@
 // src/ir/ir_parser.cpp: the IR parser: text -> generic s-expression tree -> IR nodes.
 #include "ir/ir_parser.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
@@ -345,6 +346,11 @@ Kernel parse_kernel(std::string_view text) {
   form(top, "kernel", 5);
   Kernel k;
   k.name = atom(top.items[1], "the kernel's name");
+  // The name becomes file names in the kernel cache and C symbols: an identifier, nothing else.
+  bool identifier = !k.name.empty() && !std::isdigit(static_cast<unsigned char>(k.name[0]));
+  for (char c : k.name) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!identifier) fail(top.items[1], "the kernel's name must be an identifier ([A-Za-z_][A-Za-z0-9_]*), but got '" +
+                                          k.name + "'.");
   k.options = parse_options(top.items[2]);
   for (size_t i = 1; i < form(top.items[3], "params", -1).items.size(); ++i) {
     k.params.push_back(parse_param(top.items[3].items[i]));

@@ -3,6 +3,7 @@
 #include "ir/ir_parser.h"
 #include "ir/ir_printer.h"
 #include "jit/compiler.h"
+#include "jit/disk_cache.h"
 #include "jit/kernel_params.h"
 #include "passes/passes.h"
 #include "quadrants/jit.h"
@@ -30,6 +31,10 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
 }
 
 std::string print_ir(const std::string& ir_text) { return ir::print_kernel(ir::parse_kernel(ir_text)); }
+
+void set_disk_cache_enabled(bool enabled) { jit::set_disk_cache_enabled(enabled); }
+bool disk_cache_enabled() { return jit::disk_cache_enabled(); }
+std::string cache_directory() { return jit::cache_dir(); }
 
 std::string run_passes(const std::string& ir_text) {
   return ir::print_kernel(passes::run_pipeline(ir::parse_kernel(ir_text)));

@@ -2,6 +2,7 @@
 #include "codegen/cuda_renderer.h"
 #include "ir/ir_parser.h"
 #include "jit/compiler.h"
+#include "jit/disk_cache.h"
 #include "jit/kernel_params.h"
 #include "jit/hash.h"
 #include "jit/nvrtc.h"
@@ -33,21 +34,24 @@ jit::NvrtcImage compile_cached(const std::string& name, const std::string& sourc
   jit::Hasher hasher;
   hasher.add(kCudaVersion).add(jit::nvrtc_identity()).add(target).add(source);
   for (const std::string& option : options) hasher.add(option);
-  std::string dir = jit::cache_dir();
-  jit::make_dirs(dir);
-  std::string base = dir + "/" + name + "-" + hasher.hex();
   bool is_ptx = target.rfind("compute_", 0) == 0;
-  std::string image_path = base + (is_ptx ? ".ptx" : ".cubin"), cached;
-  if (jit::read_file(image_path, &cached) && !cached.empty()) return {{cached.begin(), cached.end()}, is_ptx};
-
-  jit::write_file_atomically(base + ".cu", source);
+  std::string key = hasher.hex();
+  bool cached = jit::disk_cache_enabled();
+  std::string base = cached ? jit::cache_dir() + "/" + name + "-" + key : "";
+  std::string image_path = base + (is_ptx ? ".ptx" : ".cubin");
+  if (cached) {
+    std::optional<std::string> image = jit::read_verified(image_path, key);
+    if (image && !image->empty()) return {{image->begin(), image->end()}, is_ptx};
+    jit::write_file_atomically(base + ".cu", source);
+  }
   jit::NvrtcImage image;
   try {
     image = jit::nvrtc_compile(name + ".cu", source, target, options);
   } catch (const CompileError& e) {
+    if (!cached) throw;
     throw CompileError(std::string(e.what()) + "\nThe generated source is kept at " + base + ".cu.");
   }
-  jit::write_file_atomically(image_path, std::string(image.image.begin(), image.image.end()));
+  if (cached) jit::store_entry(image_path, key, std::string(image.image.begin(), image.image.end()));
   return image;
 }
 

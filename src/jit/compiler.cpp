@@ -16,7 +16,9 @@
 #include <set>
 #include <sstream>
 
+#include "jit/disk_cache.h"
 #include "jit/hash.h"
+#include "jit/process.h"
 #include "quadrants/errors.h"
 
 namespace qd {
@@ -36,25 +38,10 @@ std::string compiler_command() {
   return cxx && *cxx ? cxx : "c++";
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs a shell command; returns its exit status and fills *output with stdout and stderr.
-int run_command(const std::string& command, std::string* output) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) output->append(buf, n);
-  return ::pclose(pipe);
-}
-
 // The compiler binary's resolved path, size and mtime: enough to notice an upgrade without running it.
 std::string compiler_fingerprint(const std::string& command) {
-  std::string program = command.substr(0, command.find(' '));
+  std::vector<std::string> words = split_command_words(command);
+  std::string program = words.empty() ? command : words[0];
   std::string path = program;
   if (program.find('/') == std::string::npos) {
     const char* env_path = std::getenv("PATH");
@@ -78,19 +65,21 @@ std::mutex identity_mutex;  // guards compiler_identity's table
 [[maybe_unused]] const int identity_fork_handler =
     pthread_atfork(nullptr, nullptr, [] { new (&identity_mutex) std::mutex(); });
 
-// `$CXX --version`, computed once per process and per compiler; also kept on disk under the
-// binary's fingerprint, so a warm process never starts the compiler at all.
+// `$CXX --version`, computed once per process and per compiler; also kept in `dir` (unless empty)
+// under the binary's fingerprint, so a warm process never starts the compiler at all.
 std::string compiler_identity(const std::string& command, const std::string& dir) {
   static std::map<std::string, std::string> known;
   std::lock_guard<std::mutex> lock(identity_mutex);
   auto found = known.find(command);
   if (found != known.end()) return found->second;
   std::string fingerprint = compiler_fingerprint(command);
-  std::string path = dir + "/compiler-" + Hasher().add(fingerprint).hex() + ".txt";
+  std::string path = dir.empty() ? "" : dir + "/compiler-" + Hasher().add(fingerprint).hex() + ".txt";
   std::string identity;
-  if (!read_file(path, &identity)) {
-    run_command(command + " --version", &identity);
-    write_file_atomically(path, identity);
+  if (path.empty() || !read_file(path, &identity)) {
+    std::vector<std::string> argv = split_command_words(command);
+    argv.push_back("--version");
+    run_program(argv, &identity);
+    if (!path.empty()) write_file_atomically(path, identity);
   }
   return known[command] = identity;
 }
@@ -109,71 +98,51 @@ const std::string& cpu_identity() {
   return identity;
 }
 
-std::string compile_flags(bool fast_math) {
+std::vector<std::string> compile_flags(bool fast_math) {
   // No -fwrapv: signed overflow stays undefined, as in C, CUDA and LLVM's nsw arithmetic. Wrapping
   // i32 index arithmetic cannot be widened to 64-bit addressing, and -fwrapv made a 2D stencil 2.7x
   // slower by stopping vectorization (docs/IR.md states the rule).
-  std::string flags = "-O3 -march=native -std=c++17 -shared -fPIC -fno-exceptions -fno-rtti -pipe";
+  std::vector<std::string> flags = {"-O3", "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
+                                    "-fno-rtti", "-pipe"};
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
   if (fast_math) {
-    flags += " -fno-math-errno -ffinite-math-only -fno-signed-zeros -fno-trapping-math -fassociative-math"
-             " -freciprocal-math -fno-rounding-math -fcx-limited-range";
+    for (const char* flag : {"-fno-math-errno", "-ffinite-math-only", "-fno-signed-zeros", "-fno-trapping-math",
+                             "-fassociative-math", "-freciprocal-math", "-fno-rounding-math", "-fcx-limited-range"}) {
+      flags.push_back(flag);
+    }
   }
   return flags;
 }
 
-LoadedLibrary open_library(const std::string& path) {
+// dlopen()s `path`; `shown_path` is what error messages and library_path name.
+LoadedLibrary open_library(const std::string& path, const std::string& shown_path) {
   void* raw = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!raw) return {};
   LoadedLibrary lib;
   lib.handle = std::shared_ptr<void>(raw, [](void* h) { ::dlclose(h); });
   lib.entry = reinterpret_cast<QdKernelEntry>(::dlsym(raw, QD_KERNEL_ENTRY_SYMBOL));
-  lib.library_path = path;
+  lib.library_path = shown_path;
   return lib;
+}
+
+// A cached library whose manifest vouches for it under `key`; an empty result is a miss. The
+// verified bytes are loaded from a copy in a fresh private directory, so what runs is what was
+// checked. (Not /proc/self/fd/N: glibc's dlopen matches an earlier library by that name, and fd
+// numbers are reused, so a second kernel would silently get the first one's code.)
+LoadedLibrary open_cached_library(const std::string& path, const std::string& key) {
+  std::optional<std::string> bytes = read_verified(path, key);
+  if (!bytes) return {};
+  std::string work = make_work_dir();
+  write_file_atomically(work + "/cached.so", *bytes);
+  LoadedLibrary lib = open_library(work + "/cached.so", path);
+  remove_tree(work);
+  return lib.entry ? lib : LoadedLibrary{};
 }
 
 }  // namespace
 
 int compiler_runs() { return g_compiler_runs.load(); }
-
-std::string cache_dir() {
-  const char* dir = std::getenv("QD_CACHE_DIR");
-  if (dir && *dir) return dir;
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/quadrants";
-}
-
-void make_dirs(const std::string& path) {
-  for (size_t pos = 1; pos != std::string::npos; pos = path.find('/', pos + 1)) {
-    ::mkdir(path.substr(0, pos).c_str(), 0755);
-  }
-  ::mkdir(path.c_str(), 0755);
-}
-
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *out = text.str();
-  return true;
-}
-
-std::string temp_path(const std::string& path) {
-  static std::atomic<int> counter{0};
-  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = temp_path(path);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw CompileError("Could not write '" + tmp + "'; check that the cache directory is writable.");
-  }
-  std::rename(tmp.c_str(), path.c_str());
-}
 
 std::string expand_embedded_includes(const std::string& source) {
   const auto& headers = embedded_headers();
@@ -199,42 +168,51 @@ std::string expand_embedded_includes(const std::string& source) {
 // kernel-specific input (captured values and specialization are baked into the IR, and the
 // runtime headers are inlined). Not hashed: the IR text itself (two IRs that generate the same
 // source share a library), the system headers behind <stdint.h>, the linker's version, and debug
-// switches that do not change the source (QD_DUMP_IR).
+// switches that do not change the source (QD_DUMP_IR). The compile runs in a private work
+// directory, so no path it uses can be swapped under it; what it produced is what gets loaded.
 LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math) {
-  std::string dir = cache_dir();
-  make_dirs(dir);
-  std::string command = compiler_command(), flags = compile_flags(fast_math);
-  std::string key = Hasher()
-                        .add(kVersion)
-                        .add(compiler_identity(command, dir))
-                        .add(flags)
-                        .add(cpu_identity())
-                        .add(source)
-                        .hex();
-  std::string base = dir + "/" + kernel_name + "-" + key;
-  LoadedLibrary lib = open_library(base + ".so");
-  if (lib.entry) {
-    lib.source_path = base + ".cpp";
-    return lib;
+  bool cached = disk_cache_enabled();
+  std::string command = compiler_command();
+  std::vector<std::string> flags = compile_flags(fast_math);
+  Hasher key_parts;
+  key_parts.add(kVersion).add(compiler_identity(command, cached ? cache_dir() : "")).add(cpu_identity());
+  for (const std::string& flag : flags) key_parts.add(flag);
+  std::string key = key_parts.add(source).hex();
+  std::string base = cached ? cache_dir() + "/" + kernel_name + "-" + key : "";
+  if (cached) {
+    LoadedLibrary lib = open_cached_library(base + ".so", key);
+    if (lib.entry) {
+      lib.source_path = base + ".cpp";
+      return lib;
+    }
   }
-
-  write_file_atomically(base + ".cpp", source);
-  std::string tmp = temp_path(base + ".so"), output;
+  std::string work = make_work_dir(), work_source = work + "/" + kernel_name + ".cpp";
+  std::string work_library = work + "/" + kernel_name + ".so";
+  write_file_atomically(work_source, source);
+  std::vector<std::string> argv = split_command_words(command);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-x", "c++", work_source, "-o", work_library});
   ++g_compiler_runs;
-  int status = run_command(command + " " + flags + " -x c++ " + shell_quote(base + ".cpp") + " -o " + shell_quote(tmp),
-                           &output);
-  if (status != 0) {
-    std::remove(tmp.c_str());
-    throw CompileError("The C++ compiler failed on kernel '" + kernel_name + "' (command: " + command + " " + flags +
-                       "); the generated source is kept at " + base + ".cpp. Compiler output:\n" + output);
+  std::string output;
+  int status = run_program(argv, &output);
+  std::string kept_source = cached ? base + ".cpp" : work_source;
+  if (cached) std::rename(work_source.c_str(), kept_source.c_str());
+  std::string bytes;
+  if (status != 0 || !read_file(work_library, &bytes)) {
+    if (cached) remove_tree(work);
+    std::string shown = command;
+    for (const std::string& flag : flags) shown += " " + flag;
+    throw CompileError("The C++ compiler failed on kernel '" + kernel_name + "' (command: " + shown +
+                       "); the generated source is kept at " + kept_source + ". Compiler output:\n" + output);
   }
-  std::rename(tmp.c_str(), (base + ".so").c_str());
-  lib = open_library(base + ".so");
+  LoadedLibrary lib = open_library(work_library, cached ? base + ".so" : "");
+  std::string load_error = lib.handle ? "it has no " QD_KERNEL_ENTRY_SYMBOL " symbol" : std::string(::dlerror());
+  if (lib.entry && cached) store_entry(base + ".so", key, bytes);
+  remove_tree(work);  // the loaded library stays mapped after its file is gone
   if (!lib.entry) {
-    throw CompileError("Could not load the compiled kernel '" + kernel_name + "' from " + base + ".so: " +
-                       std::string(lib.handle ? "it has no " QD_KERNEL_ENTRY_SYMBOL " symbol" : ::dlerror()) + ".");
+    throw CompileError("Could not load the compiled kernel '" + kernel_name + "': " + load_error + ".");
   }
-  lib.source_path = base + ".cpp";
+  lib.source_path = kept_source;
   return lib;
 }
 

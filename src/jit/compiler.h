@@ -25,14 +25,4 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
 // How many times this process has run the compiler on a kernel (for tests of the cache).
 int compiler_runs();
 
-// ---- the disk cache, shared by the CPU and CUDA paths ----
-// $QD_CACHE_DIR, else ~/.cache/quadrants.
-std::string cache_dir();
-void make_dirs(const std::string& path);
-bool read_file(const std::string& path, std::string* out);
-// A unique name beside `path`, so concurrent writers never share a temporary file.
-std::string temp_path(const std::string& path);
-// Readers see either no file or the whole file: write a temporary, then rename over.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace qd::jit

@@ -1,15 +1,10 @@
 // src/jit/hash.cpp: hex digest of Hasher.
 #include "jit/hash.h"
 
-#include <cstdio>
+#include "jit/sha256.h"
 
 namespace qd::jit {
 
-std::string Hasher::hex() const {
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(high_),
-                static_cast<unsigned long long>(low_));
-  return buf;
-}
+std::string Hasher::hex() const { return sha256_hex(bytes_).substr(0, 32); }
 
 }  // namespace qd::jit

@@ -1,4 +1,4 @@
-// src/jit/hash.h: a 128-bit non-cryptographic hash (two FNV-1a lanes) for cache keys.
+// src/jit/hash.h: cache keys: SHA-256 over length-prefixed parts, so distinct inputs never share a key.
 #pragma once
 
 #include <cstdint>
@@ -12,21 +12,15 @@ class Hasher {
   // Every part is length-prefixed, so ("ab", "c") and ("a", "bc") hash differently.
   Hasher& add(std::string_view part) {
     uint64_t n = part.size();
-    mix(std::string_view(reinterpret_cast<const char*>(&n), sizeof n));
-    mix(part);
+    bytes_.append(reinterpret_cast<const char*>(&n), sizeof n);
+    bytes_.append(part);
     return *this;
   }
+  // The first 128 bits of the SHA-256 of the parts, as 32 hex digits.
   std::string hex() const;
 
  private:
-  void mix(std::string_view bytes) {
-    for (unsigned char c : bytes) {
-      low_ = (low_ ^ c) * 0x100000001b3ull;
-      high_ = (high_ ^ c ^ (high_ >> 29)) * 0x100000001b3ull;
-    }
-  }
-  uint64_t low_ = 0xcbf29ce484222325ull;
-  uint64_t high_ = 0x84222325cbf29ce4ull;
+  std::string bytes_;
 };
 
 }  // namespace qd::jit

@@ -154,7 +154,6 @@ def test_log_level_sets_the_quadrants_logger():
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"offline_cache": False}, "qd.init(offline_cache=False) is ignored: the kernel disk cache cannot be turned off"),
     ({"kernel_profiler": True}, "qd.init(kernel_profiler=True) is ignored: quadrants has no kernel profiler yet"),
     ({"print_ir": True}, "qd.init(print_ir=True) is not applied: the IR dump switch is read from the environment"),
 ])

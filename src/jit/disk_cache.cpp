@@ -1,0 +1,220 @@
+// src/jit/disk_cache.cpp: where the cache lives, who may have written it, and verified reads.
+#include "jit/disk_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+
+#include "jit/sha256.h"
+#include "quadrants/errors.h"
+
+namespace qd::jit {
+namespace {
+
+constexpr const char* kManifestHeader = "quadrants-cache-entry 1";
+constexpr time_t kStaleSeconds = 3600;  // a temporary older than this belongs to a compile that died
+
+std::atomic<bool> g_disk_cache_enabled{true};
+std::mutex g_dirs_mutex;  // guards the tables below
+
+// Owned by us, and nobody else may write into it (or replace what it holds).
+bool is_private(const struct stat& info) {
+  return info.st_uid == ::geteuid() && (info.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+std::string home_dir() {
+  const char* home = std::getenv("HOME");
+  if (home && *home) return home;
+  const struct passwd* entry = ::getpwuid(::geteuid());
+  return entry && entry->pw_dir && *entry->pw_dir ? entry->pw_dir : "";
+}
+
+std::string requested_dir() {
+  const char* dir = std::getenv("QD_CACHE_DIR");
+  if (dir && *dir) return dir;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return std::string(xdg) + "/quadrants";
+  std::string home = home_dir();
+  return home.empty() ? "" : home + "/.cache/quadrants";
+}
+
+// mkdir -p, new directories 0700.
+void make_dirs(const std::string& path) {
+  for (size_t pos = 1; pos != std::string::npos; pos = path.find('/', pos + 1)) {
+    ::mkdir(path.substr(0, pos).c_str(), 0700);
+  }
+  ::mkdir(path.c_str(), 0700);
+}
+
+std::string private_temp_dir(const char* prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp == '/' ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
+  if (!::mkdtemp(pattern.data())) {
+    throw CompileError("Could not create a private temporary directory from '" + pattern + "': " +
+                       std::strerror(errno) + ".");
+  }
+  return pattern;
+}
+
+// Removes temporaries left by compiles that were killed (kill -9, power loss): work directories
+// and half-written files older than an hour, once per directory and process.
+void remove_stale_temporaries(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing) return;
+  time_t now = std::time(nullptr);
+  while (const dirent* entry = ::readdir(listing)) {
+    std::string name = entry->d_name;
+    bool work_dir = name.rfind("work-", 0) == 0, temp_file = name.find(".tmp-") != std::string::npos;
+    struct stat info {};
+    if ((!work_dir && !temp_file) || ::lstat((dir + "/" + name).c_str(), &info) != 0) continue;
+    if (now - info.st_mtime < kStaleSeconds || info.st_uid != ::geteuid()) continue;
+    if (work_dir && S_ISDIR(info.st_mode)) remove_tree(dir + "/" + name);
+    if (temp_file && S_ISREG(info.st_mode)) ::unlink((dir + "/" + name).c_str());
+  }
+  ::closedir(listing);
+}
+
+// Opens a regular file that only we can write, without following a symlink at the last step.
+int open_private_file(const std::string& path, struct stat* info) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (::fstat(fd, info) != 0 || !S_ISREG(info->st_mode) || !is_private(*info)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool read_fd(int fd, std::string* out) {
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno != EINTR) return false;
+    if (n > 0) out->append(buf, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+std::string manifest_text(const std::string& key, const std::string& bytes) {
+  return std::string(kManifestHeader) + "\nkey " + key + "\nsha256 " + sha256_hex(bytes) + "\nsize " +
+         std::to_string(bytes.size()) + "\n";
+}
+
+}  // namespace
+
+std::string cache_dir() {
+  std::string wanted = requested_dir();
+  std::lock_guard<std::mutex> lock(g_dirs_mutex);
+  static std::map<std::string, std::string> resolved;  // requested -> the directory used
+  auto found = resolved.find(wanted);
+  if (found != resolved.end()) return found->second;
+  std::string dir = wanted;
+  struct stat info {};
+  if (!dir.empty()) make_dirs(dir);
+  if (dir.empty() || ::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || !is_private(info)) {
+    std::string fallback = private_temp_dir("quadrants-cache-");
+    std::fprintf(stderr,
+                 "quadrants: warning: not using the kernel cache directory '%s': %s. Kernels are cached in "
+                 "'%s' for this process only; set QD_CACHE_DIR to a directory of yours that others cannot "
+                 "write (chmod go-w).\n",
+                 wanted.c_str(),
+                 dir.empty() ? "there is no home directory" : "it is not a directory owned by you that only you can write",
+                 fallback.c_str());
+    dir = fallback;
+  }
+  remove_stale_temporaries(dir);
+  return resolved[wanted] = dir;
+}
+
+bool disk_cache_enabled() { return g_disk_cache_enabled.load(std::memory_order_relaxed); }
+void set_disk_cache_enabled(bool enabled) { g_disk_cache_enabled.store(enabled, std::memory_order_relaxed); }
+
+std::string make_work_dir() {
+  if (!disk_cache_enabled()) return private_temp_dir("quadrants-work-");
+  std::string pattern = cache_dir() + "/work-XXXXXX";
+  if (!::mkdtemp(pattern.data())) {
+    throw CompileError("Could not create a work directory in the kernel cache ('" + pattern + "'): " +
+                       std::strerror(errno) + "; check that the cache directory is writable.");
+  }
+  return pattern;
+}
+
+void remove_tree(const std::string& path) {
+  if (DIR* listing = ::opendir(path.c_str())) {
+    while (const dirent* entry = ::readdir(listing)) {
+      std::string name = entry->d_name;
+      if (name != "." && name != "..") ::unlink((path + "/" + name).c_str());
+    }
+    ::closedir(listing);
+  }
+  ::rmdir(path.c_str());
+}
+
+std::optional<std::string> read_verified(const std::string& path, const std::string& key) {
+  struct stat info {};
+  int manifest_fd = open_private_file(path + ".manifest", &info);
+  if (manifest_fd < 0) return std::nullopt;
+  std::string manifest;
+  bool read_ok = read_fd(manifest_fd, &manifest);
+  ::close(manifest_fd);
+  std::istringstream lines(manifest);
+  std::string header, key_word, recorded_key, digest_word, digest, size_word;
+  uint64_t size = 0;
+  std::getline(lines, header);
+  lines >> key_word >> recorded_key >> digest_word >> digest >> size_word >> size;
+  if (!read_ok || header != kManifestHeader || key_word != "key" || recorded_key != key || digest_word != "sha256" ||
+      size_word != "size") {
+    return std::nullopt;
+  }
+  int fd = open_private_file(path, &info);
+  if (fd < 0) return std::nullopt;
+  std::string bytes;
+  bool whole = static_cast<uint64_t>(info.st_size) == size && read_fd(fd, &bytes) && bytes.size() == size;
+  ::close(fd);
+  if (!whole || sha256_hex(bytes) != digest) return std::nullopt;
+  return bytes;
+}
+
+void store_entry(const std::string& path, const std::string& key, const std::string& bytes) {
+  write_file_atomically(path, bytes);
+  write_file_atomically(path + ".manifest", manifest_text(key, bytes));
+}
+
+bool read_file(const std::string& path, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = read_fd(fd, out);
+  ::close(fd);
+  return ok;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  static std::atomic<int> counter{0};
+  std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  bool ok = fd >= 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  if (fd >= 0) ok = ::close(fd) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw CompileError("Could not write '" + path + "'; check that the cache directory is writable.");
+  }
+}
+
+}  // namespace qd::jit

@@ -1,0 +1,42 @@
+// src/jit/disk_cache.h: the on-disk kernel cache: a private directory, and entries verified before use.
+//
+// An entry is a file plus a manifest (`FILE.manifest`) that records the cache key it was made for
+// and the SHA-256 of its bytes; the manifest is written after the file, atomically. A reader
+// trusts an entry only if its manifest names the key asked for and its bytes hash to the recorded
+// digest, and both are regular files owned by this user that nobody else can write. So a
+// truncated, scrambled, swapped or planted file is a miss (recompiled), never loaded.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace qd::jit {
+
+// The cache directory, created mode 0700: $QD_CACHE_DIR, else $XDG_CACHE_HOME/quadrants, else
+// ~/.cache/quadrants with the home directory from the password database when $HOME is unset. One
+// that is not owned by this user or is writable by group or others is not used: a warning once,
+// then a private directory made for this process.
+std::string cache_dir();
+
+// Whether compiled kernels are read from and written to disk (qd.init(offline_cache=False) turns
+// it off: kernels are then compiled in a private temporary directory that is removed at once).
+bool disk_cache_enabled();
+void set_disk_cache_enabled(bool enabled);
+
+// A fresh private (0700) directory for one compile; the caller removes it with remove_tree.
+std::string make_work_dir();
+void remove_tree(const std::string& path);
+
+// The bytes of the entry at `path` if its manifest names `key` and they match the recorded digest;
+// use these bytes, never the path again, so what is used is what was verified.
+std::optional<std::string> read_verified(const std::string& path, const std::string& key);
+
+// Stores `bytes` as the entry at `path` for `key`: the file, then its manifest, each atomically.
+void store_entry(const std::string& path, const std::string& key, const std::string& bytes);
+
+// Reads a whole file; false when it cannot be opened.
+bool read_file(const std::string& path, std::string* out);
+// Readers see either no file or the whole file: write a temporary, then rename over.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace qd::jit

@@ -1,0 +1,88 @@
+// tests/cpp/test_jit_disk_cache.cpp: SHA-256 vectors, compiler-command splitting, verified cache entries.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "jit/disk_cache.h"
+#include "jit/process.h"
+#include "jit/sha256.h"
+#include "quadrants/errors.h"
+
+namespace qd::jit {
+namespace {
+
+TEST(Sha256, MatchesTheStandardsTestVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(CompilerCommand, SplitsLikeAShellWithoutExpanding) {
+  using Words = std::vector<std::string>;
+  EXPECT_EQ(split_command_words("c++"), Words{"c++"});
+  EXPECT_EQ(split_command_words("  ccache   g++-12 -O2 "), (Words{"ccache", "g++-12", "-O2"}));
+  EXPECT_EQ(split_command_words("'/opt/my compiler/c++' -DX=\"a b\""), (Words{"/opt/my compiler/c++", "-DX=a b"}));
+  EXPECT_EQ(split_command_words("c++ $(rm -rf /) ;ls"), (Words{"c++", "$(rm", "-rf", "/)", ";ls"}));
+  EXPECT_EQ(split_command_words("a\\ b \"q\\\"\""), (Words{"a b", "q\""}));
+  EXPECT_THROW(split_command_words("c++ 'open"), ValueError);
+}
+
+TEST(RunProgram, ReturnsStatusAndOutputWithoutAShell) {
+  std::string output;
+  EXPECT_EQ(run_program({"sh", "-c", "echo out; echo err >&2; exit 3"}, &output), 3);
+  EXPECT_NE(output.find("out"), std::string::npos);
+  EXPECT_NE(output.find("err"), std::string::npos);
+  output.clear();
+  EXPECT_EQ(run_program({"echo", "$HOME;", "`id`"}, &output), 0);
+  EXPECT_EQ(output, "$HOME; `id`\n");
+  output.clear();
+  EXPECT_EQ(run_program({"/nonexistent/compiler"}, &output), -1);
+  EXPECT_NE(output.find("could not start '/nonexistent/compiler'"), std::string::npos) << output;
+}
+
+class DiskCacheEntry : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/qd-cache-entry-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    path_ = dir_ + "/kernel-key.so";
+  }
+  void TearDown() override { ::system(("rm -rf '" + dir_ + "'").c_str()); }
+  std::string dir_, path_;
+};
+
+TEST_F(DiskCacheEntry, ReadsBackWhatWasStoredForTheSameKey) {
+  store_entry(path_, "key1", "library bytes");
+  EXPECT_EQ(read_verified(path_, "key1"), std::optional<std::string>("library bytes"));
+  EXPECT_EQ(read_verified(path_, "key2"), std::nullopt);  // another key's entry is a miss
+}
+
+TEST_F(DiskCacheEntry, ChangedTruncatedOrUnvouchedBytesAreAMiss) {
+  store_entry(path_, "key1", "library bytes");
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << "library bytez";
+  EXPECT_EQ(read_verified(path_, "key1"), std::nullopt);
+  std::ofstream(path_, std::ios::binary | std::ios::trunc) << "library";
+  EXPECT_EQ(read_verified(path_, "key1"), std::nullopt);
+  write_file_atomically(path_, "library bytes");
+  ::unlink((path_ + ".manifest").c_str());
+  EXPECT_EQ(read_verified(path_, "key1"), std::nullopt);
+}
+
+TEST_F(DiskCacheEntry, FilesOthersCanWriteAreNotTrusted) {
+  store_entry(path_, "key1", "library bytes");
+  ::chmod(path_.c_str(), 0666);
+  EXPECT_EQ(read_verified(path_, "key1"), std::nullopt);
+  ::chmod(path_.c_str(), 0600);
+  ::chmod((path_ + ".manifest").c_str(), 0620);
+  EXPECT_EQ(read_verified(path_, "key1"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace qd::jit

@@ -1,0 +1,219 @@
+# tests/python/test_kernel_cache.py: the disk cache is verified before use and private (issue 16).
+#
+# Each scenario runs in a fresh process, as a user's next run would: a bad cache entry must be
+# recompiled there, never loaded (a crash would show as a non-zero exit, not take pytest down).
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import pytest
+
+import quadrants as qd
+from quadrants import _core
+
+pytestmark = pytest.mark.cpu_only  # the CPU library cache; the CUDA image cache shares its code
+
+KERNELS = textwrap.dedent("""
+    import numpy as np
+    import quadrants as qd
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def add_one(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(a.shape[0]):
+            a[i] += 1
+
+    @qd.kernel
+    def add_two(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(a.shape[0]):
+            a[i] += 2
+
+    a = np.zeros(4, dtype=np.int32)
+    add_one(a)
+    b = np.zeros(4, dtype=np.int32)
+    add_two(b)
+    print(a.tolist(), b.tolist())
+""")
+_SCRIPTS = tempfile.mkdtemp(prefix="qd-cache-test-")  # kernels need a source file; never the cache dir
+
+
+def script(code):
+    path = os.path.join(_SCRIPTS, hashlib.sha256(code.encode()).hexdigest()[:16] + ".py")
+    with open(path, "w") as f:
+        f.write(code)
+    return path
+
+
+def run(cache_dir, code=KERNELS, env=None, **extra):
+    environment = {**(os.environ if env is None else env), **extra}
+    if cache_dir is not None:
+        environment["QD_CACHE_DIR"] = str(cache_dir)
+    done = subprocess.run([sys.executable, script(code)], env=environment, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout.strip(), done.stderr
+
+
+def libraries(cache_dir, name):
+    return sorted(p for p in cache_dir.iterdir() if p.name.startswith(name + "-") and p.suffix == ".so")
+
+
+@pytest.fixture
+def warm_cache(tmp_path):
+    out, _ = run(tmp_path)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    (one,), (two,) = libraries(tmp_path, "add_one"), libraries(tmp_path, "add_two")
+    assert (tmp_path / (one.name + ".manifest")).exists()
+    return tmp_path, one, two
+
+
+def test_warm_cache_loads_without_compiling(warm_cache):
+    cache_dir, one, _ = warm_cache
+    before = one.stat().st_mtime_ns
+    out, _ = run(cache_dir)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert one.stat().st_mtime_ns == before  # loaded, not rewritten
+
+
+@pytest.mark.parametrize("damage", ["truncate", "scramble", "empty"])
+def test_damaged_library_is_recompiled_not_loaded(warm_cache, damage):
+    cache_dir, one, _ = warm_cache
+    data = one.read_bytes()
+    if damage == "truncate":
+        one.write_bytes(data[: len(data) // 2])
+    elif damage == "scramble":
+        one.write_bytes(bytes(b ^ 0x5A for b in data[:4096]) + data[4096:])
+    else:
+        one.write_bytes(b"")
+    out, _ = run(cache_dir)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert one.read_bytes() == data or len(one.read_bytes()) > 1000  # a fresh library was stored
+
+
+def test_library_of_another_kernel_under_this_name_is_not_loaded(warm_cache):
+    cache_dir, one, two = warm_cache
+    # The other kernel's valid library, with its own manifest, in this kernel's place.
+    one.write_bytes(two.read_bytes())
+    (cache_dir / (one.name + ".manifest")).write_bytes((cache_dir / (two.name + ".manifest")).read_bytes())
+    out, _ = run(cache_dir)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")  # add_one still adds one
+
+
+def test_library_without_manifest_is_not_loaded(warm_cache):
+    cache_dir, one, two = warm_cache
+    (cache_dir / (one.name + ".manifest")).unlink()
+    one.write_bytes(two.read_bytes())
+    out, _ = run(cache_dir)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+
+
+def test_entry_writable_by_others_is_not_trusted(warm_cache):
+    cache_dir, one, two = warm_cache
+    one.write_bytes(two.read_bytes())
+    (cache_dir / (one.name + ".manifest")).write_bytes((cache_dir / (two.name + ".manifest")).read_bytes())
+    # Even an entry whose manifest vouches for it is refused when another user could have written it.
+    one.chmod(0o666)
+    out, _ = run(cache_dir)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+
+
+def test_shared_writable_cache_directory_is_refused_with_a_warning(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    out, err = run(shared)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert "not using the kernel cache directory" in err and str(shared) in err
+    assert not list(shared.iterdir())  # nothing was written to, or loaded from, the shared directory
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to hand the directory to another user")
+def test_cache_directory_owned_by_another_user_is_refused(tmp_path):
+    foreign = tmp_path / "foreign"
+    foreign.mkdir(mode=0o755)
+    os.chown(foreign, 65534, 65534)
+    out, err = run(foreign)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert "not using the kernel cache directory" in err
+
+
+def test_new_cache_directory_is_private(tmp_path):
+    cache_dir = tmp_path / "a" / "b"
+    run(cache_dir)
+    assert cache_dir.stat().st_mode & 0o077 == 0
+
+
+def test_without_home_the_cache_is_not_a_shared_tmp_path(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "QD_CACHE_DIR", "XDG_CACHE_HOME")}
+    out, _ = run(None, KERNELS + "\nprint(qd._core.cache_dir_in_use())", env=env)
+    used = out.splitlines()[-1]
+    assert not used.startswith("/tmp/.cache"), used
+    assert os.stat(used).st_uid == os.geteuid() and os.stat(used).st_mode & 0o022 == 0
+
+
+def test_xdg_cache_home_is_honoured(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "QD_CACHE_DIR"}
+    run(None, env=env, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    assert libraries(tmp_path / "xdg" / "quadrants", "add_one")
+
+
+def test_stale_temporaries_of_killed_compiles_are_removed(tmp_path):
+    run(tmp_path)
+    old = time.time() - 2 * 3600
+    stale_dir, stale_file = tmp_path / "work-dead01", tmp_path / "add_one-x.so.tmp-1-1"
+    fresh_dir = tmp_path / "work-live01"
+    for d in (stale_dir, fresh_dir):
+        d.mkdir()
+        (d / "k.cpp").write_text("int x;")
+    stale_file.write_bytes(b"half")
+    for p in (stale_dir / "k.cpp", stale_dir, stale_file):
+        os.utime(p, (old, old))
+    run(tmp_path)
+    assert not stale_dir.exists() and not stale_file.exists()
+    assert fresh_dir.exists()  # may belong to a compile running right now
+
+
+def test_compile_killed_mid_way_leaves_no_entry_that_loads(tmp_path):
+    # A "compiler" that never finishes: the process is killed while it runs.
+    slow = tmp_path / "slow-cxx"
+    slow.write_text("#!/bin/sh\nsleep 60\n")
+    slow.chmod(0o755)
+    env = {**os.environ, "QD_CACHE_DIR": str(tmp_path / "cache"), "CXX": str(slow)}
+    victim = subprocess.Popen([sys.executable, script(KERNELS)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any((tmp_path / "cache").glob("work-*/add_one.cpp")):
+        time.sleep(0.1)
+    victim.kill()
+    victim.wait()
+    subprocess.run(["pkill", "-f", str(slow)], check=False)
+    assert not libraries(tmp_path / "cache", "add_one")
+    out, _ = run(tmp_path / "cache")  # the real compiler now: a normal compile, a correct result
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+
+
+def test_compiler_command_is_split_into_words_not_run_by_a_shell(tmp_path):
+    marker = tmp_path / "pwned"
+    # A shell would run the touch; as argv words it is a define that the kernel never reads.
+    cxx = f"c++ '-DQD_UNUSED=1; touch {marker}'"
+    out, _ = run(tmp_path / "cache", CXX=cxx)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert not marker.exists()
+
+
+def test_offline_cache_false_writes_nothing(tmp_path):
+    code = KERNELS.replace("qd.init(arch=qd.cpu)", "qd.init(arch=qd.cpu, offline_cache=False)")
+    out, _ = run(tmp_path, code)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert not [p for p in tmp_path.iterdir() if not p.name.startswith("compiler-")]
+
+
+def test_kernel_name_in_ir_text_must_be_an_identifier(tmp_path, monkeypatch):
+    monkeypatch.setenv("QD_CACHE_DIR", str(tmp_path))
+    text = "(kernel ../../escape (options) (params) (returns void) (body))"
+    with pytest.raises(ValueError, match="the kernel's name must be an identifier"):
+        _core.compile_kernel(text)
+    assert not (tmp_path.parent.parent / "escape.so").exists()
