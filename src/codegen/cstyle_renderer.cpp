@@ -173,6 +173,7 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
   std::vector<std::string> index;
   for (const Expr& i : ref.indices) index.push_back("(int64_t)(" + expr(i) + ")");
   for (int e : ref.element_indices) index.push_back(std::to_string(e));
+  if (index.empty()) return "0";  // a 0-d array's one element: nothing to check
   if (kernel_.options.debug) {
     int k = param_index(kernel_, p.name);
     std::string list;
@@ -180,7 +181,6 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
     return "qd_checked_offset<" + std::to_string(index.size()) + ">(ctx, &args[" + std::to_string(k) + "], " +
            std::to_string(k) + ", {" + list + "})";
   }
-  if (index.empty()) return "0";
   std::string offset;
   for (size_t d = 0; d < index.size(); ++d) {
     int dim = static_cast<int>(d);

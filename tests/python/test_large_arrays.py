@@ -158,3 +158,20 @@ def test_parallel_for_without_variables_in_ir_text_is_an_error_not_a_crash():
             "(body (parallel_for () () (config (block_dim 0) (serialize 0)) ((store a () () (const f32 1))))))")
     with pytest.raises(ValueError, match="parallel_for needs one or more loop variables"):
         _core.compile_kernel(text)
+
+
+@pytest.mark.parametrize("make", ["field", "ndarray"])
+def test_0d_containers_compile_in_debug_mode(make):
+    qd.init(arch=qd.cpu, debug=True)  # bounds checks: a 0-d access has no index to check
+    x = qd.field(qd.i32, shape=()) if make == "field" else qd.ndarray(qd.i32, shape=())
+
+    @qd.kernel
+    def bump(y: qd.types.ndarray()):
+        y[None] += 3
+
+    @qd.kernel
+    def bump_field():
+        x[None] += 3
+
+    bump(x) if make == "ndarray" else bump_field()
+    assert x[None] == 3
