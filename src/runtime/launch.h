@@ -17,7 +17,9 @@ namespace qd {
 
 struct CudaCompiledKernel;  // include/quadrants/cuda_jit.h
 
-inline constexpr int kMaxKernelArgs = 64;
+// Arguments are packed on the launching thread's stack (144 bytes each, so 36 KiB at most): enough
+// for kernels that read many members of Genesis' dataclasses, without a heap allocation per launch.
+inline constexpr int kMaxKernelArgs = 256;
 
 // What selects a specialization for one array argument: everything but its shape, packed in 64
 // bits so the per-call lookup is a few integer compares.
