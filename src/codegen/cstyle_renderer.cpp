@@ -136,6 +136,8 @@ std::string CStyleRenderer::binary(const Binary& b) {
     case BinOp::max: return wrap(t, "qd_max(" + x + ", " + y + ")");
     case BinOp::atan2: return wrap(t, "qd_atan2(" + x + ", " + y + ")");
     case BinOp::rand_bits: return "qd_rand_bits(" + x + ", " + y + ")";
+    case BinOp::shl: return "qd_shl<" + type_name(t) + ">(" + x + ", " + y + ")";
+    case BinOp::shr: return "qd_shr<" + type_name(t) + ">(" + x + ", " + y + ")";
     default: break;
   }
   std::string text = "(" + x + " " + binary_symbol(b.op) + " " + y + ")";
@@ -163,6 +165,7 @@ std::string CStyleRenderer::cast(const Cast& c) {
   std::string x = operand(c.a);
   if (c.to == DtypeCode::f16) return "qd_half((float)(" + x + "))";
   if (c.to == DtypeCode::u1) return "((" + x + ") != 0)";
+  if (is_float(*c.a->type) && !is_float(c.to)) return "qd_float_to_int<" + type_name(c.to) + ">(" + x + ")";
   return "(" + type_name(c.to) + ")(" + x + ")";
 }
 

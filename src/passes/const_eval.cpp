@@ -95,9 +95,9 @@ std::optional<Expr> fold_int(BinOp op, DtypeCode t, int64_t x, int64_t y) {
     case BinOp::bit_and: return int_result(t, ux & uy);
     case BinOp::bit_or: return int_result(t, ux | uy);
     case BinOp::bit_xor: return int_result(t, ux ^ uy);
-    case BinOp::shl: return y < 0 || y >= bits ? std::nullopt : int_result(t, ux << y);
-    case BinOp::shr:
-      if (y < 0 || y >= bits) return std::nullopt;
+    case BinOp::shl: return int_result(t, y < 0 || y >= bits ? 0 : ux << y);
+    case BinOp::shr:  // docs/IR.md: out-of-range amounts shift every bit out
+      if (y < 0 || y >= bits) return int_result(t, s && x < 0 ? ~uint64_t{0} : 0);
       return int_result(t, s ? static_cast<uint64_t>(x >> y) : ux >> y);
     case BinOp::eq: return cmp(x == y);
     case BinOp::ne: return cmp(x != y);
@@ -156,10 +156,15 @@ std::optional<Expr> fold_cast(DtypeCode to, const Const& a) {
   }
   if (!a.holds_float()) return int_result(to, static_cast<uint64_t>(a.int_value));
   if (to == DtypeCode::u1) return Const::make_int(to, a.float_value != 0);
-  // Only conversions that are exact in every target type: C++ leaves overflow undefined.
+  // docs/IR.md: truncation, NaN gives 0, out-of-range values saturate (qd_float_to_int).
   double v = std::trunc(a.float_value);
-  if (!(v >= -2147483648.0 && v <= 2147483647.0)) return std::nullopt;
-  return int_result(to, static_cast<uint64_t>(static_cast<int64_t>(v)));
+  int bits = dtype_size(to) * 8;
+  double past_top = is_signed(to) ? std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits);
+  double bottom = is_signed(to) ? -past_top : 0.0;
+  if (std::isnan(v)) return int_result(to, 0);
+  if (v <= bottom) return int_result(to, is_signed(to) ? uint64_t{1} << (bits - 1) : 0);
+  if (v >= past_top) return int_result(to, is_signed(to) ? (uint64_t{1} << (bits - 1)) - 1 : ~uint64_t{0} >> (64 - bits));
+  return int_result(to, v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v));
 }
 
 bool const_equals(const Const& c, int value) {

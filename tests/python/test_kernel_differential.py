@@ -175,13 +175,14 @@ class Column:
             return self
         fragile = self.fragile.copy()
         values = self.values
-        if is_float(self.dtype) and not is_float(dtype):
-            # C leaves float -> int conversion of NaN, inf and out-of-range values undefined.
+        if is_float(self.dtype) and not is_float(dtype) and dtype != "u1":
+            # docs/IR.md: truncation; NaN gives 0 and values beyond the range saturate.
             whole = np.trunc(values.astype(np.float64))
             info = np.iinfo(NUMPY[dtype])
-            bad = ~np.isfinite(whole) | (whole < info.min) | (whole > info.max)
-            fragile |= bad
-            values = np.where(bad, 0, whole)
+            values = np.where(np.isnan(whole), 0, whole)
+            low, high = values <= info.min, values >= info.max
+            values = np.where(low | high, 0, values).astype(NUMPY[dtype])
+            values = np.where(low, info.min, np.where(high, info.max, values))
         return Column(dtype, values, fragile)
 
 

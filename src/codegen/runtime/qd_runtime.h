@@ -104,6 +104,38 @@ QD_FUNC double qd_mod(double a, double b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+// Shifts by an amount outside [0, bits) give what shifting one bit at a time would: 0, or -1 for an
+// arithmetic right shift of a negative value (C leaves them undefined). A left shift wraps.
+template <class T> struct qd_unsigned { typedef T type; };
+template <> struct qd_unsigned<int8_t> { typedef uint8_t type; };
+template <> struct qd_unsigned<int16_t> { typedef uint16_t type; };
+template <> struct qd_unsigned<int32_t> { typedef uint32_t type; };
+template <> struct qd_unsigned<int64_t> { typedef uint64_t type; };
+template <class T>
+QD_FUNC T qd_shl(T a, T n) {
+  if (n < T(0) || n >= T(8 * sizeof(T))) return T(0);
+  return static_cast<T>(static_cast<typename qd_unsigned<T>::type>(a) << n);
+}
+template <class T>
+QD_FUNC T qd_shr(T a, T n) {
+  if (n < T(0) || n >= T(8 * sizeof(T))) return a < T(0) ? T(-1) : T(0);
+  return static_cast<T>(a >> n);
+}
+
+// Float -> integer: truncation toward zero; NaN gives 0 and a value beyond the type's range its
+// nearest end, as CUDA's conversions do, so no input is undefined behaviour.
+template <class T, class F>
+QD_FUNC T qd_float_to_int(F x) {
+  const bool is_signed = T(-1) < T(0);
+  const unsigned long long sign_bit = 1ull << (8 * sizeof(T) - 1);
+  const double past_top = is_signed ? static_cast<double>(sign_bit) : 2.0 * static_cast<double>(sign_bit);
+  const double v = static_cast<double>(x);
+  if (!(v == v)) return T(0);
+  if (v <= (is_signed ? -past_top : 0.0)) return is_signed ? static_cast<T>(sign_bit) : T(0);
+  if (v >= past_top) return static_cast<T>(is_signed ? sign_bit - 1 : ~0ull);
+  return static_cast<T>(x);
+}
+
 // int ** int: by squaring; a negative exponent gives 0 (1 for a base of 1, +-1 for -1), as integers do.
 // The products are taken modulo 2^64, so an overflowing power wraps as in numpy: signed overflow would
 // be undefined, and the compiler could then assume a nonzero base never gives 0.
