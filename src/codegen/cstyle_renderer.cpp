@@ -170,12 +170,20 @@ std::string CStyleRenderer::cast(const Cast& c) {
 }
 
 // Release mode: contiguous arrays index from the shape, so the offset is affine in the innermost
-// index and loops vectorize; strided arrays use the strides. Debug mode checks every index.
+// index and loops vectorize; strided arrays use the strides. Debug mode checks every index. A
+// runtime element index is clamped into its element dim in release mode, so a wrong one reads
+// another entry of the same element instead of memory outside the array.
 std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
   const Param& p = *kernel_.find_param(ref.array);
   std::vector<std::string> index;
   for (const Expr& i : ref.indices) index.push_back("(int64_t)(" + expr(i) + ")");
-  for (int e : ref.element_indices) index.push_back(std::to_string(e));
+  for (size_t e = 0; e < ref.element_indices.size(); ++e) {
+    std::optional<int64_t> constant = constant_index(ref.element_indices[e]);
+    std::string value = "(int64_t)(" + expr(ref.element_indices[e]) + ")";
+    if (constant) value = std::to_string(*constant);
+    else if (!kernel_.options.debug) value = "qd_clamp_index(" + value + ", " + std::to_string(p.element_shape[e]) + ")";
+    index.push_back(value);
+  }
   if (index.empty()) return "0";  // a 0-d array's one element: nothing to check
   if (kernel_.options.debug) {
     int k = param_index(kernel_, p.name);

@@ -112,6 +112,12 @@ std::optional<Op> find_op(const std::array<std::string_view, N>& names, std::str
 std::string_view binop_name(BinOp op) { return kBinOpNames[static_cast<size_t>(op)]; }
 bool unop_gives_i32(UnOp op) { return op == UnOp::logical_not || op == UnOp::isnan || op == UnOp::isinf; }
 
+std::optional<int64_t> constant_index(const Expr& e) {
+  const Const* c = as<Const>(e);
+  if (!c || c->holds_float()) return std::nullopt;
+  return c->int_value;
+}
+
 std::string_view unop_name(UnOp op) { return kUnOpNames[static_cast<size_t>(op)]; }
 std::string_view atomic_op_name(AtomicOp op) { return kAtomicOpNames[static_cast<size_t>(op)]; }
 std::optional<BinOp> binop_from_name(std::string_view name) { return find_op<BinOp>(kBinOpNames, name); }

@@ -125,12 +125,16 @@ struct Select : ExprNode {
       : ExprNode(kKind, type), cond(std::move(cond)), a(std::move(a)), b(std::move(b)) {}
 };
 
-// An element of an array param: one index per outer dim, one constant per element dim.
+// An element of an array param: one index per outer dim, one per element dim. Element indices are
+// integer constants except where the frontend indexes a vector/matrix element at run time (`a[k][i]`).
 struct ArrayRef {
   std::string array;
   std::vector<Expr> indices;
-  std::vector<int> element_indices;
+  std::vector<Expr> element_indices;
 };
+
+// The value of an integer constant element index; empty for a runtime one.
+std::optional<int64_t> constant_index(const Expr& e);
 
 struct Load : ExprNode {
   static constexpr ExprKind kKind = ExprKind::load;

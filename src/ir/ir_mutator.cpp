@@ -57,6 +57,7 @@ void IRVisitor::visit_select(const Select& e) {
 }
 void IRVisitor::visit_ref(const ArrayRef& ref) {
   for (const Expr& i : ref.indices) visit(i);
+  for (const Expr& i : ref.element_indices) visit(i);
 }
 void IRVisitor::visit_load(const Load& e) { visit_ref(e.ref); }
 void IRVisitor::visit_atomic(const Atomic& e) {
@@ -165,10 +166,14 @@ Expr IRMutator::visit_select(const Select& e, const Expr& self) {
   return c == e.cond && a == e.a && b == e.b ? self : Select::make(c, a, b, e.type);
 }
 ArrayRef IRMutator::mutate_ref(const ArrayRef& ref, bool* changed) {
-  ArrayRef out{ref.array, {}, ref.element_indices};
+  ArrayRef out{ref.array, {}, {}};
   for (const Expr& i : ref.indices) {
     out.indices.push_back(mutate(i));
     if (out.indices.back() != i) *changed = true;
+  }
+  for (const Expr& i : ref.element_indices) {
+    out.element_indices.push_back(mutate(i));
+    if (out.element_indices.back() != i) *changed = true;
   }
   return out;
 }

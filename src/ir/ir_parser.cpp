@@ -170,7 +170,8 @@ ArrayRef parse_ref(const SExpr& name, const SExpr& indices, const SExpr& element
   ArrayRef ref{atom(name, "an array name"), {}, {}};
   for (const SExpr& i : list(indices, "index expressions").items) ref.indices.push_back(parse_expr(i));
   for (const SExpr& i : list(element_indices, "element indices").items) {
-    ref.element_indices.push_back(static_cast<int>(parse_int(i)));
+    // A bare integer is a constant element index; an expression is a runtime one.
+    ref.element_indices.push_back(i.is_list ? parse_expr(i) : Const::make_int(DtypeCode::i32, parse_int(i)));
   }
   return ref;
 }

@@ -43,7 +43,8 @@ std::string print_ref(const ArrayRef& ref) {
   for (size_t i = 0; i < ref.indices.size(); ++i) out += (i ? " " : "") + print_expr(ref.indices[i]);
   out += ") (";
   for (size_t i = 0; i < ref.element_indices.size(); ++i) {
-    out += (i ? " " : "") + std::to_string(ref.element_indices[i]);
+    std::optional<int64_t> constant = constant_index(ref.element_indices[i]);
+    out += (i ? " " : "") + (constant ? std::to_string(*constant) : print_expr(ref.element_indices[i]));
   }
   return out + ")";
 }

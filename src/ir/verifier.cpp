@@ -40,12 +40,15 @@ class Verifier {
     require(static_cast<int>(ref.indices.size()) == p->ndim, "wrong index count on " + ref.array);
     require(ref.element_indices.size() == p->element_shape.size(), "wrong element index count on " + ref.array);
     for (size_t i = 0; i < ref.element_indices.size(); ++i) {
-      require(ref.element_indices[i] >= 0 && ref.element_indices[i] < p->element_shape[i],
+      std::optional<int64_t> constant = constant_index(ref.element_indices[i]);
+      require(!constant || (*constant >= 0 && *constant < p->element_shape[i]),
               "element index out of range on " + ref.array);
     }
-    for (const Expr& i : ref.indices) {
-      expr(i);
-      if (stage_ == Stage::typed) require(i->type && is_integral(*i->type), "non-integer index on " + ref.array);
+    for (const std::vector<Expr>* list : {&ref.indices, &ref.element_indices}) {
+      for (const Expr& i : *list) {
+        expr(i);
+        if (stage_ == Stage::typed) require(i->type && is_integral(*i->type), "non-integer index on " + ref.array);
+      }
     }
     return *p;
   }

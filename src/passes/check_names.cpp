@@ -75,9 +75,9 @@ class NameChecker : public IRVisitor {
                                             count(ref.element_indices.size(), "element index", "element indices") + ".");
     }
     for (size_t i = 0; i < ref.element_indices.size(); ++i) {
-      int e = ref.element_indices[i];
-      if (e < 0 || e >= p.element_shape[i]) {
-        fail(KernelUserError::Kind::type, "Element index " + std::to_string(e) + " of array '" + p.name +
+      std::optional<int64_t> e = constant_index(ref.element_indices[i]);  // runtime ones are checked at run time
+      if (e && (*e < 0 || *e >= p.element_shape[i])) {
+        fail(KernelUserError::Kind::type, "Element index " + std::to_string(*e) + " of array '" + p.name +
                                               "' is out of range: element dimension " + std::to_string(i) +
                                               " has size " + std::to_string(p.element_shape[i]) + ".");
       }

@@ -102,6 +102,12 @@ class TypeInference : public IRMutator {
              type_name(type_of(out.indices[i])) + ". Convert it with qd.cast(..., qd.i32).");
       }
     }
+    for (const Expr& e : out.element_indices) {
+      if (is_float(type_of(e))) {
+        fail("A vector or matrix element of array '" + ref.array + "' is indexed with a " + type_name(type_of(e)) +
+             "; indices must be integers. Convert it with qd.cast(..., qd.i32).");
+      }
+    }
     return out;
   }
   Expr visit_load(const Load& l, const Expr& self) override {

@@ -4,6 +4,7 @@ import operator
 
 from .builtins import Builtin, kernel_only
 from .compound_params import CompoundRef
+from .dynamic_index import DynamicIndexing, ElementLoad
 from .ir_builder import Expr
 from .struct_values import StructField, StructVar, is_struct
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
@@ -42,7 +43,7 @@ class VectorMethod:
         self.name = name
 
 
-class ExprTranslator:
+class ExprTranslator(DynamicIndexing):
     def visit_Constant(self, node):
         return node.value
 
@@ -238,15 +239,17 @@ class ExprTranslator:
         return [self.ops.text(self.scalar(part, "an array index")) for part in parts]
 
     def array_element(self, array, index):
-        indices = " ".join(self.array_indices(array, index))
+        indices = self.array_indices(array, index)
         if not array.element_shape:
-            return Expr(f"(load {array.name} ({indices}) ())")
-        entries = [Expr(f"(load {array.name} ({indices}) ({' '.join(map(str, e))}))")
-                   for e in element_indices(array.element_shape)]
+            return Expr(f"(load {array.name} ({' '.join(indices)}) ())")
+        # ElementLoads, so that a runtime index into the element merges into one load (dynamic_index.py).
+        entries = [ElementLoad(array.name, indices, e) for e in element_indices(array.element_shape)]
         return VectorValue(entries, array.element_shape)
 
     def vector_element(self, vector, index):
         parts = list(index) if isinstance(index, tuple) else [index]
+        if any(isinstance(p, Expr) for p in parts):
+            return self.dynamic_vector_element(vector, parts)
         if not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
             raise self.fail(
                 f"{describe(vector)} can only be indexed with constant integers, but got {describe(index)}",

@@ -1,6 +1,7 @@
 # python/quadrants/lang/stmts.py: translation of statements: assignments, if/while, break/continue, return.
 import ast
 
+from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
 from .ir_builder import Expr, string_text
 from .loops import LoopTranslator
@@ -29,9 +30,13 @@ class VarTarget:
 
 
 class ArrayTarget:
+    """An array element's entry; element_index holds IR texts (constants, or one runtime index)."""
+
     def __init__(self, array, indices, element_index):
         self.array = array
-        self.where = f"{array.name} ({' '.join(indices)}) ({' '.join(map(str, element_index))})"
+        self.indices = list(indices)
+        self.element_index = [str(e) for e in element_index]
+        self.where = f"{array.name} ({' '.join(self.indices)}) ({' '.join(self.element_index)})"
 
     def load(self):
         return Expr(f"(load {self.where})")
@@ -147,12 +152,18 @@ class StmtTranslator(LoopTranslator):
                 raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target",
                                 kind="type")
             for element, item in zip(target.targets, value.entries):
-                self.builder.emit(element.store_head(self.sink_text(item)))
+                self.emit_store(element, self.sink_text(item))
             return
         if isinstance(value, VectorValue):
             raise self.fail(f"cannot assign {describe(value)} to a scalar", kind="type",
                             hint="declare a new variable for the vector, or index it: v[0].")
-        self.builder.emit(target.store_head(self.sink_text(self.scalar(value, "the assigned value"))))
+        self.emit_store(target, self.sink_text(self.scalar(value, "the assigned value")))
+
+    def emit_store(self, target, text):
+        if isinstance(target, SelectTarget):  # picked by a runtime index (dynamic_index.py)
+            target.emit_store(self, text)
+        else:
+            self.builder.emit(target.store_head(text))
 
     def lvalue(self, node):
         """What an assignment target refers to: a local, an array element, or a vector of those."""
@@ -193,6 +204,9 @@ class StmtTranslator(LoopTranslator):
     def vector_target_element(self, base, index):
         if not isinstance(base, VectorTarget):
             raise self.fail("only vectors, matrices and arrays can be indexed in an assignment", kind="type")
+        parts = list(index) if isinstance(index, tuple) else [index]
+        if any(isinstance(p, Expr) for p in parts):
+            return self.dynamic_target_element(base, parts)
         shadow = VectorValue(base.targets, base.shape)
         element = self.vector_element(shadow, index)
         return VectorTarget(element.entries, element.shape) if isinstance(element, VectorValue) else element
@@ -216,6 +230,8 @@ class StmtTranslator(LoopTranslator):
 
     def needs_atomic(self, target):
         first = target.targets[0] if isinstance(target, VectorTarget) else target
+        if isinstance(first, SelectTarget) and first.writes_array:
+            return True
         return isinstance(first, ArrayTarget) or first.parallel_depth < self.parallel_depth
 
     def target_value(self, target):
@@ -234,6 +250,8 @@ class StmtTranslator(LoopTranslator):
             return VectorValue([self.atomic_update(op, t, v) for t, v in zip(target.targets, value.entries)],
                                target.shape)
         text = self.ops.text(self.scalar(value, "the value of an atomic update"))
+        if isinstance(target, SelectTarget):
+            return target.emit_atomic(self, op, text)
         return Expr(target.atomic_head(op, text), side_effect=True)
 
     def emit_effects(self, value):

@@ -439,4 +439,9 @@ QD_FUNC bool qd_check_i32_extent(const QdLaunchContext* ctx, int32_t arg_index, 
 template <class T>
 QD_FUNC T qd_load_checked(const T* data, int64_t offset) { return offset < 0 ? T() : data[offset]; }
 
+// A runtime element index in release mode: kept inside [0, extent), so a wrong one cannot leave the array.
+QD_FUNC int64_t qd_clamp_index(int64_t index, int64_t extent) {
+  return index < 0 ? 0 : index >= extent ? extent - 1 : index;
+}
+
 #endif  // QD_RUNTIME_H
