@@ -38,6 +38,29 @@ from .lang import impl  # noqa: F401  qd.lang.impl, upstream's runtime internals
 from .lang import _template_mapper, exception, ops  # noqa: F401  upstream module paths under qd.lang
 from .lang.errors import *  # noqa: F401,F403  every exception class upstream exports at the top level
 from .matrix import Matrix, Vector
+from .lang.sparse_access import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
+from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).pointer(...).place(x)
+    FieldsBuilder,
+    SNode,
+    SNodeTree,
+    axes,
+    i,
+    ij,
+    ijk,
+    ijkl,
+    ijl,
+    ik,
+    ikl,
+    il,
+    j,
+    jk,
+    jkl,
+    jl,
+    k,
+    kl,
+    l,
+    root,
+)
 from .ndarray import Ndarray, ndarray
 from .torch_ops import torch_op
 # Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.

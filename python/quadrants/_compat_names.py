@@ -80,8 +80,9 @@ class extension:
     extfunc = "extfunc"
 
 
-# What qd.cpu and qd.cuda support: 64-bit data, and assertions under qd.init(debug=True).
-_SUPPORTED_EXTENSIONS = {extension.data64, extension.assertion}
+# What qd.cpu and qd.cuda support: 64-bit data, assertions under qd.init(debug=True), and sparse SNodes
+# (pointer, bitmasked, dynamic: snode.py).
+_SUPPORTED_EXTENSIONS = {extension.data64, extension.assertion, extension.sparse}
 
 
 def is_extension_supported(arch, ext):

@@ -1,27 +1,229 @@
 # python/quadrants/field.py: qd.field and the vector/matrix fields behind qd.Vector.field / qd.Matrix.field.
-from ._container import ArrayContainer, MatrixContainer
+#
+# A field is placed in an SNode tree (snode.py): qd.field(dtype, shape) places it in a dense node of
+# qd.root at once; qd.field(dtype) waits for `node.place(x)`. Until its tree is finalized a field has no
+# storage, and every use says why. A field with an offset or sparse ancestors has a FieldLayout
+# (field_layout.py) that shifts indices and keeps cells' activity; plain dense fields have none.
+import numbers
+
+from . import _runtime
+from ._container import ArrayContainer, MatrixContainer, normalize_shape
+from ._element_ref import element_ref
+from .lang.errors import QuadrantsRuntimeError, QuadrantsSyntaxError
+
+_OPTIONS = {"name", "needs_grad", "order", "layout", "offset", "needs_dual", "ndim"}
 
 
-def _check_field_options(kwargs):
-    allowed = {"name", "needs_grad", "order", "layout", "offset", "needs_dual"}
-    unknown = set(kwargs) - allowed
+def _check_field_options(kwargs, shape):
+    """The offset (a tuple or None) after checking every option as upstream does."""
+    unknown = set(kwargs) - _OPTIONS
     if unknown:
         raise TypeError(f"qd.field() got unexpected keyword argument(s): {', '.join(sorted(unknown))}.")
     if kwargs.get("needs_grad") or kwargs.get("needs_dual"):
         raise NotImplementedError("Fields with gradients (needs_grad=True) are not supported yet.")
-    if kwargs.get("offset") or kwargs.get("order") not in (None, "", "ij"[: len(kwargs.get("order") or "")]):
-        raise NotImplementedError("Field offsets and custom layouts are not supported yet.")
+    layout = kwargs.get("layout")
+    if layout is not None:
+        from .types.enums import Layout
+
+        if layout not in (Layout.AOS, Layout.SOA, Layout.NULL):
+            raise ValueError(f"layout= expects qd.Layout.AOS or qd.Layout.SOA, but got {layout!r}.")
+    offset, order = kwargs.get("offset"), kwargs.get("order")
+    if shape is None:
+        if offset is not None:
+            raise QuadrantsSyntaxError("shape cannot be None when offset is set")
+        if order is not None:
+            raise QuadrantsSyntaxError("shape cannot be None when order is set")
+        return None
+    ndim = 1 if isinstance(shape, numbers.Integral) else len(tuple(shape))
+    if order is not None:  # memory order only, which no program can observe here: checked, then ignored
+        if len(order) != ndim:
+            raise QuadrantsSyntaxError(f"The dimensionality of shape and order must be the same ({ndim} != "
+                                       f"{len(order)})")
+        if len(set(order)) != len(order) or any(not 0 <= ord(c) - ord("i") < ndim for c in order):
+            raise QuadrantsSyntaxError(f"order={order!r} must name each of the first {ndim} axes (ijkl...) once")
+    if offset is None:
+        return None
+    offset = (offset,) if isinstance(offset, numbers.Integral) else tuple(offset)
+    if len(offset) != ndim:
+        raise QuadrantsSyntaxError(f"The dimensionality of shape and offset must be the same ({ndim} != "
+                                   f"{len(offset)})")
+    return offset
+
+
+class NoStorage:
+    """The `_array` of a field without storage (not placed, tree not finalized, or destroyed):
+    every use raises a QuadrantsRuntimeError that says why."""
+
+    def __init__(self, message):
+        self.message = message
+
+    def __getattr__(self, name):
+        raise QuadrantsRuntimeError(self.message)
 
 
 class Field(ArrayContainer):
     """A global array that kernels use directly (no argument needed); scalar elements."""
 
     _kind = "field"
+    _layout = None  # a FieldLayout for offsets and sparse ancestors; None for a plain dense field
+    _place_node = None  # the SNode of type place that holds this field
 
     def __init__(self, dtype, shape, element_shape=(), **kwargs):
-        _check_field_options(kwargs)
+        offset = _check_field_options(kwargs, shape)
         self.name = kwargs.get("name")
-        super().__init__(dtype, shape, element_shape)
+        _runtime.config()  # initializes with defaults if qd.init() was not called
+        self.dtype = _runtime.cook_dtype(dtype)
+        self._element_shape = tuple(element_shape)
+        self.shape = None
+        self._array = NoStorage(f"{self._describe()} is not placed: give qd.field() a shape, or place it first, e.g. "
+                                "qd.root.dense(qd.i, n).place(x).")
+        if shape is not None:
+            from .snode import field_node_for_shape
+
+            shape = normalize_shape(shape, f"qd.{self._kind}()")
+            field_node_for_shape(shape).place(self, offset=offset)
+
+    def _describe(self):
+        return f"field '{self.name}'" if self.name else f"a qd.field({self.dtype.name})"
+
+    # ---- placement and storage (snode.py) -------------------------------------------------------
+    def _place(self, node, offset):
+        from .field_layout import FieldLayout
+
+        self._place_node = node
+        self.shape = node.shape
+        if offset is not None or node._activity_path():
+            self._layout = FieldLayout(self, node, offset)
+        if node._tree.finalized:
+            self._allocate()
+        else:
+            self._array = NoStorage(f"{self._describe()} was placed in a qd.FieldsBuilder that is not finalized yet; "
+                                    "call fb.finalize() before using it.")
+
+    def _allocate(self):
+        ArrayContainer.__init__(self, self.dtype, self.shape, self._element_shape)
+
+    def _free(self, reason):
+        if not isinstance(self._array, NoStorage):
+            self._array.release()
+        self._array = NoStorage(f"{self._describe()} has no storage any more: {reason}.")
+
+    def _release(self):
+        if not isinstance(self._array, NoStorage):
+            self._array.release()
+
+    def _zero_storage(self):
+        self._array.fill(0)
+
+    @property
+    def snode(self):
+        """The SNode (of type place) that holds this field; parent() is the node it was placed in."""
+        if self._place_node is None:
+            raise QuadrantsRuntimeError(f"{self._describe()} is not placed yet, so it has no SNode.")
+        return self._place_node
+
+    def parent(self, n=1):
+        """The n-th ancestor of the field's SNode: x.parent() is the node x was placed in."""
+        return self.snode.parent(n)
+
+    @property
+    def _name(self):
+        return self.name or ""
+
+    # ---- Python-scope access with offsets and activity ----------------------------------------------
+    def _check_storage(self):
+        if isinstance(self._array, NoStorage):
+            raise QuadrantsRuntimeError(self._array.message)
+
+    @property
+    def _numpy_shape(self):
+        self._check_storage()
+        return self.shape + self._element_shape
+
+    def _index(self, key):
+        self._check_storage()
+        index = ArrayContainer._index(self, key)
+        layout = self._layout
+        if layout is not None and layout.offset is not None:
+            for d, shift in enumerate(layout.offset):
+                index[d] -= shift
+        return index
+
+    def __getitem__(self, key):
+        layout = self._layout
+        if layout is None or layout.activity is None or not self._element_shape:
+            return ArrayContainer.__getitem__(self, key)
+        index = self._index(key)
+        if len(index) != len(self.shape):
+            return self._array.get(index)
+        return element_ref(_Activating(self, index), index)  # writes through it activate the cell
+
+    def __setitem__(self, key, value):
+        ArrayContainer.__setitem__(self, key, value)
+        layout = self._layout
+        if layout is not None and layout.activity is not None:
+            layout.activate(self._index(key)[: len(self.shape)])
+
+    def fill(self, value):
+        """Sets every element (of a sparse field: every element of its active cells) to value."""
+        self._check_storage()
+        ArrayContainer.fill(self, value)
+        if self._layout is not None:
+            self._layout.clear_inactive()
+
+    def from_numpy(self, arr):
+        """Copies a numpy array in; a sparse field takes the values of its active cells only."""
+        self._check_storage()
+        ArrayContainer.from_numpy(self, arr)
+        if self._layout is not None:
+            self._layout.clear_inactive()
+
+    def from_torch(self, tensor):
+        """Copies a torch tensor in; a sparse field takes the values of its active cells only."""
+        self._check_storage()
+        ArrayContainer.from_torch(self, tensor)
+        if self._layout is not None:
+            self._layout.clear_inactive()
+
+    def copy_from(self, other):
+        """Copies another field or ndarray of the same shape into this one (activating every cell)."""
+        self._check_storage()
+        ArrayContainer.copy_from(self, other)
+        if self._layout is not None:
+            self._layout.activate_all()
+
+    def __iter__(self):
+        raise NotImplementedError("Struct for is only available in Quadrants scope: loop over a field inside a "
+                                  "kernel, or over range(n) / x.to_numpy() in Python.")
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        if self._layout is not None and self._layout.activity is not None:
+            raise BufferError(f"{self._describe()} lives in a sparse SNode (pointer, bitmasked or dynamic), whose "
+                              "layout is not a dense array; copy it out with to_numpy() or to_torch().")
+        return ArrayContainer.__dlpack__(self, stream, max_version, dl_device, copy)
+
+
+class _Activating:
+    """What element_ref writes a vector/matrix element of a sparse field through: every write
+    also activates the element's cells."""
+
+    def __init__(self, field, index):
+        self.dtype = field.dtype
+        self._element_shape = field._element_shape
+        self._array = _ActivatingArray(field, index)
+
+
+class _ActivatingArray:
+    def __init__(self, field, index):
+        self._field = field
+        self._index = list(index)
+
+    def get(self, index):
+        return self._field._array.get(index)
+
+    def set(self, index, value):
+        self._field._array.set(index, value)
+        self._field._layout.activate(self._index)
 
 
 class MatrixField(MatrixContainer, Field):
@@ -39,9 +241,22 @@ class MatrixField(MatrixContainer, Field):
         )
 
 
+class HiddenField(Field):
+    """Storage the layout adds (activity masks, dynamic lengths): a dense array in no SNode tree."""
+
+    def __init__(self, dtype, shape):
+        self.name = None
+        ArrayContainer.__init__(self, dtype, shape, ())
+
+
+def hidden_field(dtype, shape):
+    return HiddenField(dtype, shape)
+
+
 def field(dtype, shape=None, **kwargs):
     """A field of scalars, qd.field(qd.f32, shape=(4, 4)), of vectors/matrices, qd.field(qd.math.vec3, shape=4),
-    or of structs, qd.field(qd.types.struct(...), shape=4)."""
+    or of structs, qd.field(qd.types.struct(...), shape=4). Without a shape it is placed later:
+    qd.root.dense(qd.i, 4).place(x)."""
     from .lang.types import VectorType
     from .struct import StructType
 
@@ -55,3 +270,4 @@ def field(dtype, shape=None, **kwargs):
 def element_dtype(vector_type):
     """The scalar dtype of a qd.types.vector/matrix: Python's float (default_fp) where it has none."""
     return float if vector_type.dtype is None else vector_type.dtype
+

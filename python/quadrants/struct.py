@@ -524,7 +524,8 @@ class StructField(Field):
         for key, member in field_dict.items():
             if not isinstance(member, Field):
                 raise TypeError(f"Struct field member '{key}' must be a field, but got {type(member).__name__}.")
-        shapes = {tuple(member.shape) for member in field_dict.values()}
+        # None: members not placed yet (qd.root.dense(...).place(f) places them and sets the shape, snode.py)
+        shapes = {None if member.shape is None else tuple(member.shape) for member in field_dict.values()}
         if len(shapes) != 1:
             raise ValueError(f"The members of a struct field must have one shape, but got "
                              f"{', '.join(f'{k}: {tuple(m.shape)}' for k, m in field_dict.items())}.")

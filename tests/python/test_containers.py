@@ -41,8 +41,12 @@ def test_integer_shape_means_one_dimension():
     assert qd.field(qd.i32, shape=[2, 3]).shape == (2, 3)
 
 
-def test_field_without_shape_is_zero_dimensional():
+def test_field_without_shape_is_placed_later():
+    # As upstream: qd.field(dtype) has no storage until placed; qd.root.place(x) makes it 0-d.
     x = qd.field(qd.f64)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="not placed"):
+        x[None] = 2.5
+    qd.root.place(x)
     assert x.shape == ()
     x[None] = 2.5
     assert x[None] == 2.5

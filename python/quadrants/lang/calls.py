@@ -184,7 +184,9 @@ class CallTranslator:
 
     def call_grouped(self, func, args, kwargs):
         self.expect_arity(func, args, kwargs, 1)
-        if not isinstance(args[0], (ArrayRef, StructField, qd_builtins.NdRange)):
+        from ..snode import SNode
+
+        if not isinstance(args[0], (ArrayRef, StructField, qd_builtins.NdRange, SNode)):
             raise self.fail(f"qd.grouped() needs an ndarray, a field or qd.ndrange(...), but got {describe(args[0])}",
                             kind="type")
         return qd_builtins.Grouped(args[0])

@@ -6,6 +6,7 @@ from .builtins import Builtin, kernel_only
 from .compound_params import CompoundRef
 from .dynamic_index import DynamicIndexing, ElementLoad
 from .ir_builder import Expr
+from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
 from .struct_values import StructField, StructVar, is_struct
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
@@ -160,6 +161,11 @@ class ExprTranslator(DynamicIndexing):
             return self.compound_member(base, attr)
         if is_struct(base):  # a struct value or a Python-scope qd.Struct (struct_values.py)
             return self.struct_member(base, attr)
+        if isinstance(base, FieldRef) and attr != "shape":  # x.parent(), y.append ... (sparse_access.py)
+            return field_attribute(self, base, attr)
+        method = list_method(self, base, attr)  # x[i].append(v) on a dynamic list
+        if method is not None:
+            return method
         if isinstance(base, ArrayRef):
             if attr == "shape":
                 if base.static_shape is not None:
@@ -209,6 +215,10 @@ class ExprTranslator(DynamicIndexing):
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         index = self.visit(node.slice)
+        if isinstance(base, (FieldRef, StructField)):  # x[i] of a field over dynamic lists: the list (sparse_access.py)
+            found = field_subscript(self, base, index)
+            if found is not None:
+                return found
         if isinstance(base, ArrayRef):
             return self.array_element(base, index)
         if isinstance(base, StructField):
@@ -236,6 +246,8 @@ class ExprTranslator(DynamicIndexing):
                 kind="type",
                 hint="index every outer dimension at once, e.g. x[i, j] for a 2-d array.",
             )
+        if isinstance(array, FieldRef):  # field offsets (sparse_access.py)
+            parts = shift_indices(self, array, [self.scalar(part, "an array index") for part in parts])
         return [self.ops.text(self.scalar(part, "an array index")) for part in parts]
 
     def array_element(self, array, index):

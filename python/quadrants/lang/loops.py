@@ -10,6 +10,7 @@ import builtins as _py_builtins
 from . import builtins as qd_builtins
 from .exprs import is_runtime
 from .ir_builder import Expr, Stmt
+from .sparse_access import sparse_iteration_space
 from .struct_values import StructField
 from .values import ArrayRef, LocalVar, StaticBinding, VectorValue
 from .vector_ops import describe
@@ -26,6 +27,7 @@ class LoopSpace:
         self.bounds = bounds or [(0, 1)]
         self.steps = steps or [None] * len(self.bounds)
         self.grouped = grouped
+        self.guard = None  # struct-fors over sparse cells: guard(tr, index_names, kind) skips inactive ones
 
 
 class LoopTranslator:
@@ -91,6 +93,9 @@ class LoopTranslator:
         if isinstance(value, qd_builtins.NdRange):
             return LoopSpace([(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
                               for b, e in value.bounds], grouped=grouped)
+        space = sparse_iteration_space(self, value, grouped)  # SNodes, offsets, sparse fields (sparse_access.py)
+        if space is not None:
+            return space
         if isinstance(value, StructField):  # its members' shared shape (struct_values.py)
             return LoopSpace([(0, extent) for extent in value.shape], grouped=grouped)
         if isinstance(value, ArrayRef):
@@ -185,6 +190,8 @@ class LoopTranslator:
         self.push_scope()
         try:
             self.bind_loop_indices(targets, index_names, offsets, space)
+            if space.guard is not None:
+                space.guard(self, index_names, kind)
             self.visit_body(node.body)
         finally:
             self.pop_scope()

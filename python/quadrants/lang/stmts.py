@@ -5,6 +5,7 @@ from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
 from .ir_builder import Expr, string_text
 from .loops import LoopTranslator
+from .sparse_access import FieldRef, activate_for_store
 from .struct_values import StructField, StructTarget, StructType, is_struct
 from .types import VectorType, scalar_dtype_name
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
@@ -196,6 +197,8 @@ class StmtTranslator(LoopTranslator):
 
     def array_target(self, array, index):
         indices = self.array_indices(array, index)
+        if isinstance(array, FieldRef) and array.activity:  # a store activates sparse cells (sparse_access.py)
+            activate_for_store(self, array, indices)
         if not array.element_shape:
             return ArrayTarget(array, indices, ())
         return VectorTarget([ArrayTarget(array, indices, e) for e in element_indices(array.element_shape)],

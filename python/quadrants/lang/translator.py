@@ -13,6 +13,7 @@ from .exprs import ExprTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from .random_numbers import RandomTranslator
 from .source import function_source
+from .sparse_access import kernel_ref
 from .stmts import StmtTranslator
 from .struct_values import StructTranslator, is_struct
 from .types import NdarrayType
@@ -132,10 +133,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         if ref is None:
             # Named after the Python global where there is one, so bounds errors name the field.
             name = self.names.fresh(py_name or f"_g{len(self.globals)}")
-            ref = ArrayRef(
-                name, container.dtype.name, len(container.shape), container._element_shape,
-                static_shape=tuple(container.shape), label=label or name,
-            )
+            ref = kernel_ref(self, container, name, label or name)  # fields get a FieldRef (sparse_access.py)
             self.global_refs[id(container)] = ref
             self.globals.append(container)
         return ref

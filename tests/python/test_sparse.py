@@ -1,0 +1,374 @@
+# tests/python/test_sparse.py: pointer and bitmasked SNodes: activation, struct-for over active cells, deactivation.
+"""Sparse SNodes from issue 12. A write activates the cells above an element; struct-for loops visit the
+active cells only; inactive cells read 0; qd.deactivate makes a cell inactive and zeroes it. Python
+scope follows upstream: element writes activate, fill/from_numpy write active cells only, copy_from
+writes (and activates) every cell, to_numpy reads inactive cells as 0. Checked against numpy."""
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+SPARSE = ["pointer", "bitmasked"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_runtime():
+    qd.init()
+    yield
+    qd.reset()
+
+
+def _blocks(kind, axes, blocks):
+    return getattr(qd.root, kind)(axes, blocks)
+
+
+@pytest.mark.parametrize("kind", SPARSE)
+def test_writes_activate_and_struct_for_visits_active_cells(kind):
+    x = qd.field(qd.f32)
+    count = qd.field(qd.i32, shape=())
+    _blocks(kind, qd.i, 16).dense(qd.i, 8).place(x)
+
+    @qd.kernel
+    def write(i: qd.i32, v: qd.f32):
+        x[i] = v
+
+    @qd.kernel
+    def visit():
+        for i in x:
+            count[None] += 1
+            x[i] += 1
+
+    write(3, 5.0)
+    write(100, 7.0)
+    x[127] = 2.0  # Python scope activates too
+    visit()
+    assert count[None] == 3 * 8  # blocks 0, 12 and 15, every element of each
+    expected = np.zeros(128, np.float32)
+    expected[0:8] = expected[96:104] = expected[120:128] = 1
+    expected[[3, 100, 127]] += [5, 7, 2]
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+
+
+@pytest.mark.parametrize("kind", SPARSE)
+def test_2d_blocks_is_active_and_reading_inactive_cells(kind):
+    x = qd.field(qd.i32)
+    block = _blocks(kind, qd.ij, (4, 4))
+    block.dense(qd.ij, (2, 3)).place(x)
+    active = qd.field(qd.i32, shape=(4, 4))
+
+    @qd.kernel
+    def probe() -> qd.i32:
+        for i, j in active:
+            active[i, j] = qd.is_active(block, [i, j])
+        return x[0, 0] + x[7, 11]
+
+    x[3, 4] = 9
+    x[6, 2] = 4
+    assert probe() == 0
+    expected = np.zeros((4, 4), np.int32)
+    expected[1, 1] = expected[3, 0] = 1
+    np.testing.assert_array_equal(active.to_numpy(), expected)
+
+
+def test_bitmasked_leaf_cells_and_nested_sparse_nodes():
+    x = qd.field(qd.i32)
+    c, s = qd.field(qd.i32, shape=()), qd.field(qd.i32, shape=())
+    bm = qd.root.bitmasked(qd.ij, (3, 6)).bitmasked(qd.i, 8)
+    bm.place(x)
+
+    @qd.kernel
+    def run():
+        x[5, 1] = 2
+        x[9, 4] = 20
+        x[0, 3] = 20
+
+    @qd.kernel
+    def total():
+        for i, j in x:
+            c[None] += qd.is_active(bm, [i, j])
+            s[None] += x[i, j]
+
+    run()
+    total()
+    assert (c[None], s[None]) == (3, 42)
+
+
+def test_pointer_of_pointer_counts_inner_blocks():
+    x = qd.field(qd.f32)
+    n = 8
+    qd.root.pointer(qd.i, n).pointer(qd.i, n).dense(qd.i, n).place(x)
+    count = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def visit():
+        for i in x:
+            count[None] += 1
+
+    for i in (0, 7, 9, 70, 71, 300):
+        x[i] = 1
+    visit()
+    assert count[None] == 4 * n  # inner blocks 0, 1, 8 and 37
+    assert x[301] == 0 and x[9] == 1
+
+
+@pytest.mark.parametrize("kind", SPARSE)
+def test_deactivate_zeroes_the_cell(kind):
+    x = qd.field(qd.f32)
+    ptr = _blocks(kind, qd.i, 16)
+    ptr.dense(qd.i, 16).place(x)
+    count = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def fill():
+        for i in range(16 * 16):
+            x[i] = 1.0
+
+    @qd.kernel
+    def clear_odd_blocks():
+        for b in ptr:
+            if b % 2 == 1:
+                qd.deactivate(ptr, b)
+
+    @qd.kernel
+    def visit():
+        for i in x:
+            count[None] += 1
+
+    fill()
+    clear_odd_blocks()
+    visit()
+    assert count[None] == 8 * 16
+    expected = np.tile(np.repeat([1.0, 0.0], 16), 8)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    x[16 + 3] = 5  # a deactivated block comes back with zeros around the new value
+    assert x.to_numpy()[16:32].sum() == 5
+
+
+def test_activate_without_writing():
+    x = qd.field(qd.f32)
+    ptr = qd.root.pointer(qd.i, 16)
+    ptr.dense(qd.i, 16).place(x)
+    count = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def activate():
+        qd.activate(ptr, qd.rescale_index(x, ptr, [1]))
+        qd.activate(ptr, qd.rescale_index(x, ptr, [32]))
+
+    @qd.kernel
+    def visit():
+        for i in x:
+            count[None] += 1
+
+    activate()
+    visit()
+    assert count[None] == 32
+    assert not x.to_numpy().any()
+
+
+def test_deactivating_a_parent_clears_its_children():
+    x = qd.field(qd.i32)
+    outer = qd.root.pointer(qd.i, 4)
+    inner = outer.bitmasked(qd.i, 4)
+    inner.dense(qd.i, 2).place(x)
+    active = qd.field(qd.i32, shape=16)
+
+    @qd.kernel
+    def run():
+        x[1] = 1
+        x[9] = 2
+        qd.deactivate(outer, 0)
+        for b in active:
+            active[b] = qd.is_active(inner, b)
+
+    run()
+    expected = np.zeros(16, np.int32)
+    expected[4] = 1
+    np.testing.assert_array_equal(active.to_numpy(), expected)
+    assert x.to_numpy().sum() == 2
+
+
+def test_deactivate_all_from_python():
+    x = qd.field(qd.f32)
+    y = qd.field(qd.f32, shape=4)
+    ptr = qd.root.pointer(qd.i, 4)
+    ptr.dense(qd.i, 4).place(x)
+    x[5] = 3
+    y[1] = 2
+    ptr.deactivate_all()
+    assert not x.to_numpy().any()
+    x[9] = 1
+    qd.root.deactivate_all()
+    assert not x.to_numpy().any() and y[1] == 2  # dense fields keep their values
+
+    @qd.kernel
+    def any_active() -> qd.i32:
+        n = 0
+        for i in ptr:
+            n += 1
+        return n
+
+    assert any_active() == 0
+
+
+@pytest.mark.parametrize("kind", SPARSE)
+def test_atomics_activate(kind):
+    x = qd.field(qd.i32)
+    _blocks(kind, qd.i, 8).dense(qd.i, 4).place(x)
+
+    @qd.kernel
+    def histogram():
+        for k in range(100):
+            qd.atomic_add(x[(k * 7) % 12], 1)
+
+    histogram()
+    expected = np.bincount((np.arange(100) * 7) % 12, minlength=32)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    count = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def visit():
+        for i in x:
+            count[None] += 1
+
+    visit()
+    assert count[None] == 12
+
+
+def test_python_scope_copies_follow_activity():
+    x = qd.field(qd.f32)
+    ptr = qd.root.pointer(qd.i, 4)
+    ptr.dense(qd.i, 4).place(x)
+    x[6] = 1
+    x.fill(2)  # the active block only
+    np.testing.assert_array_equal(x.to_numpy(), np.repeat([0, 2, 0, 0], 4))
+    x.from_numpy(np.arange(16, dtype=np.float32))  # the active block only
+    np.testing.assert_array_equal(x.to_numpy(), np.where(np.arange(16) // 4 == 1, np.arange(16), 0))
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(x.to_torch().numpy(), x.to_numpy())
+    x.from_torch(torch.ones(16))
+    np.testing.assert_array_equal(x.to_numpy(), np.repeat([0, 1, 0, 0], 4))
+    dense = qd.field(qd.f32, shape=16)
+    dense.fill(3)
+    x.copy_from(dense)  # writes every cell, so every cell becomes active
+    np.testing.assert_array_equal(x.to_numpy(), np.full(16, 3))
+
+    @qd.kernel
+    def blocks() -> qd.i32:
+        n = 0
+        for b in ptr:
+            n += 1
+        return n
+
+    assert blocks() == 4
+
+
+def test_dlpack_is_refused_for_sparse_fields():
+    x = qd.field(qd.f32)
+    qd.root.pointer(qd.i, 4).place(x)
+    with pytest.raises(BufferError, match="sparse SNode"):
+        x.__dlpack__()
+    dense = qd.field(qd.f32, shape=4, offset=-2)
+    assert dense.__dlpack__() is not None  # a dense layout exports, offset or not
+
+
+def test_vector_field_in_sparse_blocks():
+    v = qd.Vector.field(2, qd.f32)
+    ptr = qd.root.pointer(qd.i, 4)
+    ptr.dense(qd.i, 2).place(v)
+    v[5][1] = 3.0  # a write through the element activates its block
+    v[0] = qd.Vector([1.0, 2.0])
+
+    @qd.kernel
+    def norms() -> qd.f32:
+        s = 0.0
+        for i in v:
+            s += v[i].norm_sqr()
+        return s
+
+    assert norms() == pytest.approx(1 + 4 + 9)
+
+    @qd.kernel
+    def active_blocks() -> qd.i32:
+        n = 0
+        for b in ptr:
+            n += 1
+        return n
+
+    assert active_blocks() == 2
+
+
+def test_sparse_struct_field():
+    particle = qd.types.struct(pos=qd.math.vec2, mass=qd.f32)
+    p = particle.field()
+    qd.root.pointer(qd.i, 4).dense(qd.i, 4).place(p)
+
+    @qd.kernel
+    def write():
+        p[9].mass = 2.0
+        p[10].pos = qd.math.vec2(1, 2)
+
+    @qd.kernel
+    def visited() -> qd.i32:
+        n = 0
+        for i in p:
+            n += 1
+        return n
+
+    write()
+    assert visited() == 4
+    assert p.mass.to_numpy().sum() == 2.0 and p[10].pos[1] == 2.0
+
+
+def test_rescale_index_in_python_and_kernels():
+    a, b = qd.field(qd.f32), qd.field(qd.f32)
+    qd.root.dense(qd.ij, 4).dense(qd.ij, 4).place(a)
+    qd.root.dense(qd.ij, 4).place(b)
+    assert list(qd.rescale_index(a, b, [13, 6])) == [3, 1]
+    assert list(qd.rescale_index(b, a, qd.Vector([3, 1]))) == [12, 4]
+
+    @qd.kernel
+    def count_into_b():
+        for I in qd.grouped(a):
+            b[qd.rescale_index(a, b, I)] += 1.0
+
+    count_into_b()
+    np.testing.assert_array_equal(b.to_numpy(), np.full((4, 4), 16))
+
+
+def test_sparse_ops_reject_wrong_nodes():
+    x = qd.field(qd.f32)
+    dense = qd.root.dense(qd.i, 4)
+    dense.place(x)
+
+    @qd.kernel
+    def bad():
+        qd.activate(dense, 0)
+
+    with pytest.raises(qd.QuadrantsTypeError, match="works on pointer and bitmasked SNodes, but got a dense"):
+        bad()
+
+    @qd.kernel
+    def bad_count():
+        qd.activate(x.parent(), [0, 1])
+
+    with pytest.raises(qd.QuadrantsTypeError):
+        bad_count()
+    with pytest.raises(RuntimeError, match="can only be called inside"):
+        qd.activate(dense, 0)
+
+
+def test_activating_outside_a_pointer_fails_in_debug_mode():
+    qd.init(debug=True)
+    x = qd.field(qd.f32)
+    ptr = qd.root.pointer(qd.i, 4)
+    ptr.dense(qd.i, 8).place(x)
+
+    @qd.kernel
+    def activate(i: qd.i32):
+        qd.activate(ptr, i)
+
+    activate(3)
+    with pytest.raises(IndexError, match="index \\(7,\\) is out of bounds for 'pointer_activity' of shape \\(4,\\)"):
+        activate(7)
