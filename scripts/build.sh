@@ -7,8 +7,6 @@ exec 9>/tmp/quadrants-build.lock
 flock 9
 JOBS=$(nproc)
 cmake -S . -B build/cpp -DQD_BUILD_TESTS=ON -DQD_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/cpp -j "$JOBS" 2>&1 | grep -vE "^\[ *[0-9]+%\]|^-- " || true
-test "${PIPESTATUS[0]}" = 0
+cmake --build build/cpp -j "$JOBS" 2>&1 | { grep -vE "^\[ *[0-9]+%\]|^-- " || true; }
 CMAKE_BUILD_PARALLEL_LEVEL=$JOBS .venv/bin/python -m pip install -q --no-build-isolation --no-deps -e . 2>&1 \
-  | grep -v "^WARNING: Location" || true
-test "${PIPESTATUS[0]}" = 0
+  | { grep -v "^WARNING: Location" || true; }

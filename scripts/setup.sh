@@ -22,6 +22,6 @@ if ! $PY -c "import torch" 2>/dev/null; then
 fi
 # nvidia-cuda-nvrtc: NVRTC for compile-checking generated CUDA on machines without a GPU.
 $PY -m pip install -q numpy pytest hypothesis nanobind scikit-build-core array-api-compat nvidia-cuda-nvrtc 2>&1 \
-  | grep -v "^WARNING: Location" || true
+  | { grep -v "^WARNING: Location" || true; }
 
 bash scripts/build.sh
