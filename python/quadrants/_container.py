@@ -22,6 +22,8 @@ def normalize_shape(shape, what):
             raise TypeError(f"{what}: shape must be an int or a tuple of ints, but got {shape!r}.")
         if d < 0:
             raise ValueError(f"{what}: shape dimensions must be non-negative, but got {shape!r}.")
+        if d >= 2**63:
+            raise ValueError(f"{what}: shape {shape!r} is too large to address.")
     return tuple(int(d) for d in dims)
 
 
@@ -114,6 +116,9 @@ class ArrayContainer:
         device = torch.device("cpu" if device is None else device)
         if device.type not in ("cpu", "cuda"):
             raise ValueError(f"to_torch(device=...) expects a CPU or CUDA device, but got {device}.")
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"to_torch(device={str(device)!r}): this torch ({torch.__version__}) cannot reach a CUDA "
+                             "device; pass device='cpu', or install a CUDA build of torch on a machine with a GPU.")
         # A tensor on the target device, filled by one copy: device data never takes a trip via the host.
         out = torch.empty(self._numpy_shape, dtype=self.dtype.torch, device=device)
         import_dlpack(out).copy_from(self._array, "to_torch")

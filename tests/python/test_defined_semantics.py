@@ -107,3 +107,16 @@ def test_float_to_int_truncates_and_saturates(target, np_target, source, np_sour
 @pytest.mark.parametrize("target, np_target", [("u8", np.uint8), ("i32", np.int32), ("u64", np.uint64)])
 def test_constant_float_to_int_folds_to_the_same_value(value, target, np_target):
     assert _folded(f"(cast {target} (const f64 {value}))", target) == _saturate(float(value), np_target)
+
+
+def test_impossible_shapes_and_unreachable_devices_are_clear_errors():
+    qd.init(arch=qd.cpu)
+    with pytest.raises(ValueError, match=r"qd.ndarray\(\): shape \(9223372036854775808,\) is too large to address"):
+        qd.ndarray(qd.f32, shape=2**63)
+    with pytest.raises(ValueError, match="too large to address"):
+        qd.field(qd.f32, shape=(2**40, 2**40))
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this torch reaches a GPU")
+    with pytest.raises(ValueError, match=r"to_torch\(device='cuda'\): this torch .* cannot reach a CUDA device"):
+        qd.ndarray(qd.f32, shape=4).to_torch(device="cuda")
