@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/run_tests.sh: sets everything up, then runs every test: C++ (ctest) and Python (pytest), and
 # the kernel suites again on CUDA: on the GPU when there is one, else on the driver emulation; a full
-# run also installs the package into a fresh venv (scripts/check_install.sh).
+# run also installs the package into a fresh venv (scripts/check_install.sh) and runs the sanitizers
+# (scripts/sanitizers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -15,11 +16,14 @@ QD_CHECK_CUDA=$QD_CHECK_CUDA .venv/bin/python -m pytest -q tests/python "$@"
 
 # A full run also proves that the package installs and imports on its own: `pip install .` into a
 # fresh venv, then one kernel (about a minute on 2 cores). Runs with pytest arguments skip it.
+# It also runs the C++ tests under ASan + UBSan and the kernel suites with UBSan-instrumented
+# kernels (scripts/sanitizers.sh, about three minutes).
 if [ $# -eq 0 ]; then
   echo "== Fresh install (pip install . into a new venv) =="
   bash scripts/check_install.sh
+  bash scripts/sanitizers.sh
 else
-  echo "== Fresh install check skipped (pytest arguments given) =="
+  echo "== Fresh install and sanitizer checks skipped (pytest arguments given) =="
 fi
 
 # QD_TEST_ARCH=cuda makes qd.init() for the CPU pick CUDA; host-only tests (marked cpu_only) skip.
