@@ -63,6 +63,7 @@ from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).point
 )
 from .ndarray import Ndarray, ndarray
 from .torch_ops import torch_op
+from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(kernel_profiler=True))
 # Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.
 from .types.enums import Layout
 from . import types  # noqa: E402,F811

@@ -221,14 +221,15 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
 
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
+    _core.set_kernel_profiling(bool(values["kernel_profiler"]))
+    _core.clear_kernel_times()
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
     _core.set_target("cuda" if resolved is cuda else "cpu", device_id)
     debug = values["debug"]
     values.update(
         arch=resolved, default_fp=fp, default_ip=ip, default_up=_dtypes.u64 if ip is _dtypes.i64 else _dtypes.u32,
         check_out_of_bound=debug or values["check_out_of_bound"], offline_cache=bool(values["offline_cache"]),
-        print_ir=_dumping_ir(),
-        kernel_profiler=False,
+        print_ir=_dumping_ir(), kernel_profiler=bool(values["kernel_profiler"]),
         cpu_max_num_threads=threads or _core.num_threads(),
     )
     global _config
@@ -247,9 +248,6 @@ def _warn_about_partial_options(values):
     if values["print_ir"] and not _dumping_ir():
         warn("print_ir", "qd.init(print_ir=True) is not applied: the IR dump switch is read from the environment "
              "when the process starts; run with QD_DUMP_IR=1 to print the IR after each pass.")
-    if values["kernel_profiler"]:
-        warn("kernel_profiler", "qd.init(kernel_profiler=True) is ignored: quadrants has no kernel profiler yet; "
-             "time kernels with qd.sync() and time.perf_counter(), or torch.profiler.")
 
 
 def reset():

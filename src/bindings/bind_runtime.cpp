@@ -1,8 +1,10 @@
-// src/bindings/bind_runtime.cpp: process-wide runtime settings: the thread pool and container types.
+// src/bindings/bind_runtime.cpp: process-wide runtime settings: the thread pool, container types, the profiler.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include "bindings/arg_adapters.h"
 #include "quadrants/thread_pool.h"
+#include "runtime/kernel_profiler.h"
 
 namespace nb = nanobind;
 
@@ -14,6 +16,14 @@ void bind_runtime(nb::module_& m) {
   m.def("register_numpy_type", &register_numpy_type, "Registers numpy.ndarray for the direct argument path.");
   m.def("set_num_threads", &set_num_threads, "Resizes the CPU thread pool (0: one per hardware thread).");
   m.def("num_threads", [] { return default_thread_pool().num_threads(); });
+  m.def("set_kernel_profiling", &set_kernel_profiling, "Turns the kernel profiler on or off (qd.init(kernel_profiler=)).");
+  m.def("kernel_profiling", &kernel_profiling);
+  m.def("kernel_times", [] {
+    nb::list rows;
+    for (const KernelTimes& t : kernel_times()) rows.append(nb::make_tuple(t.name, t.count, t.total_ms, t.min_ms, t.max_ms));
+    return rows;
+  }, "(name, count, total_ms, min_ms, max_ms) per kernel launched since the last clear.");
+  m.def("clear_kernel_times", &clear_kernel_times);
 }
 
 }  // namespace qd::bindings

@@ -1,9 +1,11 @@
 // src/runtime/launch.cpp: specialization keys and kernel launch with error reporting.
 #include "runtime/launch.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "runtime/kernel_error.h"
+#include "runtime/kernel_profiler.h"
 
 namespace qd {
 
@@ -47,7 +49,13 @@ void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, const 
     // The pool is looked up under the gate: set_num_threads replaces it only when no kernel runs.
     std::shared_lock<std::shared_mutex> running(launch_gate());
     QdLaunchContext ctx{&default_thread_pool(), &ThreadPool::parallel_for_callback, &error, &error_flag};
-    spec.entry(args, &ctx, ret);
+    if (!kernel_profiling()) {
+      spec.entry(args, &ctx, ret);
+    } else {
+      auto start = std::chrono::steady_clock::now();
+      spec.entry(args, &ctx, ret);
+      record_kernel_time(kernel, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
   }
   if (error_flag == 0) return;
   raise_kernel_error(kernel, error, args, static_cast<int>(arg_names.size()), arg_names, spec.assert_messages);

@@ -154,7 +154,6 @@ def test_log_level_sets_the_quadrants_logger():
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"kernel_profiler": True}, "qd.init(kernel_profiler=True) is ignored: quadrants has no kernel profiler yet"),
     ({"print_ir": True}, "qd.init(print_ir=True) is not applied: the IR dump switch is read from the environment"),
 ])
 def test_options_that_cannot_be_honoured_here_warn_once(monkeypatch, kwargs, fragment):
