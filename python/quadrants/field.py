@@ -7,7 +7,10 @@
 import numbers
 
 from . import _runtime
-from ._container import ArrayContainer, MatrixContainer, normalize_shape
+import numpy as np
+
+from . import _dtypes
+from ._container import ArrayContainer, MatrixContainer, _encode, normalize_shape
 from ._element_ref import element_ref
 from .lang.errors import QuadrantsRuntimeError, QuadrantsSyntaxError
 
@@ -19,8 +22,9 @@ def _check_field_options(kwargs, shape):
     unknown = set(kwargs) - _OPTIONS
     if unknown:
         raise TypeError(f"qd.field() got unexpected keyword argument(s): {', '.join(sorted(unknown))}.")
-    if kwargs.get("needs_grad") or kwargs.get("needs_dual"):
-        raise NotImplementedError("Fields with gradients (needs_grad=True) are not supported yet.")
+    if kwargs.get("needs_dual"):
+        raise NotImplementedError("Fields with dual numbers (needs_dual=True, forward-mode autodiff) are not "
+                                  "supported yet.")
     layout = kwargs.get("layout")
     if layout is not None:
         from .types.enums import Layout
@@ -67,6 +71,7 @@ class Field(ArrayContainer):
     _kind = "field"
     _layout = None  # a FieldLayout for offsets and sparse ancestors; None for a plain dense field
     _place_node = None  # the SNode of type place that holds this field
+    grad = None  # the gradient field of needs_grad=True (quadrants/ad), placed beside this one
 
     def __init__(self, dtype, shape, element_shape=(), **kwargs):
         offset = _check_field_options(kwargs, shape)
@@ -77,6 +82,11 @@ class Field(ArrayContainer):
         self.shape = None
         self._array = NoStorage(f"{self._describe()} is not placed: give qd.field() a shape, or place it first, e.g. "
                                 "qd.root.dense(qd.i, n).place(x).")
+        if kwargs.get("needs_grad"):
+            from .ad._grads import grad_twin
+
+            name = f"{self.name}.grad" if self.name else None
+            self.grad = grad_twin(self, lambda: type(self)(self.dtype, None, self._element_shape, name=name))
         if shape is not None:
             from .snode import field_node_for_shape
 
@@ -99,9 +109,18 @@ class Field(ArrayContainer):
         else:
             self._array = NoStorage(f"{self._describe()} was placed in a qd.FieldsBuilder that is not finalized yet; "
                                     "call fb.finalize() before using it.")
+        if self.grad is not None and self.grad._place_node is None:
+            node.parent()._place_field(self.grad, offset)
 
     def _allocate(self):
-        ArrayContainer.__init__(self, self.dtype, self.shape, self._element_shape)
+        layout = self._layout
+        storage = layout.storage_shape() if layout is not None else self.shape
+        ArrayContainer.__init__(self, self.dtype, storage, self._element_shape)
+        self.shape = self._place_node.shape  # a pooled field's array has another shape (field_layout.py)
+
+    @property
+    def _pooled(self):
+        return self._layout is not None and self._layout.pool is not None
 
     def _free(self, reason):
         if not isinstance(self._array, NoStorage):
@@ -113,7 +132,10 @@ class Field(ArrayContainer):
             self._array.release()
 
     def _zero_storage(self):
-        self._array.fill(0)
+        if self._pooled:
+            self._layout.zero_used_chunks()
+        else:
+            self._array.fill(0)
 
     @property
     def snode(self):
@@ -151,29 +173,65 @@ class Field(ArrayContainer):
 
     def __getitem__(self, key):
         layout = self._layout
-        if layout is None or layout.activity is None or not self._element_shape:
+        if layout is None:
             return ArrayContainer.__getitem__(self, key)
         index = self._index(key)
-        if len(index) != len(self.shape):
-            return self._array.get(index)
-        return element_ref(_Activating(self, index), index)  # writes through it activate the cell
+        if len(index) == len(self.shape) and self._element_shape:
+            return element_ref(_ThroughLayout(self), index)  # reads and writes go through the layout
+        return layout.get(index)
 
     def __setitem__(self, key, value):
-        ArrayContainer.__setitem__(self, key, value)
         layout = self._layout
-        if layout is not None and layout.activity is not None:
-            layout.activate(self._index(key)[: len(self.shape)])
+        if layout is None:
+            ArrayContainer.__setitem__(self, key, value)
+            return
+        index = self._index(key)
+        if len(index) == len(self.shape) and self._element_shape:
+            values = self._element_values(value)
+            for e in np.ndindex(*self._element_shape):
+                layout.set(index + list(e), values[e].item())
+            return
+        layout.set(index, value)
 
     def fill(self, value):
         """Sets every element (of a sparse field: every element of its active cells) to value."""
         self._check_storage()
+        if self._pooled:
+            scalar = np.ndim(value) == 0 and not hasattr(value, "to_numpy")
+            self._layout.fill_active(value if scalar else _encode(self._element_values(value), self.dtype, "fill()"))
+            return
         ArrayContainer.fill(self, value)
         if self._layout is not None:
             self._layout.clear_inactive()
 
+    def to_numpy(self, dtype=None, keep_dims=False):
+        """Returns a new numpy array with the contents; inactive cells of sparse fields read 0."""
+        if not self._pooled:
+            return ArrayContainer.to_numpy(self, dtype, keep_dims)
+        data = self._layout.gather()
+        return data.astype(self.dtype.numpy if dtype is None else _dtypes.to_dtype(dtype).numpy).reshape(
+            self._export_shape(keep_dims))
+
+    def to_torch(self, device=None, keep_dims=False):
+        """Returns a new torch tensor with the contents (default: on the CPU)."""
+        if not self._pooled:
+            return ArrayContainer.to_torch(self, device, keep_dims)
+        import torch
+
+        return torch.from_numpy(self.to_numpy(keep_dims=keep_dims)).to("cpu" if device is None else device)
+
     def from_numpy(self, arr):
         """Copies a numpy array in; a sparse field takes the values of its active cells only."""
         self._check_storage()
+        if self._pooled:
+            if not isinstance(arr, np.ndarray):
+                raise TypeError(f"from_numpy() expects a numpy.ndarray, but got {type(arr).__name__}.")
+            values = np.asarray(self._expand(arr))
+            if values.shape != self._numpy_shape:
+                raise ValueError(f"from_numpy(): expected an array of shape {self._export_shape(False)}, but got "
+                                 f"{arr.shape}.")
+            self._layout.scatter(values.astype(self.dtype.numpy))
+            return
         ArrayContainer.from_numpy(self, arr)
         if self._layout is not None:
             self._layout.clear_inactive()
@@ -181,6 +239,9 @@ class Field(ArrayContainer):
     def from_torch(self, tensor):
         """Copies a torch tensor in; a sparse field takes the values of its active cells only."""
         self._check_storage()
+        if self._pooled:
+            self.from_numpy(tensor.detach().cpu().numpy())
+            return
         ArrayContainer.from_torch(self, tensor)
         if self._layout is not None:
             self._layout.clear_inactive()
@@ -188,9 +249,16 @@ class Field(ArrayContainer):
     def copy_from(self, other):
         """Copies another field or ndarray of the same shape into this one (activating every cell)."""
         self._check_storage()
-        ArrayContainer.copy_from(self, other)
-        if self._layout is not None:
-            self._layout.activate_all()
+        if self._layout is None:
+            ArrayContainer.copy_from(self, other)
+            return
+        self._layout.activate_all()
+        if self._pooled or getattr(other, "_pooled", False):
+            if not isinstance(other, ArrayContainer):
+                raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
+            self.from_numpy(other.to_numpy(keep_dims=True).reshape(other._numpy_shape))
+        else:
+            ArrayContainer.copy_from(self, other)
 
     def __iter__(self):
         raise NotImplementedError("Struct for is only available in Quadrants scope: loop over a field inside a "
@@ -203,27 +271,14 @@ class Field(ArrayContainer):
         return ArrayContainer.__dlpack__(self, stream, max_version, dl_device, copy)
 
 
-class _Activating:
-    """What element_ref writes a vector/matrix element of a sparse field through: every write
-    also activates the element's cells."""
+class _ThroughLayout:
+    """What element_ref reads and writes a vector/matrix element of a field with a layout through:
+    its FieldLayout's get/set, which find pooled storage and activate cells on writes."""
 
-    def __init__(self, field, index):
+    def __init__(self, field):
         self.dtype = field.dtype
         self._element_shape = field._element_shape
-        self._array = _ActivatingArray(field, index)
-
-
-class _ActivatingArray:
-    def __init__(self, field, index):
-        self._field = field
-        self._index = list(index)
-
-    def get(self, index):
-        return self._field._array.get(index)
-
-    def set(self, index, value):
-        self._field._array.set(index, value)
-        self._field._layout.activate(self._index)
+        self._array = field._layout
 
 
 class MatrixField(MatrixContainer, Field):

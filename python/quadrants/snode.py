@@ -75,11 +75,18 @@ class SNode:
         self._field = None  # the field of a place node
         self._mask = None  # pointer/bitmasked: u8 activity per cell
         self._lengths = None  # dynamic: i32 length per cell of the parent
+        self._slots = None  # a pooled pointer: i32 chunk slot and state per cell (field_layout.py)
+        self._next = None  # a pooled pointer: the next unused chunk slot (1-element i32)
         self.chunk_size = chunk_size
         self._axis_extent = dict(parent._axis_extent) if parent is not None else {}
         for axis, extent in zip(self._axes, self._extents):
             self._axis_extent[axis] = self._axis_extent.get(axis, 1) * extent
         self.dims = tuple(sorted(self._axis_extent))  # the axes of this node's indices, in order
+        # The outermost pointer of a path allocates its cells' data on activation, from a pool whose
+        # untouched pages the OS never maps: on the CPU only (CUDA memory is committed when allocated,
+        # so a pool there would save nothing; it keeps the dense layout with an activity mask).
+        self._pooled = (kind == "pointer" and not any(n._pooled for n in parent._path())
+                        and not _runtime.config().is_cuda)
         self._tree.nodes.append(self)
         if self._tree.eager:
             self._allocate()
@@ -125,8 +132,8 @@ class SNode:
             raise QuadrantsRuntimeError(f"{kind}(): an axis appears twice in {axes(*node_axes)}; give each axis once.")
         dynamic = next((n for n in self._path() if n._kind == "dynamic"), None)
         if dynamic is not None and dynamic._axes[0] in node_axes:
-            raise QuadrantsRuntimeError(f"{kind}(): axis {Axis(dynamic._axes[0])!r} belongs to the dynamic SNode above; "
-                                        "it cannot be subdivided further.")
+            raise QuadrantsRuntimeError(f"{kind}(): axis {Axis(dynamic._axes[0])!r} belongs to the dynamic SNode "
+                                        "above; it cannot be subdivided further.")
         child = SNode(kind, self, node_axes, extents, chunk_size=chunk_size)
         self._children.append(child)
         return child
@@ -171,7 +178,11 @@ class SNode:
         """Storage of the node's hidden arrays (fields get theirs in Field._place / _allocate)."""
         from .field import hidden_field
 
-        if self._kind in _KINDS_WITH_MASKS and self._mask is None:
+        if self._pooled and self._slots is None:
+            self._slots = hidden_field("i32", self.shape)
+            self._next = hidden_field("i32", (1,))
+            self._next._array.set([0], 1)  # slot 0 is the chunk of zeros that inactive cells read
+        elif self._kind in _KINDS_WITH_MASKS and not self._pooled and self._mask is None:
             self._mask = hidden_field("u8", self.shape)
         elif self._kind == "dynamic" and self._lengths is None:
             self._lengths = hidden_field("i32", self._parent.shape)
@@ -215,6 +226,17 @@ class SNode:
         return self._field._name if self._field is not None else self._kind
 
     @property
+    def _num_dynamically_allocated(self):
+        """Cells given memory so far: chunks handed out by a pooled pointer (the CPU), active cells of a
+        pointer with dense storage (CUDA, or nested in another pointer); 0 for other nodes."""
+        self._check_usable()
+        if self._pooled:
+            return self._next._array.get([0]) - 1
+        if self._kind == "pointer":
+            return int((self._mask.to_numpy() != 0).sum())
+        return 0
+
+    @property
     def _snode_tree_id(self):
         return self._tree.id
 
@@ -244,16 +266,19 @@ class SNode:
         """Deactivates every cell of every sparse node in this subtree; their fields read 0 again."""
         self._check_usable()
         cleared = set()
-        for node in self._subtree():
-            if node._mask is not None:
-                node._mask.fill(0)
-            if node._lengths is not None:
-                node._lengths.fill(0)
+        nodes = list(self._subtree())
+        for node in nodes:  # data first: a pool's fields zero the chunks its slots count
             if node.is_sparse:
                 for field in node._fields_below():
                     if id(field) not in cleared:
                         cleared.add(id(field))
                         field._zero_storage()
+        for node in nodes:
+            for hidden in (node._mask, node._lengths, node._slots):
+                if hidden is not None:
+                    hidden.fill(0)
+            if node._next is not None:
+                node._next._array.set([0], 1)
 
     def _check_usable(self):
         if self._tree.destroyed:
@@ -403,7 +428,7 @@ class SNodeTree:
         for field in self._tree.fields:
             field._free("its SNode tree was destroyed (SNodeTree.destroy())")
         for node in self._tree.nodes:
-            for hidden in (node._mask, node._lengths):
+            for hidden in (node._mask, node._lengths, node._slots, node._next):
                 if hidden is not None:
                     hidden._free("its SNode tree was destroyed")
 

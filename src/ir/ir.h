@@ -331,10 +331,16 @@ struct Param {
   int total_dims() const { return ndim + static_cast<int>(element_shape.size()); }
 };
 
+// Reverse-mode autodiff: array param `grad` holds the gradient of array param `primal` (see reverse_ad.cpp).
+struct AdjointPair {
+  std::string primal, grad;
+};
+
 struct Kernel {
   std::string name;
   KernelOptions options;
   std::vector<Param> params;
+  std::vector<AdjointPair> adjoints;  // non-empty: compile this kernel's adjoint instead (docs/IR.md)
   std::optional<DtypeCode> returns;  // empty: void
   Block body;
   const Param* find_param(const std::string& name) const;

@@ -340,10 +340,24 @@ KernelOptions parse_options(const SExpr& e) {
   return o;
 }
 
+// Removes the optional (adjoint (PRIMAL GRAD)...) clause between params and returns; its pairs.
+std::vector<AdjointPair> take_adjoint_clause(SExpr& top) {
+  std::vector<AdjointPair> pairs;
+  if (!top.is_list || top.items.size() != 7) return pairs;
+  for (size_t i = 1; i < form(top.items[4], "adjoint", -1).items.size(); ++i) {
+    const SExpr& pair = list(top.items[4].items[i], "a pair (PRIMAL GRAD)");
+    if (pair.items.size() != 2) fail(pair, "expected a pair (PRIMAL GRAD) of array param names.");
+    pairs.push_back({atom(pair.items[0], "an array param name"), atom(pair.items[1], "an array param name")});
+  }
+  top.items.erase(top.items.begin() + 4);
+  return pairs;
+}
+
 }  // namespace
 
 Kernel parse_kernel(std::string_view text) {
   SExpr top = Reader(text).read_top();
+  std::vector<AdjointPair> adjoints = take_adjoint_clause(top);
   form(top, "kernel", 5);
   Kernel k;
   k.name = atom(top.items[1], "the kernel's name");
@@ -353,6 +367,7 @@ Kernel parse_kernel(std::string_view text) {
   if (!identifier) fail(top.items[1], "the kernel's name must be an identifier ([A-Za-z_][A-Za-z0-9_]*), but got '" +
                                           k.name + "'.");
   k.options = parse_options(top.items[2]);
+  k.adjoints = std::move(adjoints);
   for (size_t i = 1; i < form(top.items[3], "params", -1).items.size(); ++i) {
     k.params.push_back(parse_param(top.items[3].items[i]));
   }

@@ -171,6 +171,10 @@ std::string print_kernel(const Kernel& k) {
   if (!o.source_file.empty()) out += " (source_file " + quote(o.source_file) + ")";
   out += ")\n  (params";
   for (const Param& p : k.params) out += "\n    " + print_param(p);
+  if (!k.adjoints.empty()) {
+    out += ")\n  (adjoint";
+    for (const AdjointPair& pair : k.adjoints) out += " (" + pair.primal + " " + pair.grad + ")";
+  }
   out += ")\n  (returns " + (k.returns ? type_text(k.returns) : std::string("void")) + ")\n  (body";
   for (const Stmt& s : k.body) out += "\n    " + print_stmt(s, "    ");
   return out + "))\n";

@@ -4,6 +4,8 @@ active cells only; inactive cells read 0; qd.deactivate makes a cell inactive an
 scope follows upstream: element writes activate, fill/from_numpy write active cells only, copy_from
 writes (and activates) every cell, to_numpy reads inactive cells as 0. Checked against numpy."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -370,5 +372,124 @@ def test_activating_outside_a_pointer_fails_in_debug_mode():
         qd.activate(ptr, i)
 
     activate(3)
-    with pytest.raises(IndexError, match="index \\(7,\\) is out of bounds for 'pointer_activity' of shape \\(4,\\)"):
+    with pytest.raises(IndexError, match="index \\(7,\\) is out of bounds for 'pointer_cells' of shape \\(4,\\)"):
         activate(7)
+
+
+# ---- pointers that allocate on activation ------------------------------------------------------------
+def _rss_bytes():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+@pytest.mark.cpu_only
+def test_pointer_memory_follows_the_active_blocks():
+    """Issue 12's case: a 4096 x 4096 f32 grid in 8 x 8 pointer blocks, 1% of them active."""
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("needs /proc/self/status to read the resident memory")
+    n, b = 4096, 8
+    rng = np.random.default_rng(1)
+    blocks = rng.choice((n // b) ** 2, size=(n // b) ** 2 // 100, replace=False)
+    rows = qd.ndarray(qd.i32, shape=len(blocks))
+    cols = qd.ndarray(qd.i32, shape=len(blocks))
+    rows.from_numpy((blocks // (n // b)).astype(np.int32))
+    cols.from_numpy((blocks % (n // b)).astype(np.int32))
+    before = _rss_bytes()
+    x = qd.field(qd.f32)
+    ptr = qd.root.pointer(qd.ij, n // b)
+    ptr.dense(qd.ij, b).place(x)
+
+    @qd.kernel
+    def fill_blocks(rows: qd.types.ndarray(), cols: qd.types.ndarray()):
+        for k in rows:
+            for u, v in qd.ndrange(b, b):
+                x[rows[k] * b + u, cols[k] * b + v] = 1.0
+
+    @qd.kernel
+    def total() -> qd.f32:
+        s = 0.0
+        for i, j in x:
+            s += x[i, j]
+        return s
+
+    fill_blocks(rows, cols)
+    assert total() == len(blocks) * b * b
+    grown = _rss_bytes() - before
+    active = len(blocks) * b * b * 4
+    fixed = (n // b) ** 2 * 4 + (2 << 20)  # a slot word per block, and room for compiled kernels
+    assert ptr._num_dynamically_allocated == len(blocks)
+    assert grown <= 3 * active + fixed, f"{grown / 2**20:.2f} MiB for {active / 2**20:.2f} MiB of active cells"
+
+
+def test_concurrent_activation_hands_each_cell_one_chunk():
+    x = qd.field(qd.i32)
+    ptr = qd.root.pointer(qd.i, 64)
+    ptr.dense(qd.i, 8).place(x)
+
+    @qd.kernel
+    def scatter():
+        for k in range(20000):
+            qd.atomic_add(x[(k * 37) % 400], 1)
+
+    scatter()
+    expected = np.bincount((np.arange(20000) * 37) % 400, minlength=512)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    assert ptr._num_dynamically_allocated == 400 // 8  # every block touched, each given memory once
+
+
+def test_reactivated_cells_reuse_their_chunk_and_deactivate_all_frees_them():
+    x = qd.field(qd.f32)
+    ptr = qd.root.pointer(qd.i, 8)
+    ptr.dense(qd.i, 4).place(x)
+
+    @qd.kernel
+    def cycle():
+        x[5] = 1.0
+        x[9] = 2.0
+        qd.deactivate(ptr, 1)
+        x[6] += 3.0  # block 1 again: zeroed, then 3
+
+    cycle()
+    np.testing.assert_array_equal(np.nonzero(x.to_numpy())[0], [6, 9])
+    assert x[6] == 3.0 and x[5] == 0.0
+    assert ptr._num_dynamically_allocated == 2
+    ptr.deactivate_all()
+    assert ptr._num_dynamically_allocated == 0 and not x.to_numpy().any()
+    x[30] = 4.0
+    assert ptr._num_dynamically_allocated == 1 and x.to_numpy()[28:].tolist() == [0, 0, 4, 0]
+
+
+def test_pointer_blocks_with_an_axis_of_their_own_roundtrip_numpy():
+    x = qd.field(qd.i32)
+    y = qd.Vector.field(2, qd.f32)
+    ptr = qd.root.pointer(qd.i, 4)
+    ptr.dense(qd.ij, (2, 3)).place(x, y)  # shape (8, 3): the pointer splits i only
+    values = np.arange(24, dtype=np.int32).reshape(8, 3)
+    x[3, 1] = -1  # block 1 active
+    x[6, 0] = -1  # block 3 active
+    x.from_numpy(values)
+    active_rows = (np.arange(8) // 2) % 2 == 1
+    expected = np.where(active_rows[:, None], values, 0)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    y.fill(qd.Vector([1.0, 2.0]))
+    np.testing.assert_array_equal(y.to_numpy()[:, :, 1], np.where(active_rows[:, None], 2.0, 0.0).repeat(3, 1))
+    y[0, 2] = qd.Vector([5.0, 6.0])  # block 0 becomes active
+    assert y[0, 2][1] == 6.0 and y[1, 2][0] == 0.0
+
+    @qd.kernel
+    def count_odd() -> qd.i32:
+        n = 0
+        for i, j in x:
+            if x[i, j] % 2 == 0:
+                continue
+            n += 1
+        return n
+
+    assert count_odd() == int((expected % 2 == 1).sum())
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(x.to_torch().numpy(), x.to_numpy())
+    x.from_torch(torch.zeros(8, 3, dtype=torch.int32))
+    assert not x.to_numpy().any()

@@ -28,6 +28,7 @@ class LoopSpace:
         self.steps = steps or [None] * len(self.bounds)
         self.grouped = grouped
         self.guard = None  # struct-fors over sparse cells: guard(tr, index_names, kind) skips inactive ones
+        self.blocked = None  # or blocked(tr, node, targets): the parallel loop over sparse blocks, if it takes it
 
 
 class LoopTranslator:
@@ -152,6 +153,8 @@ class LoopTranslator:
 
     def parallel_loop(self, node, targets, space):
         """One parallel_for over the product of the bounds; it iterates from 0, the begins are added back."""
+        if space.blocked is not None and space.blocked(self, node, targets):
+            return  # a struct-for over sparse blocks: parallel over the blocks (sparse_access.py)
         loc = self.builder.loc
         serialize, block_dim = self.pending_loop_config or (False, 0)
         self.pending_loop_config = None

@@ -1,4 +1,4 @@
-# python/quadrants/lang/sparse_access.py: field layouts inside kernels: offsets, activation, struct-for guards, SNode ops.
+# python/quadrants/lang/sparse_access.py: field layouts in kernels: offsets, activation, struct-fors, SNode ops.
 #
 # The lowering of snode.py's layout, done while translating, so the IR and every pass see plain arrays:
 # - a field is an array param (a FieldRef); its offset is subtracted from every index;
@@ -7,7 +7,10 @@
 # - a struct-for over a sparse field or SNode loops over every cell, and skips the inactive ones with
 #   `if (not active) continue` (the innermost sparse node decides: see field_layout.py);
 # - qd.activate/deactivate/is_active/length/append/rescale_index read and write the hidden arrays;
-#   deactivation zeroes the cell's data, so reads never need to check activity.
+#   deactivation zeroes the cell's data, so reads never need to check activity;
+# - a field under a pooled pointer (field_layout.py) is indexed [slot, position in the cell's block],
+#   the slot read from the pointer's slot word; activating a cell hands it a chunk (see _activate_pooled).
+from ..field_layout import INACTIVE, LOCK, SLOT_MASK
 from .builtins import Builtin, kernel_only
 from .ir_builder import Expr, Stmt
 from .values import ArrayRef, VectorValue
@@ -28,6 +31,16 @@ class FieldRef(ArrayRef):
     def activity(self):
         layout = self.field._layout
         return layout.activity if layout is not None else None
+
+    @property
+    def pool(self):
+        layout = self.field._layout
+        return layout.pool if layout is not None else None
+
+    @property
+    def storage_ndim(self):
+        """The dims of the array the kernel takes: a pooled field's has the chunk slot first."""
+        return self.ndim + (self.pool is not None)
 
 
 def kernel_ref(tr, container, name, label):
@@ -69,11 +82,33 @@ def _where(ref, cell_texts):
 
 # ---- indices of field accesses ------------------------------------------------------------------------
 def shift_indices(tr, ref, parts):
-    """Field indices with the field's offset subtracted (exprs.array_indices)."""
+    """The array indices of field element `parts` (exprs.array_indices): the offset subtracted, and for a
+    pooled field the chunk slot and the position in the chunk. A pooled store's raw index is kept for
+    activate_for_store, which follows in stmts.array_target."""
     offset = ref.offset
-    if not offset:
+    if offset:
+        parts = [part if shift == 0 else tr.ops.bin("sub", part, shift) for part, shift in zip(parts, offset)]
+    if ref.pool is None:
         return parts
-    return [part if shift == 0 else tr.ops.bin("sub", part, shift) for part, shift in zip(parts, offset)]
+    raw = [tr.materialize(p) if isinstance(p, Expr) else p for p in parts]
+    indices = storage_indices(tr, ref, raw)
+    tr._qd_pool_raw = (tuple(_text(tr, i) for i in indices), raw)
+    return indices
+
+
+def storage_indices(tr, ref, raw):
+    """[slot, block position...] of the element at raw index `raw` of a pooled field."""
+    node, pool = ref.field._place_node, ref.pool
+    slots = _hidden(tr, pool._slots, "pointer_cells")
+    slot = tr.ops.bin("bit_and", _load(tr, slots, cells_of(tr, node, pool, raw)), SLOT_MASK)
+    inner = []
+    for r, axis in zip(raw, node.dims):
+        if axis not in pool.dims:  # the pointer does not split this axis: the block holds all of it
+            inner.append(r)
+            continue
+        ratio = node._axis_extent[axis] // pool._axis_extent[axis]
+        inner.append(tr.ops.bin("mod", r, ratio) if ratio != 1 else 0)
+    return [slot] + inner
 
 
 def cells_of(tr, node, snode, raw):
@@ -83,7 +118,11 @@ def cells_of(tr, node, snode, raw):
 
 def activate_for_store(tr, ref, index_texts):
     """Before a store to field element `index_texts`: activate every sparse cell above it."""
-    raw = [Expr(text) for text in index_texts]
+    if ref.pool is not None:
+        texts, raw = getattr(tr, "_qd_pool_raw", ((), None))
+        assert texts == tuple(index_texts), "activate_for_store(): not called right after a pooled array_indices"
+    else:
+        raw = [Expr(text) for text in index_texts]
     node = ref.field._place_node
     for snode in ref.activity:
         if snode._kind == "dynamic":
@@ -94,10 +133,38 @@ def activate_for_store(tr, ref, index_texts):
 
 
 def _set_active(tr, snode, cell):
-    mask = _hidden(tr, snode._mask, f"{snode._kind}_activity")
+    if snode._pooled:
+        _activate_pooled(tr, snode, cell)
+        return
+    mask = _hidden(tr, snode._mask, f"{snode._kind}_cells")
     where = _where(mask, [_text(tr, c) for c in cell])
     store = Stmt(f"store {where} (const int 1)")
     tr.builder.emit(f"if (bin eq (load {where}) (const int 0))", [[store], []])
+
+
+def _activate_pooled(tr, snode, cell):
+    """Activates a cell of a pooled pointer (slot words: field_layout.py). When the word says the cell
+    is not active, the thread sets LOCK with an atomic or; the old word decides what it does:
+    0: it allocates (the next chunk; the pool has one per cell, so it never runs out) and publishes the
+    slot; a slot, active or deactivated: it clears LOCK and INACTIVE, keeping the chunk; LOCK: another
+    thread is allocating, so it waits until that thread publishes (an atomic read per try)."""
+    slots = _hidden(tr, snode._slots, "pointer_cells")
+    where = _where(slots, [_text(tr, c) for c in cell])
+    word, old, chunk = (tr.names.fresh(n) for n in ("_qd_slot_word", "_qd_old_word", "_qd_chunk"))
+    next_slot = _hidden(tr, snode._next, "pointer_next_chunk")
+    allocate = [Stmt(f"decl {chunk} i32 (atomic add {next_slot.name} ((const int 0)) () (const i32 1))"),
+                Stmt(f"eval (atomic xor {where} (bin bit_xor (const i32 {LOCK}) (var {chunk})))")]
+    keep = [Stmt(f"eval (atomic and {where} (const i32 {SLOT_MASK}))")]
+    wait = [Stmt(f"while (bin ne (bin bit_and (atomic or {where} (const i32 0)) (const i32 {LOCK})) (const i32 0))",
+                 [[]])]
+    claim = [
+        Stmt(f"decl {old} i32 (atomic or {where} (const i32 {LOCK}))"),
+        Stmt(f"if (bin eq (var {old}) (const i32 0))", [allocate, [
+            Stmt(f"if (bin eq (bin bit_and (var {old}) (const i32 {LOCK})) (const i32 0))", [keep, wait])]]),
+    ]
+    tr.builder.emit(f"decl {word} i32 (load {where})")
+    tr.builder.emit(f"if (bin or (bin eq (var {word}) (const i32 0)) (bin ge (var {word}) (const i32 {INACTIVE})))",
+                    [claim, []])
 
 
 def _raise_length(tr, snode, parent_cell, needed):
@@ -139,7 +206,52 @@ def sparse_iteration_space(tr, value, grouped):
     space = LoopSpace([(o, o + extent) for o, extent in zip(offset, node.shape)], grouped=grouped)
     if guard_node is not None:
         space.guard = lambda tr, index_names, kind: _skip_inactive(tr, node, guard_node, space, index_names, kind)
+        if guard_node._kind == "pointer" and not tr.config.is_cuda:
+            space.blocked = lambda tr, loop, targets: _blocked_loop(tr, loop, targets, node, guard_node, offset,
+                                                                    grouped)
     return space
+
+
+def _blocked_loop(tr, loop, targets, node, snode, offset, grouped):
+    """A struct-for over `node` whose activity a pointer `snode` decides, on the CPU: a parallel_for over
+    the pointer's cells that skips inactive ones at once, with serial loops over each active cell's
+    block (a `continue` in the body goes on to the block's next element). Returns False to leave the
+    loop to the element-wise form (serialized loops, blocks of one element)."""
+    from .loops import LoopSpace
+
+    ratios = {a: node._axis_extent[a] // snode._axis_extent[a] for a in snode.dims}
+    if (tr.pending_loop_config or (False, 0))[0] or all(r == 1 for r in ratios.values()):
+        return False
+    block_dim = (tr.pending_loop_config or (False, 0))[1]
+    tr.pending_loop_config = None
+    loc = tr.builder.loc
+    cells = [tr.names.fresh("_qd_cell") for _ in snode.dims]
+    flat = LoopSpace([(o, o + extent) for o, extent in zip(offset, node.shape)], grouped=grouped)
+    index_names = tr.index_names(targets, list(offset), flat)
+    fine, decls = [], []
+    for name, axis in zip(index_names, node.dims):
+        count = ratios.get(axis, node._axis_extent[axis])
+        inner = tr.names.fresh("_qd_in") if count > 1 else None
+        if inner is not None:
+            fine.append(Stmt(f"for {inner} (const int 0) (const int {count})"))
+        value = Expr(f"(var {inner})") if inner is not None else 0
+        if axis in ratios:
+            value = tr.ops.bin("add", tr.ops.bin("mul", Expr(f"(var {cells[snode.dims.index(axis)]})"), count), value)
+        decls.append(Stmt(f"decl {name} {_text(tr, value)}"))
+    random_scope = tr.open_random_scope(index_names)
+    body = decls + tr.close_random_scope(random_scope, tr.loop_body(loop, targets, index_names, list(offset), flat,
+                                                                    "parallel"))
+    for stmt in reversed(fine):
+        stmt.blocks = [body]
+        body = [stmt]
+    tr.builder.open()
+    active = _is_active_at(tr, snode, snode, [Expr(f"(var {c})") for c in cells])
+    tr.builder.emit(f"if (un not {_text(tr, active)})", [[Stmt("continue")], []])
+    block = tr.builder.close() + body
+    extents = " ".join(f"(const int {snode._axis_extent[a]})" for a in snode.dims)
+    tr.builder.emit(f"parallel_for ({' '.join(cells)}) ({extents}) (config (block_dim {block_dim}) (serialize 0))",
+                    [block], loc=loc)
+    return True
 
 
 def _skip_inactive(tr, node, guard_node, space, index_names, kind):
@@ -157,7 +269,11 @@ def _is_active_at(tr, node, snode, raw):
         position = _div(tr, raw[node.dims.index(snode._axes[0])],
                         node._axis_extent[snode._axes[0]] // snode._axis_extent[snode._axes[0]])
         return tr.ops.bin("lt", position, _load(tr, lengths, cells_of(tr, node, snode._parent, raw)))
-    mask = _hidden(tr, snode._mask, f"{snode._kind}_activity")
+    if snode._pooled:
+        word = tr.materialize(Expr(_load(tr, _hidden(tr, snode._slots, "pointer_cells"),
+                                         cells_of(tr, node, snode, raw)).text, side_effect=True))
+        return tr.ops.bin("and", tr.ops.bin("gt", word, 0), tr.ops.bin("lt", word, INACTIVE))
+    mask = _hidden(tr, snode._mask, f"{snode._kind}_cells")
     return tr.ops.bin("ne", _load(tr, mask, cells_of(tr, node, snode, raw)), 0)
 
 
@@ -245,12 +361,17 @@ def _deactivate(ops, node, index=None):
     else:
         _sparse_node(tr, snode, "deactivate")
         owner, cell = snode, _index_parts(tr, index, len(snode.dims), "deactivate")
-        mask = _hidden(tr, snode._mask, f"{snode._kind}_activity")
-        tr.builder.emit(f"store {_where(mask, [_text(tr, c) for c in cell])} (const int 0)")
     cell = [tr.materialize(c) if isinstance(c, Expr) else c for c in cell]
+    if snode._pooled:  # the cell keeps its chunk (zeroed below) for its next activation
+        where = _where(_hidden(tr, snode._slots, "pointer_cells"), [_text(tr, c) for c in cell])
+        tr.builder.emit(f"if (bin ne (load {where}) (const i32 0))",
+                        [[Stmt(f"eval (atomic or {where} (const i32 {INACTIVE}))")], []])
+    elif snode._kind != "dynamic":
+        mask = _hidden(tr, snode._mask, f"{snode._kind}_cells")
+        tr.builder.emit(f"store {_where(mask, [_text(tr, c) for c in cell])} (const int 0)")
     for below in list(snode._subtree())[1:]:
         if below._mask is not None:
-            _zero_block(tr, _hidden(tr, below._mask, f"{below._kind}_activity"), below, owner, cell)
+            _zero_block(tr, _hidden(tr, below._mask, f"{below._kind}_cells"), below, owner, cell)
         elif below._lengths is not None:
             _zero_block(tr, _hidden(tr, below._lengths, "dynamic_length"), below._parent, owner, cell)
         elif below._kind == "place":
@@ -272,6 +393,8 @@ def _zero_block(tr, ref, node, owner, cell):
         var = tr.names.fresh("_qd_z")
         loops.append((var, count))
         indices.append(tr.ops.bin("add", start, Expr(f"(var {var})")) if start != 0 else Expr(f"(var {var})"))
+    if getattr(ref, "pool", None) is not None:
+        indices = storage_indices(tr, ref, indices)
     texts = " ".join(_text(tr, i) for i in indices)
     element_indices = _element_indices(ref.element_shape)
     block = [Stmt(f"store {ref.name} ({texts}) ({' '.join(map(str, e))}) (const int 0)") for e in element_indices]

@@ -306,7 +306,8 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
         param_texts.append(tr.leaf_texts[leaf.path])
     for ref in tr.global_refs.values():
         shape = " ".join(map(str, ref.element_shape))
-        param_texts.append(f"(array {ref.name} {ref.dtype_name} {ref.ndim} ({shape}) 1 1)")
+        ndim = getattr(ref, "storage_ndim", ref.ndim)  # a sparse field's pool has a dim more (sparse_access.py)
+        param_texts.append(f"(array {ref.name} {ref.dtype_name} {ndim} ({shape}) 1 1)")
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
         f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}) "
