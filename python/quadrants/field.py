@@ -132,8 +132,11 @@ class Field(ArrayContainer):
             self._array.release()
 
     def _zero_storage(self):
+        """Zeroes the elements of active cells (deactivate_all), touching no page that holds none."""
         if self._pooled:
             self._layout.zero_used_chunks()
+        elif self._layout is not None and self._array.device[0] == 1:  # the CPU: calloc'ed pages stay unmapped
+            self._layout.zero_active()
         else:
             self._array.fill(0)
 

@@ -69,7 +69,7 @@ class FieldLayout:
         return [slot] + [r % b if a in self.pool.dims else r for r, b, a in zip(raw, blocks, self.node.dims)]
 
     def _pool_view(self):
-        """A numpy view of the pool (pooled fields live on the CPU)."""
+        """A numpy view of the field's array on the CPU (a pooled field's pool)."""
         from ._container import ArrayContainer
 
         field = self.field
@@ -124,6 +124,12 @@ class FieldLayout:
         """Sets every element of the active cells' chunks to `element` (a scalar or one element's array)."""
         words = self._slot_words()
         self._pool_view()[words[(words > 0) & (words < INACTIVE)]] = element
+
+    def zero_active(self):
+        """Zeroes the elements of active cells of a field with dense storage on the CPU."""
+        active = self.active_elements()
+        if active is not None:
+            self._pool_view()[active] = 0
 
     def zero_used_chunks(self):
         """Zeroes the chunks handed out so far (deactivate_all), leaving the others' pages unmapped."""

@@ -354,10 +354,14 @@ def _length(ops, node, index=None):
 def _deactivate(ops, node, index=None):
     tr = ops.tr
     snode = _snode_argument(tr, node, "deactivate")
+    limits = {}
     if snode._kind == "dynamic":
         owner, cell = snode._parent, _list_cell(tr, snode, index, "deactivate")
-        lengths = _hidden(tr, snode._lengths, "dynamic_length")
-        tr.builder.emit(f"store {_where(lengths, [_text(tr, c) for c in cell])} (const int 0)")
+        where = _where(_hidden(tr, snode._lengths, "dynamic_length"), [_text(tr, c) for c in cell])
+        old = tr.names.fresh("_qd_old_length")
+        tr.builder.emit(f"decl {old} i32 (load {where})")
+        tr.builder.emit(f"store {where} (const int 0)")
+        limits[snode._axes[0]] = f"(var {old})"  # entries past the length are zero already: leave their pages
     else:
         _sparse_node(tr, snode, "deactivate")
         owner, cell = snode, _index_parts(tr, index, len(snode.dims), "deactivate")
@@ -371,18 +375,24 @@ def _deactivate(ops, node, index=None):
         tr.builder.emit(f"store {_where(mask, [_text(tr, c) for c in cell])} (const int 0)")
     for below in list(snode._subtree())[1:]:
         if below._mask is not None:
-            _zero_block(tr, _hidden(tr, below._mask, f"{below._kind}_cells"), below, owner, cell)
+            _zero_block(tr, _hidden(tr, below._mask, f"{below._kind}_cells"), below, owner, cell, limits)
         elif below._lengths is not None:
-            _zero_block(tr, _hidden(tr, below._lengths, "dynamic_length"), below._parent, owner, cell)
+            _zero_block(tr, _hidden(tr, below._lengths, "dynamic_length"), below._parent, owner, cell, limits)
         elif below._kind == "place":
-            _zero_block(tr, tr.global_array(below._field), below, owner, cell)
+            _zero_block(tr, tr.global_array(below._field), below, owner, cell, limits)
 
 
-def _zero_block(tr, ref, node, owner, cell):
-    """Stores 0 into every element of array `ref` (indexed like `node`) that lies in `owner`'s `cell`."""
+def _zero_block(tr, ref, node, owner, cell, limits):
+    """Stores 0 into every element of array `ref` (indexed like `node`) that lies in `owner`'s `cell`;
+    `limits` bounds some axes by an IR value (a list's length) instead of their extent."""
     indices, loops = [], []
     for axis in node.dims:
         count = node._axis_extent[axis] // owner._axis_extent.get(axis, 1)
+        if axis in limits:
+            var = tr.names.fresh("_qd_z")
+            loops.append((var, limits[axis]))
+            indices.append(Expr(f"(var {var})"))
+            continue
         if axis in owner.dims:
             start = tr.ops.bin("mul", cell[owner.dims.index(axis)], count)
         else:
@@ -391,15 +401,15 @@ def _zero_block(tr, ref, node, owner, cell):
             indices.append(start)
             continue
         var = tr.names.fresh("_qd_z")
-        loops.append((var, count))
+        loops.append((var, f"(const int {count})"))
         indices.append(tr.ops.bin("add", start, Expr(f"(var {var})")) if start != 0 else Expr(f"(var {var})"))
     if getattr(ref, "pool", None) is not None:
         indices = storage_indices(tr, ref, indices)
     texts = " ".join(_text(tr, i) for i in indices)
     element_indices = _element_indices(ref.element_shape)
     block = [Stmt(f"store {ref.name} ({texts}) ({' '.join(map(str, e))}) (const int 0)") for e in element_indices]
-    for var, count in reversed(loops):
-        block = [Stmt(f"for {var} (const int 0) (const int {count})", [block])]
+    for var, end in reversed(loops):
+        block = [Stmt(f"for {var} (const int 0) {end}", [block])]
     for stmt in block:
         tr.builder.append(stmt)
 
