@@ -7,6 +7,7 @@ class Ndarray(ArrayContainer):
     """A dense array that kernels take as a qd.types.ndarray() argument."""
 
     _kind = "ndarray"
+    grad = None  # the gradient ndarray of needs_grad=True (quadrants/ad)
 
     @classmethod
     def _wrap(cls, array):
@@ -24,8 +25,9 @@ class MatrixNdarray(MatrixContainer, Ndarray):
     """An ndarray of vectors (element shape (n,)) or matrices (element shape (n, m))."""
 
     def __init__(self, dtype, shape, element_shape, needs_grad=False):
-        _check_needs_grad(needs_grad)
         super().__init__(dtype, shape, self._checked_element_shape(element_shape))
+        if needs_grad:
+            self.grad = _grad(self, lambda: MatrixNdarray(self.dtype, self.shape, self._element_shape))
 
 
 def ndarray(dtype, shape=None, needs_grad=False):
@@ -39,10 +41,13 @@ def ndarray(dtype, shape=None, needs_grad=False):
 
     if isinstance(dtype, StructType):
         raise TypeError(unsupported_ndarray_message(dtype))
-    _check_needs_grad(needs_grad)
-    return Ndarray(dtype, shape, ())
-
-
-def _check_needs_grad(needs_grad):
+    array = Ndarray(dtype, shape, ())
     if needs_grad:
-        raise NotImplementedError("Ndarrays with gradients (needs_grad=True) are not supported yet.")
+        array.grad = _grad(array, lambda: Ndarray(array.dtype, array.shape, ()))
+    return array
+
+
+def _grad(primal, make):
+    from .ad._grads import grad_twin
+
+    return grad_twin(primal, make)

@@ -20,6 +20,7 @@ constexpr PassEntry kPipeline[] = {
     {"check_names", check_names, ir::Stage::checked},
     {"infer_types", infer_types, ir::Stage::typed},
     {"simplify", simplify, ir::Stage::typed},
+    {"reverse_ad", reverse_ad, ir::Stage::typed},  // only kernels with an (adjoint ...) clause
 };
 
 }  // namespace

@@ -230,6 +230,13 @@ class KernelMixin:
         definition = self.definition
         return definition.translate(spec, definition.template_values_by_path(template_values))[0]
 
+    def grad(self, *args):
+        """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
+        the fields and ndarrays it writes flows back into the .grad of those it reads."""
+        from ..ad._adjoint import adjoint_launchers
+
+        return adjoint_launchers(self)(args)
+
     @property
     def params(self):
         return self.definition.params
@@ -290,7 +297,7 @@ class Kernel(KernelMixin):
                                         self._miss, self._retry, self._check_struct_arguments)
         functools.update_wrapper(function, self.fn)
         function.__defaults__ = self.fn.__defaults__
-        for attr in ("definition", "fn", "ir", "export_ir", "params", "runtime_positions"):
+        for attr in ("definition", "fn", "ir", "export_ir", "grad", "params", "runtime_positions"):
             setattr(function, attr, getattr(self, attr))
         function._qd_kernel = self
         self.function = function
@@ -324,7 +331,9 @@ class Kernel(KernelMixin):
             entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
         else:
             entry = self._discover(key, args)
-        self._instances[key] = entry
+        from ..ad._tape import wrap_entry
+
+        entry = self._instances[key] = wrap_entry(self, entry)  # records calls while a qd.ad.Tape is open
         return entry
 
     def _discover(self, key, args):

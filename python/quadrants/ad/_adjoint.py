@@ -1,0 +1,154 @@
+# python/quadrants/ad/_adjoint.py: kernel.grad(*args): builds, caches and launches a kernel's adjoint.
+#
+# The adjoint of one specialization is the primal's IR text with a gradient array param for each
+# differentiable container and an (adjoint (PRIMAL GRAD) ...) clause (docs/IR.md); the C++ pipeline
+# runs reverse_ad on it. Param order matches the launcher's QdArgs: the primal's own params, the
+# gradients of its ndarray arguments, the fields it uses, then those fields' gradients.
+from .. import _runtime
+from ._grads import grad_of
+
+
+def _split_params(line):
+    """The param forms of a `(params ...)` line: balanced s-expressions, each as text."""
+    inner = line.strip()[len("(params"):-1]
+    forms, depth, start = [], 0, None
+    for k, ch in enumerate(inner):
+        if ch == "(":
+            if depth == 0:
+                start = k
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                forms.append(inner[start:k + 1])
+    return forms
+
+
+def _param_name(form):
+    return form[1:-1].split()[1]
+
+
+def _unique(name, taken):
+    candidate, n = name, 0
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def adjoint_text(text, n_globals, array_grads, global_grads):
+    """The primal IR text turned into the text of its adjoint.
+
+    n_globals: how many trailing params are fields; array_grads: for each leading array param that has
+    a gradient, (param index, grad spec entry) in order; global_grads: indices (among the globals) of
+    fields that have gradients.
+    """
+    lines = text.split("\n")
+    at = next(k for k, line in enumerate(lines) if line.strip().startswith("(params"))
+    forms = _split_params(lines[at])
+    own, fields = forms[:len(forms) - n_globals], forms[len(forms) - n_globals:]
+    taken = {_param_name(f) for f in forms}
+    pairs, own_grads, field_grads = [], [], []
+    for index, spec in array_grads:
+        name = _param_name(own[index])
+        grad = _unique(f"{name}__grad", taken)
+        _, dtype, ndim, element_shape, contiguous, _ = spec
+        shape = " ".join(map(str, element_shape))
+        own_grads.append(f"(array {grad} {dtype} {ndim} ({shape}) {int(contiguous)} 1)")
+        pairs.append((name, grad))
+    for index in global_grads:
+        parts = fields[index][1:-1].split(" ", 2)
+        grad = _unique(f"{parts[1]}__grad", taken)
+        field_grads.append(f"({parts[0]} {grad} {parts[2]})")
+        pairs.append((parts[1], grad))
+    params = own + own_grads + fields + field_grads
+    lines[at] = f"  (params {' '.join(params)})\n  (adjoint {' '.join(f'({p} {g})' for p, g in pairs)})"
+    return "\n".join(lines)
+
+
+class AdjointLaunchers:
+    """The adjoint launchers of one kernel, one per (template key, which array arguments have gradients).
+
+    qd.reset()/qd.init() drop them (_release), so the next kernel.grad() compiles under the new configuration.
+    """
+
+    def __init__(self, definition, name, key_of=None):
+        self.definition = definition
+        self.name = name
+        self.key_of = key_of  # the template key of a call (Kernel._key_of); None: no templates
+        self.entries = {}  # key -> (launcher, the template values its key names by id(), kept alive)
+
+    def _release(self):
+        self.entries.clear()
+
+    def __call__(self, args):
+        definition = self.definition
+        if len(args) != len(definition.params):
+            raise TypeError(f"kernel.grad() of '{self.name}' takes the kernel's {len(definition.params)} arguments, "
+                            f"but got {len(args)}.")
+        template_key = self.key_of(*args) if self.key_of is not None and definition.template_slots else None
+        if definition.struct_positions:
+            raise NotImplementedError(f"kernel.grad() of '{self.name}', which takes dataclass arguments, is not "
+                                      "supported yet; pass the dataclass's ndarrays as separate arguments.")
+        params = [definition.params[k] for k in definition.runtime_positions]
+        regular = [args[k] for k in definition.runtime_positions]
+        grads = [grad_of(a) if p.kind == "array" else None for a, p in zip(regular, params)]
+        mask = tuple(g is not None for g in grads)
+        key = (template_key, mask)
+        entry = self.entries.get(key)
+        if entry is None:
+            _runtime.track(self)
+            entry = self.entries[key] = (self._make(args, mask), tuple(definition.slot_values(args).values()))
+        return entry[0](*regular, *[g for g in grads if g is not None])
+
+    def _make(self, args, mask):
+        from .. import _core
+        from ..lang.compound_params import DiscoverLeaves
+
+        definition = self.definition
+        values = definition.slot_values(args)
+        base = definition.launcher_params()
+        grad_entries = [(e[0], e[1] + "__grad") + tuple(e[2:]) for e, has in zip(base, mask) if has]
+        n = len(base)
+        holder = []
+        name = self.name
+
+        def compile_fn(spec, flat_args):
+            leaves = DiscoverLeaves(name)
+            text, containers, line_sources = definition.translate(spec[:n], values, leaves)
+            if leaves.plan:
+                raise NotImplementedError(f"kernel.grad() of '{name}', which reads ndarray or scalar members of "
+                                          "data_oriented or dataclass arguments, is not supported yet.")
+            fields = [k for k, c in enumerate(containers) if _field_grad(c) is not None]
+            array_grads = list(zip([k for k, has in enumerate(mask) if has], spec[n:]))
+            if not array_grads and not fields:
+                raise RuntimeError(f"kernel.grad() of '{name}': none of the arrays it uses has a gradient; create "
+                                   "them with needs_grad=True.")
+            adjoint = adjoint_text(text, len(containers), array_grads, fields)
+            all_containers = list(containers) + [_field_grad(containers[k]) for k in fields]
+            return definition.compile_translation(holder[0], (adjoint, all_containers, line_sources))
+
+        launcher = _core.Launcher(name, base + grad_entries, compile_fn)
+        holder.append(launcher)
+        return launcher
+
+
+def _field_grad(container):
+    """The gradient of a field the kernel uses as a global, when it has an allocated one of the same layout."""
+    grad = getattr(container, "grad", None)
+    if grad is None or getattr(container, "_grad_of", None) is not None:
+        return None
+    layout = getattr(container, "_layout", None)
+    if layout is not None and getattr(layout, "activity", None) is not None:
+        raise NotImplementedError(f"Gradients of sparse fields ({container._describe()}) are not supported yet.")
+    return grad
+
+
+def adjoint_launchers(kernel):
+    """The AdjointLaunchers of a kernel object (FastKernel or Kernel), made on first use."""
+    launchers = getattr(kernel, "_qd_adjoints", None)
+    if launchers is None:
+        launchers = AdjointLaunchers(kernel.definition, kernel.fn.__name__, getattr(kernel, "_key_of", None))
+        kernel._qd_adjoints = launchers
+    return launchers

@@ -1,0 +1,37 @@
+# python/quadrants/ad/_grads.py: the `.grad` companions of fields and ndarrays created with needs_grad=True.
+import weakref
+
+from .. import _runtime
+
+# field -> the qd.init() generation it was made in: the fields whose gradient clear_all_gradients()
+# zeroes (those of earlier generations were freed by qd.reset()).
+_with_grads = weakref.WeakKeyDictionary()
+
+
+def grad_twin(primal, make):
+    """The gradient of `primal`: make() builds a container of the same dtype and shape (zeroed), or
+    None for integer dtypes, which have no gradient (as upstream: needs_grad is ignored for them)."""
+    if primal.dtype.numpy.kind != "f":
+        return None
+    grad = make()
+    grad._grad_of = weakref.ref(primal)
+    if getattr(primal, "_kind", None) == "field":
+        _with_grads[primal] = _runtime.generation()
+    return grad
+
+
+def clear_all_gradients():
+    """Sets the gradient of every field created with needs_grad=True to zero."""
+    generation = _runtime.generation()
+    for primal, made in list(_with_grads.items()):
+        if made != generation:
+            del _with_grads[primal]
+            continue
+        grad = primal.grad
+        if grad is not None and getattr(grad, "_place_node", True) is not None and hasattr(grad._array, "fill"):
+            grad.fill(0)
+
+
+def grad_of(container):
+    """The gradient container paired with a field or ndarray argument, or None."""
+    return getattr(container, "grad", None) if hasattr(container, "_array") else None

@@ -1,0 +1,200 @@
+# python/quadrants/ad/_tape.py: qd.ad.Tape records kernel calls and runs their adjoints in reverse; custom gradients.
+#
+# Recording costs nothing outside a Tape: entering one gives the fast kernel class a Python __call__
+# that records and then launches, and wraps the entries of template/dataclass kernels (Kernel._miss
+# wraps the ones made while it is open); leaving it removes both.
+import warnings
+
+from .. import _runtime
+from ._grads import clear_all_gradients
+
+_open_tape = None  # the Tape recording now; one at a time, as upstream
+
+
+def recording_tape():
+    return _open_tape
+
+
+class _Recorded:
+    """An entry of a Python-dispatched kernel that records each successful call on the open Tape."""
+
+    __slots__ = ("inner", "kernel")
+
+    def __init__(self, inner, kernel):
+        self.inner = inner
+        self.kernel = kernel
+
+    def __call__(self, *args):
+        result = self.inner(*args)
+        if _open_tape is not None:
+            _open_tape.insert(self.kernel.function, args)
+        return result
+
+
+def wrap_entry(kernel, entry):
+    """Kernel._miss: an entry made while a Tape is open records its calls."""
+    return entry if _open_tape is None else _Recorded(entry, kernel)
+
+
+def _python_kernels():
+    return [k for k in list(_runtime._live_arrays) if hasattr(k, "_instances") and hasattr(k, "function")]
+
+
+def _start_recording(tape):
+    global _open_tape
+    from .. import _core
+    from ..lang import kernels
+
+    _open_tape = tape
+    fast = kernels._fast_kernel_class
+    if fast is not None:
+        def recording_call(self, *args, **kwargs):
+            result = _core.Launcher.__call__(self, *args, **kwargs)
+            if _open_tape is not None and not kwargs:
+                _open_tape.insert(self, args)
+            return result
+
+        fast.__call__ = recording_call
+    for kernel in _python_kernels():
+        for key, entry in list(kernel._instances.items()):
+            kernel._instances[key] = _Recorded(entry, kernel)
+
+
+def _stop_recording():
+    global _open_tape
+    from ..lang import kernels
+
+    _open_tape = None
+    fast = kernels._fast_kernel_class
+    if fast is not None and "__call__" in fast.__dict__:
+        del fast.__call__
+    for kernel in _python_kernels():
+        for key, entry in list(kernel._instances.items()):
+            if isinstance(entry, _Recorded):
+                kernel._instances[key] = entry.inner
+
+
+class Tape:
+    """Records the kernels launched inside `with qd.ad.Tape(loss=...)` and, on exit, seeds loss.grad with 1
+    and runs their adjoints (kernel.grad) in reverse order.
+
+    loss: a 0-d field or a one-element ndarray with a gradient (None: record only; call grad() yourself).
+    clear_gradients: zero every field gradient (qd.ad.clear_all_gradients) on entry.
+    validation: upstream's check of the global data access rule; not available here (a warning says so).
+    """
+
+    def __init__(self, loss=None, clear_gradients=True, validation=False, grad_check=None):
+        self.calls = []
+        self.entered = False
+        self.gradient_evaluated = False
+        self.clear_gradients = clear_gradients
+        self.validation = validation
+        self.loss = loss
+        self.eval_on_exit = loss is not None
+        if validation:
+            warnings.warn("qd.ad.Tape(validation=True) is not supported yet: kernels that overwrite data their "
+                          "adjoint reads are not detected.", stacklevel=2)
+        if grad_check:
+            raise NotImplementedError("qd.ad.Tape(grad_check=...) is not supported yet.")
+
+    def __enter__(self):
+        if self.entered:
+            raise RuntimeError("Tape can be entered only once.")
+        if _open_tape is not None:
+            raise RuntimeError("Another qd.ad.Tape is already recording; tapes cannot be nested.")
+        self.entered = True
+        loss = self.loss
+        if loss is not None:
+            if getattr(loss, "grad", None) is None:
+                raise RuntimeError("Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) "
+                                   "for all fields that are required by autodiff.")
+            size = 1
+            for d in loss.shape:
+                size *= d
+            if size != 1:
+                raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar, or an ndarray with only one "
+                                   "element.")
+            if self.clear_gradients:
+                clear_all_gradients()
+            loss.fill(0.0)
+        elif self.clear_gradients:
+            clear_all_gradients()
+        _start_recording(self)
+        return self
+
+    def __exit__(self, exc_type, value, tb):
+        _stop_recording()
+        if self.eval_on_exit and exc_type is None:
+            self.grad()
+
+    def insert(self, func, args):
+        self.calls.append((func, args))
+
+    def grad(self):
+        """Seeds loss.grad with 1 and runs the recorded calls' gradients in reverse order."""
+        if not self.entered:
+            raise RuntimeError("Before evaluating gradients tape must be entered.")
+        if self.gradient_evaluated:
+            raise RuntimeError("Gradients of grad can be evaluated only once.")
+        if self.loss is not None:
+            self.loss.grad.fill(1.0)
+        for func, args in reversed(self.calls):
+            grad = getattr(func, "grad", None)
+            if grad is not None:
+                grad(*args)
+        self.gradient_evaluated = True
+
+
+def grad_replaced(func):
+    """Makes `func` (Python calling kernels) use the gradient given with @qd.ad.grad_for(func) under a Tape
+    instead of the adjoints of the kernels it calls."""
+
+    def decorated(*args, **kwargs):
+        tape = _open_tape
+        if tape is not None:
+            _stop_recording()  # the kernels inside are not recorded: decorated.grad stands for them
+            try:
+                func(*args, **kwargs)
+            finally:
+                _start_recording(tape)
+            tape.insert(decorated, args)
+        else:
+            func(*args, **kwargs)
+
+    decorated.grad = None
+    decorated.__name__ = getattr(func, "__name__", "grad_replaced")
+    decorated.__wrapped__ = func
+    return decorated
+
+
+def grad_for(primal):
+    """Decorates the gradient of a @qd.ad.grad_replaced function: `@qd.ad.grad_for(forward)`."""
+
+    def decorator(func):
+        def decorated(*args, **kwargs):
+            func(*args, **kwargs)
+
+        if not hasattr(primal, "grad"):
+            raise RuntimeError(f"Primal function `{primal.__name__}` must be decorated by qd.ad.grad_replaced")
+        if primal.grad is not None:
+            raise RuntimeError("Primal function must be a **python** function instead of a quadrants kernel. Please "
+                               "wrap the quadrants kernel in a @qd.ad.grad_replaced decorated python function instead.")
+        primal.grad = decorated
+        return decorated
+
+    return decorator
+
+
+def no_grad(func):
+    """Makes `func` contribute nothing to gradients under a Tape: the kernels it calls are not differentiated."""
+    decorated = grad_replaced(func)
+    decorated.grad = lambda *args, **kwargs: None
+    return decorated
+
+
+class FwdMode:
+    """Forward-mode autodiff (upstream's qd.ad.FwdMode): not supported yet."""
+
+    def __init__(self, loss, param, seed=None, clear_gradients=True):
+        raise NotImplementedError("Forward-mode autodiff (qd.ad.FwdMode, needs_dual=True) is not supported yet; "
+                                  "use reverse mode (qd.ad.Tape or kernel.grad()).")

@@ -1,0 +1,120 @@
+// src/passes/ad_rules.cpp: one derivative rule per differentiable primitive, in two tables (binary, unary).
+//
+// Adding an operator means adding its row here; reverse_ad.cpp never looks at operators itself.
+// Conventions follow upstream Quadrants' make_adjoint.cpp where it has a rule: min/max send the
+// seed to the operand that was selected (ties go to the second operand), abs uses sgn(a) (0 at 0),
+// floor/ceil/round/floordiv/mod have no rule and stop gradients. log2 and exp2, which upstream
+// cannot differentiate, get their textbook derivatives.
+#include "passes/ad_rules.h"
+
+#include <cmath>
+
+namespace qd::passes::ad {
+namespace {
+
+using namespace qd::ir;
+using R = const RuleInputs&;
+
+Expr add(const Expr& a, const Expr& b) { return arith(BinOp::add, a, b); }
+Expr sub(const Expr& a, const Expr& b) { return arith(BinOp::sub, a, b); }
+Expr mul(const Expr& a, const Expr& b) { return arith(BinOp::mul, a, b); }
+Expr div(const Expr& a, const Expr& b) { return arith(BinOp::truediv, a, b); }
+Expr neg(const Expr& a) { return unary(UnOp::neg, a); }
+Expr one(R x) { return constant(x.type, 1.0); }
+Expr zero(R x) { return constant(x.type, 0.0); }
+// The seed where `cond` holds, else 0.
+Expr seed_if(R x, const Expr& cond) { return Select::make(cond, x.seed, zero(x), x.type); }
+Expr seed_unless(R x, const Expr& cond) { return Select::make(cond, zero(x), x.seed, x.type); }
+// 1 / sqrt(1 - a^2), the magnitude of d asin(a) / da and d acos(a) / da.
+Expr inverse_sqrt_one_minus_square(R x) { return div(one(x), unary(UnOp::sqrt, sub(one(x), mul(x.a, x.a)))); }
+
+struct BinaryRow {
+  BinOp op;
+  Contributions (*rule)(R);
+};
+
+constexpr BinaryRow kBinaryRules[] = {
+    {BinOp::add, [](R x) { return Contributions{x.seed, x.seed}; }},
+    {BinOp::sub, [](R x) { return Contributions{x.seed, neg(x.seed)}; }},
+    {BinOp::mul, [](R x) { return Contributions{mul(x.seed, x.b), mul(x.seed, x.a)}; }},
+    {BinOp::truediv, [](R x) { return Contributions{div(x.seed, x.b), neg(div(mul(x.seed, x.result), x.b))}; }},
+    // d a^b = b a^(b-1) da + log(a) a^b db
+    {BinOp::pow,
+     [](R x) {
+       Expr a_to_b_minus_1 = arith(BinOp::pow, x.a, sub(x.b, one(x)));
+       return Contributions{mul(x.seed, mul(x.b, a_to_b_minus_1)),
+                            mul(x.seed, mul(unary(UnOp::log, x.a), x.result))};
+     }},
+    {BinOp::min,
+     [](R x) {
+       Expr a_taken = compare(BinOp::lt, x.a, x.b);
+       return Contributions{seed_if(x, a_taken), seed_unless(x, a_taken)};
+     }},
+    {BinOp::max,
+     [](R x) {
+       Expr a_taken = compare(BinOp::lt, x.b, x.a);
+       return Contributions{seed_if(x, a_taken), seed_unless(x, a_taken)};
+     }},
+    // atan2(a, b) = angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+    {BinOp::atan2,
+     [](R x) {
+       Expr norm2 = add(mul(x.a, x.a), mul(x.b, x.b));
+       return Contributions{div(mul(x.seed, x.b), norm2), neg(div(mul(x.seed, x.a), norm2))};
+     }},
+};
+
+struct UnaryRow {
+  UnOp op;
+  Contributions (*rule)(R);
+};
+
+Contributions to_a(Expr e) { return Contributions{std::move(e), nullptr}; }
+
+constexpr UnaryRow kUnaryRules[] = {
+    {UnOp::neg, [](R x) { return to_a(neg(x.seed)); }},
+    {UnOp::sqrt, [](R x) { return to_a(div(mul(constant(x.type, 0.5), x.seed), x.result)); }},
+    // d a^(-1/2) = -1/2 a^(-3/2) = -1/2 r^3
+    {UnOp::rsqrt,
+     [](R x) { return to_a(mul(x.seed, mul(constant(x.type, -0.5), mul(x.result, mul(x.result, x.result))))); }},
+    {UnOp::sin, [](R x) { return to_a(mul(x.seed, unary(UnOp::cos, x.a))); }},
+    {UnOp::cos, [](R x) { return to_a(neg(mul(x.seed, unary(UnOp::sin, x.a)))); }},
+    {UnOp::tan, [](R x) { return to_a(mul(x.seed, add(one(x), mul(x.result, x.result)))); }},
+    {UnOp::asin, [](R x) { return to_a(mul(x.seed, inverse_sqrt_one_minus_square(x))); }},
+    {UnOp::acos, [](R x) { return to_a(neg(mul(x.seed, inverse_sqrt_one_minus_square(x)))); }},
+    {UnOp::atan, [](R x) { return to_a(div(x.seed, add(one(x), mul(x.a, x.a)))); }},
+    {UnOp::tanh, [](R x) { return to_a(mul(x.seed, sub(one(x), mul(x.result, x.result)))); }},
+    {UnOp::exp, [](R x) { return to_a(mul(x.seed, x.result)); }},
+    {UnOp::log, [](R x) { return to_a(div(x.seed, x.a)); }},
+    // sgn(a) * seed, 0 at a == 0
+    {UnOp::abs,
+     [](R x) {
+       return to_a(Select::make(compare(BinOp::gt, x.a, zero(x)), x.seed,
+                                Select::make(compare(BinOp::lt, x.a, zero(x)), neg(x.seed), zero(x), x.type),
+                                x.type));
+     }},
+    {UnOp::log2, [](R x) { return to_a(div(x.seed, mul(x.a, constant(x.type, std::log(2.0))))); }},
+    {UnOp::exp2, [](R x) { return to_a(mul(x.seed, mul(x.result, constant(x.type, std::log(2.0))))); }},
+};
+
+}  // namespace
+
+Contributions (*binary_rule(BinOp op))(const RuleInputs&) {
+  for (const BinaryRow& row : kBinaryRules) {
+    if (row.op == op) return row.rule;
+  }
+  return nullptr;
+}
+
+Contributions (*unary_rule(UnOp op))(const RuleInputs&) {
+  for (const UnaryRow& row : kUnaryRules) {
+    if (row.op == op) return row.rule;
+  }
+  return nullptr;
+}
+
+Expr arith(BinOp op, const Expr& a, const Expr& b) { return Binary::make(op, a, b, a->type); }
+Expr compare(BinOp op, const Expr& a, const Expr& b) { return Binary::make(op, a, b, DtypeCode::i32); }
+Expr unary(UnOp op, const Expr& a) { return Unary::make(op, a, a->type); }
+Expr constant(DtypeCode type, double value) { return Const::make_float(type, value); }
+
+}  // namespace qd::passes::ad

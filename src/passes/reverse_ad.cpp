@@ -1,0 +1,607 @@
+// src/passes/reverse_ad.cpp: reverse-mode autodiff: a typed kernel becomes its adjoint kernel.
+//
+// Requires: Stage::typed. kernel.adjoints pairs array params: GRAD holds the gradient of PRIMAL
+//           (same float dtype and shape, GRAD writable). An empty list leaves the kernel as it is.
+// Ensures: Stage::typed, simplified, with an empty adjoints list; the body is the adjoint. Each region (the kernel
+//          body, each parallel_for body, each serial for body) first recomputes its values without
+//          writing any array, then walks its statements backwards, applying ad_rules.cpp's rule of
+//          each operator. A load of PRIMAL adds its adjoint to GRAD (atomically); `PRIMAL[i] = e`
+//          adds GRAD[i] to e's adjoint, then zeroes GRAD[i] (upstream's rule: the old value is
+//          overwritten); `PRIMAL[i] += e` adds GRAD[i] (`-=` subtracts it). Parallel loops run in
+//          reverse order; a serial loop's iterations each recompute and differentiate their own values.
+//          Arrays without a GRAD and scalar params are constants; integer values and casts to
+//          integers carry no gradient.
+// Rejects (syntax errors): what would need an AD stack or a replay of side effects: a local assigned
+//          in a serial loop or parallel loop but declared outside it, while loops, break, continue,
+//          return, atomic min/max/bitwise operations on an array with a gradient, using the value an
+//          atomic operation returns. Adjoint pairs that do not name matching array params (type errors).
+//
+// How: a builder turns each region into a tape of single-assignment values (every local assignment
+// gets a fresh name, a version; every active subexpression gets its own temporary; ifs end with a
+// copy of each changed local into a merged version), stores and atomics into arrays with a GRAD
+// (sinks), branches and loops. An emitter writes each region as its forward replay (the values, no
+// sinks) followed by its reverse sweep, which reads those values; versions assigned in branches and
+// all adjoints are declared at the top of their region so the sweep sees them.
+#include <map>
+#include <set>
+
+#include "ir/ir_mutator.h"
+#include "passes/ad_rules.h"
+#include "passes/passes.h"
+#include "quadrants/errors.h"
+
+namespace qd::passes {
+namespace {
+
+using namespace qd::ir;
+using namespace qd::passes::ad;
+
+struct Version {
+  DtypeCode type;
+  bool active = false;  // depends on a differentiable array, so it has an adjoint
+  int region = 0;       // nesting depth of the region that owns it; 0: the kernel body
+  bool parallel = false;  // owned by a parallel_for body or a region inside one
+};
+
+struct Entry;
+using Tape = std::vector<Entry>;
+
+// A kernel body, parallel_for body or serial for body: the unit that is replayed, then reversed.
+struct Region {
+  std::vector<std::string> hoisted;  // versions assigned inside branches: declared at the region's top
+  std::vector<std::string> owned;    // every version of the region, for its adjoint declarations
+  Tape tape;
+};
+
+struct Entry {
+  enum class Kind { def, sink, branch, loop, parallel };
+  Kind kind;
+  std::string name;  // def: the version; branch: the local holding the condition
+  Expr value;        // def: a leaf or one operator over leaves; sink: the stored or added leaf
+  ArrayRef ref;      // sink: the element of PRIMAL
+  bool store = false;
+  AtomicOp op = AtomicOp::add;
+  Tape then_tape, else_tape;        // branch
+  std::vector<std::string> vars;    // loop (one), parallel
+  std::vector<Expr> bounds;         // loop: begin, end; parallel: extents
+  const ParallelFor* loop = nullptr;  // parallel: block_dim and serialize
+  std::shared_ptr<Region> body;     // loop, parallel
+  SourceLoc loc;
+  explicit Entry(Kind kind) : kind(kind) {}
+};
+
+bool is_leaf(const Expr& e) { return as<Var>(e) || as<Const>(e) || as<Arg>(e); }
+
+class TapeBuilder {
+ public:
+  explicit TapeBuilder(const Kernel& kernel, const std::map<std::string, std::string>& grad_of)
+      : kernel_(kernel), grad_of_(grad_of) {
+    for (const Param& p : kernel.params) used_.insert(p.name);
+    collect_names(kernel.body);
+  }
+
+  Region build() {
+    Region top;
+    enter_region(top, [&] { block(kernel_.body); });
+    return top;
+  }
+
+  // A name no other local or param has: base_0, base_1, ... (base itself first when !numbered).
+  std::string fresh(const std::string& base, bool numbered = true) {
+    if (!numbered && used_.insert(base).second) return base;
+    for (int n = 0;; ++n) {
+      std::string name = base + "_" + std::to_string(n);
+      if (used_.insert(name).second) return name;
+    }
+  }
+  const Version& version(const std::string& name) const { return versions_.at(name); }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) {
+    throw KernelUserError(KernelUserError::Kind::syntax, message, loc_.line, loc_.col);
+  }
+
+  void collect_names(const Block& b) {
+    struct Collector : IRVisitor {
+      std::set<std::string>* used;
+      void visit_decl(const Decl& s) override { used->insert(s.name), IRVisitor::visit_decl(s); }
+      void visit_for(const For& s) override { used->insert(s.var), IRVisitor::visit_for(s); }
+      void visit_parallel_for(const ParallelFor& s) override {
+        used->insert(s.vars.begin(), s.vars.end());
+        IRVisitor::visit_parallel_for(s);
+      }
+    } collector;
+    collector.used = &used_;
+    collector.visit(b);
+  }
+
+  template <class Fn>
+  void enter_region(Region& region, Fn&& fn) {
+    Region* outer_region = region_;
+    Tape* outer_out = out_;
+    int outer_branches = branch_depth_;
+    region_ = &region;
+    out_ = &region.tape;
+    branch_depth_ = 0;
+    ++depth_;
+    scopes_.emplace_back();
+    fn();
+    scopes_.pop_back();
+    --depth_;
+    region_ = outer_region;
+    out_ = outer_out;
+    branch_depth_ = outer_branches;
+  }
+
+  std::string new_version(const std::string& base, DtypeCode type, bool active) {
+    std::string name = fresh(base);
+    versions_[name] = Version{type, active && is_float(type), depth_ - 1, in_parallel_};
+    region_->owned.push_back(name);
+    if (branch_depth_ > 0) region_->hoisted.push_back(name);
+    return name;
+  }
+
+  // The scope slot of a source local: (scope index, current version).
+  std::pair<size_t, std::string*> lookup(const std::string& name) {
+    for (size_t i = scopes_.size(); i-- > 0;) {
+      auto found = scopes_[i].find(name);
+      if (found != scopes_[i].end()) return {i, &found->second};
+    }
+    QD_ASSERT(false, "reverse_ad(): undeclared local " + name);
+    return {0, nullptr};
+  }
+
+  bool has_grad(const std::string& array) const { return grad_of_.count(array) != 0; }
+
+  // Source names -> versions; atomics inside expressions are rejected.
+  Expr rename(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::constant:
+      case ExprKind::arg:
+      case ExprKind::shape: return e;
+      case ExprKind::var: return Var::make(*lookup(as<Var>(e)->name).second, e->type);
+      case ExprKind::binary: {
+        const Binary& b = *as<Binary>(e);
+        return Binary::make(b.op, rename(b.a), rename(b.b), e->type);
+      }
+      case ExprKind::unary: return Unary::make(as<Unary>(e)->op, rename(as<Unary>(e)->a), e->type);
+      case ExprKind::cast: return Cast::make(as<Cast>(e)->to, rename(as<Cast>(e)->a));
+      case ExprKind::bit_cast: return BitCast::make(as<BitCast>(e)->to, rename(as<BitCast>(e)->a));
+      case ExprKind::select: {
+        const Select& s = *as<Select>(e);
+        return Select::make(rename(s.cond), rename(s.a), rename(s.b), e->type);
+      }
+      case ExprKind::load: return Load::make(rename_ref(as<Load>(e)->ref), e->type);
+      case ExprKind::atomic:
+        fail("Kernel '" + kernel_.name + "' uses the value an atomic operation returns, which its adjoint " +
+             "cannot replay. Reverse-mode autodiff supports atomics only as statements (x[i] += v).");
+    }
+    return e;
+  }
+  ArrayRef rename_ref(const ArrayRef& ref) {
+    ArrayRef out{ref.array, {}, {}};
+    for (const Expr& i : ref.indices) out.indices.push_back(rename(i));
+    for (const Expr& i : ref.element_indices) out.element_indices.push_back(rename(i));
+    return out;
+  }
+
+  // Whether a renamed expression depends on a differentiable array through differentiable operators.
+  bool is_active(const Expr& e) const {
+    if (!e->type || !is_float(*e->type)) return false;
+    switch (e->kind) {
+      case ExprKind::var: return versions_.at(as<Var>(e)->name).active;
+      case ExprKind::load: return has_grad(as<Load>(e)->ref.array);
+      case ExprKind::binary: {
+        const Binary& b = *as<Binary>(e);
+        return binary_rule(b.op) && (is_active(b.a) || is_active(b.b));
+      }
+      case ExprKind::unary: return unary_rule(as<Unary>(e)->op) && is_active(as<Unary>(e)->a);
+      case ExprKind::cast: return is_active(as<Cast>(e)->a);
+      case ExprKind::select: return is_active(as<Select>(e)->a) || is_active(as<Select>(e)->b);
+      default: return false;
+    }
+  }
+
+  // An active expression becomes one operator over leaves, its operands bound to temporaries.
+  Expr lower(const Expr& e) {
+    if (!is_active(e)) return e;
+    switch (e->kind) {
+      case ExprKind::binary: {
+        const Binary& b = *as<Binary>(e);
+        return Binary::make(b.op, leaf(b.a), leaf(b.b), e->type);
+      }
+      case ExprKind::unary: return Unary::make(as<Unary>(e)->op, leaf(as<Unary>(e)->a), e->type);
+      case ExprKind::cast: return Cast::make(as<Cast>(e)->to, leaf(as<Cast>(e)->a));
+      case ExprKind::select: {
+        const Select& s = *as<Select>(e);
+        return Select::make(leaf(s.cond), leaf(s.a), leaf(s.b), e->type);
+      }
+      default: return e;  // var, load
+    }
+  }
+  Expr leaf(const Expr& e) {
+    if (is_leaf(e)) return e;
+    Expr lowered = lower(e);
+    std::string name = new_version("tmp", *e->type, is_active(e));
+    define(name, lowered);
+    return Var::make(name, e->type);
+  }
+  void define(const std::string& name, Expr value) {
+    Entry entry(Entry::Kind::def);
+    entry.name = name;
+    entry.value = std::move(value);
+    entry.loc = loc_;
+    out_->push_back(std::move(entry));
+  }
+
+  // A new version of source local `name` (declared in the current scope when `declare`).
+  void assign(const std::string& name, DtypeCode type, const Expr& renamed, bool declare) {
+    Expr lowered = lower(renamed);
+    if (declare) {
+      std::string v = new_version(name, type, is_active(renamed));
+      define(v, lowered);
+      scopes_.back()[name] = v;
+      return;
+    }
+    auto [scope, slot] = lookup(name);
+    if (static_cast<int>(scope) < scope_region_start()) {
+      fail("Kernel '" + kernel_.name + "' assigns local '" + name + "' inside a loop, but '" + name +
+           "' is declared outside that loop, so an iteration reads what another one wrote. Reverse-mode " +
+           "autodiff of such loop-carried locals needs an AD stack, which quadrants does not have yet. " +
+           "Declare '" + name + "' inside the loop, accumulate into an array element instead (a[i] += ...), or " +
+           "unroll the loop with qd.static(range(...)).");
+    }
+    std::string v = new_version(name, type, is_active(renamed));
+    define(v, lowered);
+    *slot = v;
+  }
+  // The first scope of the current region (scopes before it belong to enclosing regions).
+  int scope_region_start() const { return region_scope_starts_.empty() ? 0 : region_scope_starts_.back(); }
+
+  void block(const Block& b) {
+    SourceLoc outer = loc_;
+    for (const Stmt& s : b) {
+      loc_ = s->loc.line ? s->loc : outer;
+      stmt(s);
+    }
+    loc_ = outer;
+  }
+
+  void stmt(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::decl: {
+        const Decl& d = *as<Decl>(s);
+        return assign(d.name, *d.declared_type, rename(d.value), true);
+      }
+      case StmtKind::assign: {
+        const Assign& a = *as<Assign>(s);
+        return assign(a.name, *a.value->type, rename(a.value), false);
+      }
+      case StmtKind::store: return store(*as<Store>(s));
+      case StmtKind::eval: return eval(*as<Eval>(s));
+      case StmtKind::if_: return branch(*as<If>(s));
+      case StmtKind::for_: return serial_loop(*as<For>(s));
+      case StmtKind::parallel_for: return parallel_loop(*as<ParallelFor>(s));
+      case StmtKind::print:
+      case StmtKind::assert_: return;  // the adjoint neither prints nor re-checks
+      case StmtKind::while_:
+        fail("Kernel '" + kernel_.name + "' has a while loop, which reverse-mode autodiff does not support " +
+             "(its trip count would have to be recorded). Use a for loop over a range.");
+      case StmtKind::break_:
+      case StmtKind::continue_:
+        fail("Kernel '" + kernel_.name + "' has a break or continue statement, which reverse-mode autodiff does " +
+             "not support yet. Guard the rest of the loop body with an if instead.");
+      case StmtKind::return_:
+        fail("Kernel '" + kernel_.name + "' returns a value; reverse-mode autodiff differentiates kernels that " +
+             "write their results to fields or ndarrays. Write the result to a 0-d field instead.");
+    }
+  }
+
+  void store(const Store& s) {
+    if (!has_grad(s.ref.array)) return;  // nothing flows back through an array without a gradient
+    Entry entry(Entry::Kind::sink);
+    entry.ref = rename_ref(s.ref);
+    entry.value = leaf(rename(s.value));
+    entry.store = true;
+    entry.loc = loc_;
+    out_->push_back(std::move(entry));
+  }
+
+  void eval(const Eval& s) {
+    const Atomic* a = as<Atomic>(s.value);
+    if (!a) {
+      rename(s.value);  // no side effects, unless it hides an atomic (rejected there)
+      return;
+    }
+    if (a->local) {
+      static const std::map<AtomicOp, BinOp> kCombine = {
+          {AtomicOp::add, BinOp::add},         {AtomicOp::sub, BinOp::sub},       {AtomicOp::min, BinOp::min},
+          {AtomicOp::max, BinOp::max},         {AtomicOp::bit_and, BinOp::bit_and}, {AtomicOp::bit_or, BinOp::bit_or},
+          {AtomicOp::bit_xor, BinOp::bit_xor}};
+      Expr current = rename(Var::make(*a->local, a->type));
+      return assign(*a->local, *a->type, Binary::make(kCombine.at(a->op), current, rename(a->value), a->type), false);
+    }
+    if (!has_grad(a->ref.array)) return;
+    if (a->op != AtomicOp::add && a->op != AtomicOp::sub) {
+      fail("Kernel '" + kernel_.name + "' applies atomic " + std::string(atomic_op_name(a->op)) + " to '" +
+           a->ref.array + "', which has a gradient; reverse-mode autodiff supports only atomic add and sub (+=, -=) " +
+           "on arrays with gradients so far.");
+    }
+    Entry entry(Entry::Kind::sink);
+    entry.ref = rename_ref(a->ref);
+    entry.value = leaf(rename(a->value));
+    entry.op = a->op;
+    entry.loc = loc_;
+    out_->push_back(std::move(entry));
+  }
+
+  void branch(const If& s) {
+    Expr cond = rename(s.cond);
+    std::string cond_name = new_version("cond", *cond->type, false);
+    define(cond_name, cond);
+    Entry entry(Entry::Kind::branch);
+    entry.name = cond_name;
+    entry.loc = loc_;
+    auto before = scopes_;
+    auto arm = [&](const Block& body, Tape& tape) {
+      Tape* outer = out_;
+      out_ = &tape;
+      ++branch_depth_;
+      scopes_.emplace_back();
+      block(body);
+      scopes_.pop_back();
+      --branch_depth_;
+      out_ = outer;
+      auto after = scopes_;
+      scopes_ = before;
+      return after;
+    };
+    auto after_then = arm(s.then_body, entry.then_tape);
+    auto after_else = arm(s.else_body, entry.else_tape);
+    // A local assigned on either side gets a merged version, assigned at the end of both sides.
+    ++branch_depth_;
+    for (size_t i = 0; i < before.size(); ++i) {
+      for (auto& [name, old] : before[i]) {
+        const std::string& v_then = after_then[i].at(name);
+        const std::string& v_else = after_else[i].at(name);
+        if (v_then == old && v_else == old) continue;
+        const Version& info = versions_.at(old);
+        bool active = versions_.at(v_then).active || versions_.at(v_else).active;
+        std::string merged = new_version(name, info.type, active);
+        for (auto [tape, v] : {std::pair{&entry.then_tape, v_then}, std::pair{&entry.else_tape, v_else}}) {
+          Entry copy(Entry::Kind::def);
+          copy.name = merged;
+          copy.value = Var::make(v, info.type);
+          copy.loc = loc_;
+          tape->push_back(std::move(copy));
+        }
+        scopes_[i][name] = merged;
+      }
+    }
+    --branch_depth_;
+    out_->push_back(std::move(entry));
+  }
+
+  void serial_loop(const For& s) {
+    Entry entry(Entry::Kind::loop);
+    entry.bounds = {rename(s.begin), rename(s.end)};
+    entry.body = std::make_shared<Region>();
+    entry.loc = loc_;
+    std::string var = fresh(s.var);
+    entry.vars = {var};
+    region_scope_starts_.push_back(static_cast<int>(scopes_.size()));
+    enter_region(*entry.body, [&] {
+      versions_[var] = Version{*s.begin->type, false, depth_ - 1, in_parallel_};
+      scopes_.back()[s.var] = var;
+      block(s.body);
+    });
+    region_scope_starts_.pop_back();
+    out_->push_back(std::move(entry));
+  }
+
+  void parallel_loop(const ParallelFor& s) {
+    Entry entry(Entry::Kind::parallel);
+    for (const Expr& e : s.extents) entry.bounds.push_back(rename(e));
+    entry.body = std::make_shared<Region>();
+    entry.loop = &s;
+    entry.loc = loc_;
+    region_scope_starts_.push_back(static_cast<int>(scopes_.size()));
+    in_parallel_ = true;
+    enter_region(*entry.body, [&] {
+      for (const std::string& v : s.vars) {
+        std::string name = fresh(v);
+        versions_[name] = Version{DtypeCode::i32, false, depth_ - 1, true};
+        scopes_.back()[v] = name;
+        entry.vars.push_back(name);
+      }
+      block(s.body);
+    });
+    in_parallel_ = false;
+    region_scope_starts_.pop_back();
+    out_->push_back(std::move(entry));
+  }
+
+  const Kernel& kernel_;
+  const std::map<std::string, std::string>& grad_of_;
+  std::set<std::string> used_;
+  std::map<std::string, Version> versions_;
+  std::vector<std::map<std::string, std::string>> scopes_;  // source local -> current version
+  std::vector<int> region_scope_starts_;
+  Region* region_ = nullptr;
+  Tape* out_ = nullptr;
+  int depth_ = 0;         // regions entered
+  int branch_depth_ = 0;  // ifs entered within the current region
+  bool in_parallel_ = false;
+  SourceLoc loc_;
+};
+
+class AdjointEmitter {
+ public:
+  AdjointEmitter(TapeBuilder& builder, const Kernel& kernel, const std::map<std::string, std::string>& grad_of)
+      : builder_(builder), kernel_(kernel), grad_of_(grad_of) {}
+
+  Block region(const Region& r, bool in_parallel) {
+    bool outer = in_parallel_;
+    in_parallel_ = in_parallel;
+    Block out;
+    for (const std::string& v : r.hoisted) out.push_back(Decl::make(v, type(v), zero(type(v))));
+    for (const std::string& v : r.owned) {
+      if (!builder_.version(v).active) continue;
+      adjoint_[v] = builder_.fresh(v + "_adj", false);
+      out.push_back(Decl::make(adjoint_[v], type(v), zero(type(v))));
+    }
+    std::set<std::string> hoisted(r.hoisted.begin(), r.hoisted.end());
+    forward(r.tape, hoisted, out);
+    reverse(r.tape, out);
+    in_parallel_ = outer;
+    return out;
+  }
+
+ private:
+  DtypeCode type(const std::string& v) const { return builder_.version(v).type; }
+  static Expr zero(DtypeCode t) { return is_float(t) ? constant(t, 0.0) : Const::make_int(t, 0); }
+  Expr var(const std::string& v) const { return Var::make(v, type(v)); }
+
+  void forward(const Tape& tape, const std::set<std::string>& hoisted, Block& out) {
+    for (const Entry& e : tape) {
+      if (e.kind == Entry::Kind::def) {
+        out.push_back(hoisted.count(e.name) ? Assign::make(e.name, e.value, e.loc)
+                                            : Decl::make(e.name, type(e.name), e.value, e.loc));
+      } else if (e.kind == Entry::Kind::branch) {
+        Block then_body, else_body;
+        forward(e.then_tape, hoisted, then_body);
+        forward(e.else_tape, hoisted, else_body);
+        out.push_back(If::make(var(e.name), then_body, else_body, e.loc));
+      }
+    }
+  }
+
+  void reverse(const Tape& tape, Block& out) {
+    for (auto it = tape.rbegin(); it != tape.rend(); ++it) {
+      const Entry& e = *it;
+      switch (e.kind) {
+        case Entry::Kind::def: definition(e, out); break;
+        case Entry::Kind::sink: sink(e, out); break;
+        case Entry::Kind::branch: {
+          Block then_body, else_body;
+          reverse(e.then_tape, then_body);
+          reverse(e.else_tape, else_body);
+          out.push_back(If::make(var(e.name), then_body, else_body, e.loc));
+          break;
+        }
+        case Entry::Kind::loop:
+          out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], region(*e.body, in_parallel_), e.loc));
+          break;
+        case Entry::Kind::parallel:
+          out.push_back(ParallelFor::make(e.vars, e.bounds, e.loop->block_dim, e.loop->serialize,
+                                          region(*e.body, true), e.loc));
+          break;
+      }
+    }
+  }
+
+  // Adds `term` to the adjoint of `operand` when the operand is an active local.
+  void accumulate(const Expr& operand, const Expr& term, SourceLoc loc, Block& out) {
+    const Var* v = as<Var>(operand);
+    if (!v || !term || !builder_.version(v->name).active) return;
+    const std::string& adj = adjoint_.at(v->name);
+    if (in_parallel_ && !builder_.version(v->name).parallel) {
+      // A kernel-body local read by every iteration: its adjoint is shared, so add atomically.
+      out.push_back(Eval::make(Atomic::make_local(AtomicOp::add, adj, term, v->type), loc));
+    } else {
+      out.push_back(Assign::make(adj, arith(BinOp::add, Var::make(adj, v->type), term), loc));
+    }
+  }
+
+  ArrayRef grad_ref(const ArrayRef& ref) const {
+    return ArrayRef{grad_of_.at(ref.array), ref.indices, ref.element_indices};
+  }
+
+  void definition(const Entry& e, Block& out) {
+    if (!builder_.version(e.name).active) return;
+    DtypeCode t = type(e.name);
+    Expr seed = Var::make(adjoint_.at(e.name), t);
+    const Expr& value = e.value;
+    switch (value->kind) {
+      case ExprKind::var: return accumulate(value, seed, e.loc, out);
+      case ExprKind::load:
+        out.push_back(Eval::make(Atomic::make_array(AtomicOp::add, grad_ref(as<Load>(value)->ref), seed, t), e.loc));
+        return;
+      case ExprKind::cast: {
+        const Expr& a = as<Cast>(value)->a;
+        return accumulate(a, Cast::make(*a->type, seed), e.loc, out);
+      }
+      case ExprKind::select: {
+        const Select& s = *as<Select>(value);
+        accumulate(s.a, Select::make(s.cond, seed, zero(t), t), e.loc, out);
+        return accumulate(s.b, Select::make(s.cond, zero(t), seed, t), e.loc, out);
+      }
+      case ExprKind::binary: {
+        const Binary& b = *as<Binary>(value);
+        Contributions c = binary_rule(b.op)(RuleInputs{t, b.a, b.b, var(e.name), seed});
+        accumulate(b.a, c.to_a, e.loc, out);
+        return accumulate(b.b, c.to_b, e.loc, out);
+      }
+      case ExprKind::unary: {
+        const Unary& u = *as<Unary>(value);
+        Contributions c = unary_rule(u.op)(RuleInputs{t, u.a, nullptr, var(e.name), seed});
+        return accumulate(u.a, c.to_a, e.loc, out);
+      }
+      default: QD_ASSERT(false, "reverse_ad(): an active value of an unexpected kind");
+    }
+  }
+
+  void sink(const Entry& e, Block& out) {
+    const Param* p = kernel_.find_param(e.ref.array);
+    Expr grad = Load::make(grad_ref(e.ref), p->dtype);
+    Expr value_type_grad = e.value->type == p->dtype ? grad : Cast::make(*e.value->type, grad);
+    accumulate(e.value, e.op == AtomicOp::sub ? unary(UnOp::neg, value_type_grad) : value_type_grad, e.loc, out);
+    if (e.store) out.push_back(Store::make(grad_ref(e.ref), zero(p->dtype), e.loc));
+  }
+
+  TapeBuilder& builder_;
+  const Kernel& kernel_;
+  const std::map<std::string, std::string>& grad_of_;
+  std::map<std::string, std::string> adjoint_;  // version -> its adjoint local
+  bool in_parallel_ = false;
+};
+
+// The PRIMAL -> GRAD map, after checking that each pair names two matching array params.
+std::map<std::string, std::string> adjoint_pairs(const Kernel& kernel) {
+  std::map<std::string, std::string> grad_of;
+  for (const AdjointPair& pair : kernel.adjoints) {
+    const Param* primal = kernel.find_param(pair.primal);
+    const Param* grad = kernel.find_param(pair.grad);
+    auto fail = [&](const std::string& why) {
+      throw KernelUserError(KernelUserError::Kind::type,
+                            "Kernel '" + kernel.name + "' pairs '" + pair.primal + "' with the gradient '" +
+                                pair.grad + "', but " + why,
+                            0, 0);
+    };
+    if (!primal || primal->kind != Param::Kind::array || !grad || grad->kind != Param::Kind::array) {
+      fail("both must be array params.");
+    }
+    if (!is_float(primal->dtype)) fail("only float arrays have gradients.");
+    if (grad->dtype != primal->dtype || grad->ndim != primal->ndim || grad->element_shape != primal->element_shape) {
+      fail("the gradient must have the same dtype, dims and element shape.");
+    }
+    if (!grad->writable) fail("the gradient must be writable.");
+    grad_of[pair.primal] = pair.grad;
+  }
+  return grad_of;
+}
+
+}  // namespace
+
+Kernel reverse_ad(const Kernel& kernel) {
+  if (kernel.adjoints.empty()) return kernel;
+  std::map<std::string, std::string> grad_of = adjoint_pairs(kernel);
+  TapeBuilder builder(kernel, grad_of);
+  Region top = builder.build();
+  Kernel adjoint = kernel;
+  adjoint.adjoints.clear();
+  adjoint.body = AdjointEmitter(builder, kernel, grad_of).region(top, false);
+  return simplify(adjoint);  // folds what the rules built from constants (pow's b - 1)
+}
+
+}  // namespace qd::passes
