@@ -1,4 +1,6 @@
 # python/quadrants/__init__.py: the public Python API, `import quadrants as qd`.
+import sys as _sys
+
 from . import _logging
 from ._compat_names import *  # noqa: F401,F403  upstream's arch names, Backend, Tensor, extension
 from ._dtypes import (  # noqa: F401
@@ -35,6 +37,8 @@ from .field import Field, MatrixField, field
 from .interop import from_dlpack
 from .lang import *  # noqa: F401,F403  kernel, func, types, math, atomics, errors, ...
 from .lang import impl  # noqa: F401  qd.lang.impl, upstream's runtime internals that programs reach into
+# quadrants.math is upstream's import path (`from quadrants.math import vec3`) for qd.math, our lang.math.
+_sys.modules[__name__ + ".math"] = math  # noqa: F405
 from .lang import _template_mapper, exception, ops  # noqa: F401  upstream module paths under qd.lang
 from .lang.errors import *  # noqa: F401,F403  every exception class upstream exports at the top level
 from .matrix import Matrix, Vector

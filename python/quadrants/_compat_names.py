@@ -97,5 +97,16 @@ def is_arch_supported(arch):
     return _runtime._is_available(arch)
 
 
+def real_func(fn):
+    """Upstream's @qd.real_func: a function compiled once and called, not inlined. Here it is inlined like
+    @qd.func, which computes the same results; what only a call allows (recursion) is a compile error."""
+    from .lang.kernels import func  # lazily: the kernel language imports this module's package
+
+    return func(fn)
+
+
+# The class of qd.template(); upstream's kernels take `x: qd.Template` as well as `x: qd.template()`.
+from .lang.types import Template  # noqa: E402
+
 __all__ = ["x64", "x86_64", "arm64", "amdgpu", "metal", "vulkan", "python", "Backend", "Tensor", "extension",
-           "is_extension_supported", "is_arch_supported"]
+           "is_extension_supported", "is_arch_supported", "real_func", "Template"]

@@ -27,6 +27,10 @@ def normalize_shape(shape, what):
     return tuple(int(d) for d in dims)
 
 
+class FieldIndexError(IndexError, AssertionError):
+    """A field indexed with too few or too many indices: an IndexError, and the AssertionError upstream raises."""
+
+
 def _source_dtype_check(src_dtype, dst, what):
     """TypeError naming both dtypes for sources quadrants has no dtype for (complex, object...)."""
     try:
@@ -177,9 +181,16 @@ class ArrayContainer:
             key = (key,)
         for k in key:
             if not isinstance(k, numbers.Integral):
-                raise TypeError(f"{self._kind} indices must be integers, but got {k!r}.")
+                # The second sentence is upstream's wording, which its tests match.
+                raise TypeError(f"{self._kind} indices must be integers, but got {k!r}. Detected illegal element of "
+                                f"type: {type(k)}. Please be aware that slicing a qd.{self._kind} is not supported so far.")
         if len(key) != len(self.shape) and len(key) != len(self.shape) + len(self._element_shape):
-            raise IndexError(f"Expected {len(self.shape)} indices for shape {self.shape}, but got {len(key)}.")
+            message = f"Expected {len(self.shape)} indices for shape {self.shape}, but got {len(key)}"
+            if self._kind == "field":
+                raise FieldIndexError(f"{message}. Slicing is not supported on qd.field.")
+            from .lang.errors import QuadrantsIndexError  # lazily: the lang package imports this module
+
+            raise QuadrantsIndexError(f"{message}: a {len(self.shape)}d {self._kind} indexed with {len(key)}d indices.")
         return [int(k) for k in key]
 
     def __getitem__(self, key):

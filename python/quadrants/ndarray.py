@@ -1,4 +1,6 @@
 # python/quadrants/ndarray.py: qd.ndarray, an array passed to kernels as an argument.
+import math
+
 from ._container import ArrayContainer, MatrixContainer
 from . import _dtypes
 
@@ -19,6 +21,22 @@ class Ndarray(ArrayContainer):
     @property
     def element_shape(self):
         return self._element_shape
+
+    def __deepcopy__(self, memo):
+        """copy.deepcopy(): a new ndarray of the same type and shape holding a copy of the elements."""
+        copied = Ndarray(self.dtype, self.shape, ()) if type(self) is Ndarray else \
+            MatrixNdarray(self.dtype, self.shape, self._element_shape)
+        copied.copy_from(self)
+        memo[id(self)] = copied
+        return copied
+
+    def _get_element_size(self):
+        """Bytes per element (a vector/matrix element counts all its entries), as upstream reports it."""
+        return self.dtype.numpy.itemsize * math.prod(self._element_shape)
+
+    def _get_nelement(self):
+        """The number of elements: the product of the shape (vector/matrix entries not counted)."""
+        return math.prod(self.shape)
 
 
 class MatrixNdarray(MatrixContainer, Ndarray):

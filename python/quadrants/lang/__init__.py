@@ -37,6 +37,7 @@ from .builtins import (
     tanh,
 )
 from .data_oriented import data_oriented
+from .misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from .kernels import func, kernel
 from .struct import Struct, StructField, dataclass

@@ -3,7 +3,7 @@
 # Genesis and upstream's tests use: get_runtime() (its default dtypes, materialize/clear, prog.synchronize),
 # current_cfg(), get_max_shared_memory_bytes() and get_cuda_compute_capability(). The rest of upstream's
 # impl is the internals of its own frontend and has no counterpart here.
-from .. import _runtime
+from .. import _dtypes, _runtime
 
 
 class _Program:
@@ -14,6 +14,12 @@ class _Program:
 
     def synchronize(self):
         _runtime.sync()
+
+    def _get_num_ndarrays(self):
+        """How many qd.ndarray()s are alive (qd.reset() releases them all)."""
+        from ..ndarray import Ndarray
+
+        return sum(isinstance(c, Ndarray) for c in list(_runtime._live_arrays))
 
 
 class PyQuadrants:
@@ -39,17 +45,43 @@ class PyQuadrants:
         self.materialize()
         _runtime.sync()
 
+    # default_fp/default_ip can be reassigned after qd.init(), as upstream allows: kernels compiled
+    # afterwards read them (those compiled before keep theirs).
     @property
     def default_fp(self):
         return _runtime.config().default_fp
+
+    @default_fp.setter
+    def default_fp(self, dtype):
+        _set_default_type("default_fp", dtype, _dtypes.is_real)
 
     @property
     def default_ip(self):
         return _runtime.config().default_ip
 
+    @default_ip.setter
+    def default_ip(self, dtype):
+        _set_default_type("default_ip", dtype, _dtypes.is_integral)
+
     @property
     def default_up(self):
         return current_cfg().default_up
+
+
+def _set_default_type(what, dtype, accepts):
+    """get_runtime().default_fp/default_ip = dtype: the current configuration and qd.cfg take it."""
+    try:
+        resolved = _dtypes.to_dtype(dtype)
+    except TypeError:
+        resolved = None
+    if resolved is None or not accepts(resolved):
+        kind = "a floating-point" if what == "default_fp" else "an integer"
+        raise ValueError(f"get_runtime().{what} = ... expects {kind} dtype, but got {dtype!r}.")
+    config = _runtime.config()
+    setattr(config, what, resolved)
+    config.options._values[what] = resolved  # qd.cfg is read-only to users; this is the runtime itself
+    if what == "default_ip":
+        config.options._values["default_up"] = _dtypes.u64 if resolved.numpy.itemsize == 8 else _dtypes.u32
 
 
 _pyquadrants = PyQuadrants()

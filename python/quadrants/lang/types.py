@@ -36,8 +36,13 @@ class NdarrayType:
     def __repr__(self):
         return f"qd.types.ndarray(dtype={self.dtype!r}, ndim={self.ndim!r})"
 
+    def __class_getitem__(cls, args):
+        """qd.types.NDArray[dtype, ndim], upstream's subscript spelling of qd.types.ndarray(dtype, ndim)."""
+        return cls(*args) if isinstance(args, tuple) else cls(args)
+
 
 ndarray = NdarrayType
+NDArray = NdarrayType  # upstream's name, used subscripted: x: qd.types.NDArray[qd.f32, 2]
 
 
 class VectorType:

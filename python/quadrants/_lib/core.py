@@ -1,0 +1,53 @@
+# python/quadrants/_lib/core.py: the queries programs make of upstream's compiled core module
+# (`from quadrants._lib import core`), answered from quadrants' own runtime. Our compiled core is
+# quadrants._core; this module holds no logic of its own.
+from .. import _compat_names, _dtypes, _runtime
+from ..lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
+
+Arch = _runtime.Arch
+
+
+def arch_from_name(name):
+    """The Arch upstream calls `name` ('x64', 'cuda', 'vulkan', ...)."""
+    try:
+        return _runtime.Arch.by_name[name]
+    except KeyError:
+        names = ", ".join(sorted(_runtime.Arch.by_name))
+        raise ValueError(f"arch_from_name({name!r}): no architecture has that name; expected one of {names}.") from None
+
+
+def arch_name(arch):
+    """An Arch's name, as in qd.init(arch=...) and QD_ARCH."""
+    return arch.name
+
+
+def host_arch():
+    """The host CPU's arch: qd.cpu (which upstream names x64 or arm64)."""
+    return _runtime.cpu
+
+
+def is_extension_supported(arch, ext):
+    """Whether `arch` supports qd.extension `ext` here."""
+    return _compat_names.is_extension_supported(arch, ext)
+
+
+def with_cuda():
+    """Whether a CUDA driver and device are usable (upstream: whether the build has CUDA)."""
+    return _runtime._is_available(_runtime.cuda)
+
+
+def with_amdgpu():
+    return False  # no AMD GPU backend
+
+
+def with_metal():
+    return False  # no Metal backend
+
+
+def with_vulkan():
+    return False  # no Vulkan backend
+
+
+def data_type_size(dtype):
+    """The size in bytes of one element of `dtype` (u1 is stored in a byte)."""
+    return _dtypes.to_dtype(dtype).numpy.itemsize

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+# scripts/upstream_tests.py: runs upstream Quadrants' own Python tests, unmodified, against the installed
+# quadrants on the CPU, and tabulates what passes (a developer tool; CI does not run it).
+"""Run upstream Quadrants' tests against our package.
+
+    .venv/bin/python scripts/upstream_tests.py 'test_field*.py' test_ndarray.py --json /tmp/out.json
+    .venv/bin/python scripts/upstream_tests.py test_matrix.py -- -k inverse   # after --: pytest's
+
+The upstream snapshot's tests/ is exported (`git archive HEAD tests`) into a temporary directory and
+each chosen file runs in its own pytest process, one at a time, with QD_WANTED_ARCHS=cpu so that
+upstream's test_utils.test() parametrizes on the CPU only. A small pytest plugin streams each test's
+outcome to a file as it finishes, so a file that hangs or crashes keeps what it had: the test in flight
+is recorded as a timeout (or crash), the process is killed, and the file is resumed with the finished
+tests deselected. The table counts xfail as skipped and xpass as passed; a collection error counts as
+one error of the file.
+"""
+import argparse
+import collections
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+DEFAULT_REPO = "/work/.mirror/Genesis-Embodied-AI+quadrants/repo"
+PLUGIN_NAME = "_qd_upstream_outcomes"
+
+# The plugin runs inside the pytest process. It writes one JSON line per event and flushes each, so the
+# parent sees progress while the child runs: {"start": nodeid} when a test begins, then its outcome.
+PLUGIN_SOURCE = r'''
+import importlib.util, json, os, re, time
+
+import pytest
+
+# Without QD_UPSTREAM_OUTCOMES the plugin only declares the xdist hook (to run a file by hand).
+_out = open(os.environ.get("QD_UPSTREAM_OUTCOMES", os.devnull), "a", buffering=1)
+
+
+def _first_line(report):
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr)
+    if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
+        text = report.longrepr[2]
+    lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+    if lines and lines[0].startswith('File "'):  # a compile error: File, source, caret, then the error
+        errors = [l for l in lines if re.match(r"[\w.]+(Error|Exception|Warning)\b", l)]
+        lines = errors or lines
+    return lines[0][:300] if lines else ""
+
+
+def _collect_error(report):
+    # A collection error's first line only says which module failed; the cause is its last "E" line.
+    lines = [l[1:].strip() for l in str(report.longrepr).splitlines() if l.startswith("E ")]
+    return lines[-1][:300] if lines else _first_line(report)
+
+
+def _emit(**record):
+    _out.write(json.dumps(record) + "\n")
+
+
+class _XdistHooks:
+    """Upstream's conftest implements an xdist hook; without xdist installed pytest rejects it as unknown."""
+
+    @pytest.hookspec(firstresult=True)
+    def pytest_handlecrashitem(self, crashitem, report, sched):
+        pass
+
+
+def pytest_addhooks(pluginmanager):
+    if importlib.util.find_spec("xdist") is None:
+        pluginmanager.add_hookspecs(_XdistHooks)
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _emit(start=nodeid, t=time.time())
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _emit(test=report.nodeid or "<collection>", outcome="error", when="collect", message=_collect_error(report))
+
+
+def pytest_runtest_logreport(report):
+    wasxfail = hasattr(report, "wasxfail")
+    outcome = None
+    if report.when == "setup" and report.failed:
+        outcome = "error"
+    elif report.skipped and report.when in ("setup", "call"):
+        outcome = "skipped"
+    elif report.when == "call":
+        outcome = "passed" if report.passed else "failed"
+        if wasxfail and report.passed:
+            outcome = "passed"  # xpass
+    elif report.when == "teardown" and report.failed:
+        outcome = "error"
+    if outcome is None:
+        return
+    _emit(test=report.nodeid, outcome=outcome, when=report.when, duration=round(report.duration, 3),
+          message="" if outcome == "passed" else _first_line(report))
+'''
+
+OUTCOMES = ("passed", "failed", "error", "skipped")
+
+
+def export_tests(repo, destination):
+    """Writes the snapshot's tests/ under destination (tests/python/..., tests/test_utils.py)."""
+    archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests"], check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", destination], input=archive.stdout, check=True)
+    with open(os.path.join(destination, PLUGIN_NAME + ".py"), "w") as f:
+        f.write(PLUGIN_SOURCE)
+
+
+def chosen_files(test_dir, patterns):
+    """The test files under tests/python (top level) matching any pattern, in name order."""
+    names = sorted(n for n in os.listdir(test_dir) if n.startswith("test_") and n.endswith(".py"))
+    files = []
+    for pattern in patterns:
+        pattern = os.path.basename(pattern)
+        if not pattern.endswith(".py") and not any(c in pattern for c in "*?["):
+            pattern += ".py"
+        matched = fnmatch.filter(names, pattern)
+        if not matched:
+            print(f"warning: no upstream test file matches {pattern!r}", file=sys.stderr)
+        files.extend(m for m in matched if m not in files)
+    return files
+
+
+def read_events(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.endswith("\n") and line.strip()]
+
+
+def run_file(root, name, args):
+    """Runs one upstream file to the end (resuming after hangs and crashes); returns {nodeid: record}.
+
+    A test counts as finished once it has any record (its setup error, its skip or its call's outcome);
+    the last started test without one is the one in flight.
+    """
+    results = {}
+    events_path = os.path.join(root, f".outcomes_{name}.jsonl")
+    log_path = os.path.join(root, f".log_{name}.txt")
+    env = dict(os.environ, QD_WANTED_ARCHS="cpu", QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("QD_ARCH", None)  # would override the arch each test asks for
+    started_file = time.time()
+    for _attempt in range(args.max_restarts + 1):
+        if os.path.exists(events_path):
+            os.unlink(events_path)
+        command = [args.python, "-m", "pytest", f"tests/python/{name}", "-p", PLUGIN_NAME, "-p", "no:cacheprovider",
+                   "-q", "--no-header", "-rN", "--tb=short", *[f"--deselect={n}" for n in results],
+                   *args.pytest_args]
+        with open(log_path, "a") as log:
+            child = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+            in_flight, in_flight_since, seen, killed = None, None, 0, None
+            while child.poll() is None and killed is None:
+                time.sleep(0.2)
+                events = read_events(events_path)
+                for event in events[seen:]:
+                    if "start" in event:
+                        in_flight, in_flight_since = event["start"], time.time()
+                    else:
+                        results[event["test"]] = event
+                seen = len(events)
+                if in_flight in results:
+                    in_flight = None
+                if in_flight is not None and time.time() - in_flight_since > args.test_timeout:
+                    killed = f"Timeout: the test ran past {args.test_timeout:g} s"
+                elif time.time() - started_file > args.file_timeout:
+                    killed = f"Timeout: the file ran past {args.file_timeout:g} s"
+            if killed:
+                os.killpg(child.pid, 9)
+            child.wait()
+        for event in read_events(events_path)[seen:]:
+            if "start" in event:
+                in_flight = event["start"]
+            else:
+                results[event["test"]] = event
+        if in_flight in results:
+            in_flight = None
+        code = child.returncode
+        if killed is None and code in (0, 1, 5):
+            break  # all passed, some failed, or nothing collected
+        if killed is None and code == 2 and any(r["when"] == "collect" for r in results.values()):
+            break  # collection errors, recorded as such
+        if in_flight is None:  # ended between tests: a usage error, an interrupt, or the file's time limit
+            if killed is None:
+                key = f"tests/python/{name}"
+                results[key] = dict(test=key, outcome="error", when="collect",
+                                    message=f"Crash: pytest exited with {code} outside any test (see {log_path})")
+            break
+        if killed is None:
+            killed = f"Crash: the process died of signal {-code}" if code < 0 else f"Crash: pytest exited with {code}"
+        results[in_flight] = dict(test=in_flight, outcome="error", when="call", message=killed)
+        if killed.startswith("Timeout: the file"):
+            break
+    return results
+
+
+def normalize(message):
+    """A failure's first line with numbers, addresses and long quoted text blurred, to group causes
+    (short quoted text is usually a name, as in "has no attribute 'x'", and tells causes apart)."""
+    message = re.sub(r"\S*/tests/python/(test_\w+\.py):\d+:\d+: ", "", message)  # where in the test file
+    message = re.sub(r"0x[0-9a-fA-F]+", "0x…", message)
+    message = re.sub(r"'[^']{40,}'", "'…'", message)
+    message = re.sub(r"\d+(\.\d+)?", "N", message)
+    return message[:160]
+
+
+def print_table(per_file):
+    width = max([len("file"), len("TOTAL")] + [len(n) for n in per_file])
+    header = f"{'file':<{width}}  {'passed':>6} {'failed':>6} {'errors':>6} {'skipped':>7}"
+    print(header)
+    print("-" * len(header))
+    total = collections.Counter()
+    for name, results in per_file.items():
+        counts = collections.Counter(r["outcome"] for r in results.values())
+        total.update(counts)
+        print(f"{name:<{width}}  {counts['passed']:>6} {counts['failed']:>6} {counts['error']:>6} "
+              f"{counts['skipped']:>7}")
+    print("-" * len(header))
+    print(f"{'TOTAL':<{width}}  {total['passed']:>6} {total['failed']:>6} {total['error']:>6} {total['skipped']:>7}")
+
+
+def print_causes(per_file, top):
+    causes = collections.Counter()
+    example = {}
+    for results in per_file.values():
+        for record in results.values():
+            if record["outcome"] in ("failed", "error"):
+                key = normalize(record.get("message", ""))
+                causes[key] += 1
+                example.setdefault(key, record["test"])
+    print(f"\nTop {top} causes of failures and errors (first line of the exception, numbers blurred):")
+    for key, count in causes.most_common(top):
+        print(f"{count:>5}  {key}\n       e.g. {example[key]}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("patterns", nargs="+", help="test file names or globs under upstream's tests/python")
+    parser.add_argument("--repo", default=DEFAULT_REPO, help="upstream's git directory (default: the mirror)")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter with quadrants installed")
+    parser.add_argument("--test-timeout", type=float, default=120, help="seconds one test may run (default 120)")
+    parser.add_argument("--file-timeout", type=float, default=1800, help="seconds one file may run (default 1800)")
+    parser.add_argument("--max-restarts", type=int, default=20, help="resumes per file after a hang or crash")
+    parser.add_argument("--json", help="write per-test outcomes (with each failure's first line) here")
+    parser.add_argument("--causes", type=int, default=15, help="how many grouped failure causes to print")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs per file)")
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.pytest_args = argv[split + 1:]  # after --: passed to pytest (e.g. -k expr)
+
+    root = tempfile.mkdtemp(prefix="qd_upstream_tests_")
+    try:
+        export_tests(args.repo, root)
+        files = chosen_files(os.path.join(root, "tests", "python"), args.patterns)
+        per_file = {}
+        for name in files:
+            started = time.time()
+            per_file[name] = run_file(root, name, args)
+            counts = collections.Counter(r["outcome"] for r in per_file[name].values())
+            print(f"[{time.time() - started:6.1f} s] {name}: " + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES),
+                  flush=True)
+        print()
+        print_table(per_file)
+        if args.causes:
+            print_causes(per_file, args.causes)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({name: sorted(results.values(), key=lambda r: r["test"]) for name, results in
+                           per_file.items()}, f, indent=1)
+    finally:
+        if args.keep:
+            print(f"\nkept {root}", file=sys.stderr)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
