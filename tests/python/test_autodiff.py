@@ -2,8 +2,6 @@
 #
 # Every derivative rule of src/passes/ad_rules.cpp is checked in float64: the adjoint kernel's gradient
 # against (f(x + h) - f(x - h)) / 2h computed by the same forward kernel. Arch-neutral (QD_TEST_ARCH).
-import os
-
 import numpy as np
 import pytest
 
@@ -12,8 +10,7 @@ import quadrants as qd
 
 @pytest.fixture(autouse=True)
 def _init():
-    arch = qd.cuda if os.environ.get("QD_TEST_ARCH") == "cuda" else qd.cpu
-    qd.init(arch=arch, default_fp=qd.f64)
+    qd.init(arch=qd.cpu, default_fp=qd.f64)  # conftest.py turns qd.cpu into CUDA under QD_TEST_ARCH=cuda
     yield
     qd.reset()
 
