@@ -72,15 +72,16 @@ std::optional<int> cuda_pointer_device(const void* pointer);
 
 // Runs a compiled kernel's tasks in order on stream: args (num_args QdArgs in host memory, whose
 // arrays point to device memory) are copied to the device, and the module is loaded once per device
-// and kept while the kernel lives. When the kernel returns a value or was compiled in debug mode,
+// and kept while the kernel lives. When the kernel returns values or was compiled in debug mode,
 // waits for it and raises its errors as run_entry does (IndexError naming arg_names[i],
-// AssertionError with the assert message); the return value comes back in the scalar union.
-// Otherwise returns as soon as the work is enqueued. A fault in the kernel is a CudaError naming it.
+// AssertionError with the assert message); the returned values come back in order, each in a
+// QdArg's scalar union (none for a kernel without return values). Otherwise returns as soon as the
+// work is enqueued. A fault in the kernel is a CudaError naming it.
 // A launch on any other stream is ordered both ways with the legacy default stream, on which copies,
 // host reads and DLPack exports order themselves: it starts after the copies enqueued before it, and
 // they see its writes.
-std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& kernel, const QdArg* args,
-                                 int num_args, CUstream stream, int device_id,
-                                 const std::vector<std::string>& arg_names);
+std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& kernel, const QdArg* args,
+                               int num_args, CUstream stream, int device_id,
+                               const std::vector<std::string>& arg_names);
 
 }  // namespace qd

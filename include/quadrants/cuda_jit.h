@@ -3,7 +3,7 @@
 // The contract with the CUDA launcher (src/runtime/cuda/): every task function has the signature
 //   extern "C" __global__ void NAME(const QdArg* args, char* frame, QdKernelError* error, int32_t* error_flag)
 // `args` is the packed QdArg array in device memory; `frame` is frame_bytes of device scratch that holds
-// the return value (a QdArg.scalar at offset 0) and the top-level locals that later tasks read. Tasks run
+// the returned values (QdArg.scalar k at offset 8k) and the top-level locals that later tasks read. Tasks run
 // in order on one stream; parallel tasks loop grid-stride over their own extent, so the launcher may pick
 // any grid. In debug mode a task that finds *error_flag set returns at once.
 #pragma once
@@ -31,8 +31,8 @@ struct CudaCompiledKernel {
   std::vector<char> image;  // CUBIN for the requested arch, or PTX text (then is_ptx) as fallback
   bool is_ptx = false;
   std::vector<CudaTask> tasks;       // run in order on one stream
-  std::optional<DtypeCode> returns;  // stored as a QdArg.scalar at frame offset 0
-  int64_t frame_bytes = 0;           // device scratch the launcher allocates per launch (>= 8 when returns)
+  std::vector<DtypeCode> returns;  // value k is stored as a QdArg.scalar at frame offset 8k
+  int64_t frame_bytes = 0;         // device scratch the launcher allocates per launch (>= 8 per returned value)
   std::vector<std::string> assert_messages;  // same meaning as CompiledKernel's
   std::string source;                        // generated CUDA C++
   int num_params = 0;

@@ -28,7 +28,7 @@ struct KernelParam {
 struct CompiledKernel {
   std::string name;
   QdKernelEntry entry = nullptr;
-  std::optional<DtypeCode> returns;  // empty: the kernel returns nothing
+  std::vector<DtypeCode> returns;  // the returned values' types, in order (QdKernelEntry's ret); empty: none
   std::string source;                // the generated C++ (runtime headers inlined)
   std::string library_path;          // the cached shared library
   int num_params = 0;

@@ -50,7 +50,9 @@ typedef struct QdLaunchContext {
   int32_t* error_flag;   // atomically set 0 -> 1 by the first writer
 } QdLaunchContext;
 
-// Every generated CPU module exports this symbol. ret is written when the kernel returns a value.
+// Every generated CPU module exports this symbol. ret points to one QdArg per value the kernel returns
+// (its IR `returns` types in order: a vector, matrix or tuple is several), of which the kernel writes
+// the scalar union; it may be null when the kernel returns nothing.
 typedef void (*QdKernelEntry)(const QdArg* args, const QdLaunchContext* ctx, QdArg* ret);
 #define QD_KERNEL_ENTRY_SYMBOL "qd_kernel_entry"
 

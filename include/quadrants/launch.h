@@ -28,7 +28,10 @@ struct KernelArg {
 
 // Checks args against the kernel's parameters (count, kind, dtype, dims, contiguity, writability;
 // ValueError/TypeError naming the parameter) and runs it on the default thread pool. The result's
-// scalar holds the return value when kernel.returns is set: .f for floats, .i otherwise.
-QdArg launch_kernel(const CompiledKernel& kernel, const std::vector<KernelArg>& args);
+// scalar holds the first returned value when kernel.returns is not empty: .f for floats, .i
+// otherwise. `returns`, when given, receives every returned value in order (a kernel returning a
+// vector, matrix or tuple returns several).
+QdArg launch_kernel(const CompiledKernel& kernel, const std::vector<KernelArg>& args,
+                    std::vector<QdArg>* returns = nullptr);
 
 }  // namespace qd

@@ -29,9 +29,12 @@ void bind_cuda_jit(nb::module_& m) {
                      return tasks;
                    })
       .def_prop_ro("returns",
-                   [](const CudaCompiledKernel& k) -> std::optional<std::string> {
-                     if (!k.returns) return std::nullopt;
-                     return std::string(dtype_name(*k.returns));
+                   [](const CudaCompiledKernel& k) -> nb::object {  // None, a dtype name, or a tuple of them
+                     nb::list names;
+                     for (DtypeCode t : k.returns) names.append(nb::str(dtype_name(t).data(), dtype_name(t).size()));
+                     if (names.size() == 0) return nb::none();
+                     if (names.size() == 1) return nb::borrow(names[0]);
+                     return nb::tuple(names);
                    })
       .def_ro("frame_bytes", &CudaCompiledKernel::frame_bytes)
       .def_ro("source", &CudaCompiledKernel::source)

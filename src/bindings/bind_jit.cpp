@@ -39,9 +39,12 @@ void bind_jit(nb::module_& m) {
   nb::class_<CompiledKernel>(m, "CompiledKernel")
       .def_ro("name", &CompiledKernel::name)
       .def_prop_ro("returns",
-                   [](const CompiledKernel& k) -> std::optional<std::string> {
-                     if (!k.returns) return std::nullopt;
-                     return std::string(dtype_name(*k.returns));
+                   [](const CompiledKernel& k) -> nb::object {  // None, a dtype name, or a tuple of them
+                     nb::list names;
+                     for (DtypeCode t : k.returns) names.append(nb::str(dtype_name(t).data(), dtype_name(t).size()));
+                     if (names.size() == 0) return nb::none();
+                     if (names.size() == 1) return nb::borrow(names[0]);
+                     return nb::tuple(names);
                    })
       .def_ro("source", &CompiledKernel::source)
       .def_ro("library_path", &CompiledKernel::library_path)

@@ -25,13 +25,20 @@ namespace {
 // need to exist, not run: the op's Python body allocates its outputs and the kernels are skipped.
 thread_local int fake_mode_depth = 0;  // per thread: tracing in one thread must not skip another's kernels
 
+// One Python-level parameter. A vector/matrix passed by value fills `count` consecutive scalar QdArgs
+// (its entries, row-major); every other parameter fills one.
 struct ParamSpec {
   bool is_array = false;
+  bool is_vector = false;
   std::string name;
   std::optional<DtypeCode> dtype;
   int ndim = -1;                       // -1: any, specialized per call
-  std::vector<int64_t> element_shape;  // from a vector/matrix annotation
+  std::vector<int64_t> element_shape;  // arrays: from a vector/matrix annotation; vectors: their shape
+  int count = 1;                       // QdArgs filled
 };
+
+// Kernels returning at most this many values keep them on the stack.
+constexpr size_t kInlineReturns = 16;
 
 std::string shape_text(const int64_t* shape, int ndim) {
   std::string out = "(";
@@ -42,21 +49,26 @@ std::string shape_text(const int64_t* shape, int ndim) {
 class Launcher {
  public:
   // cpu_only: the kernel is host code whatever qd.init chose (hand-written C++ kernels).
-  Launcher(std::string name, nb::list params, nb::object compile_fn, bool cpu_only)
+  // result_fn: None, or called with the tuple of a kernel's returned values (see returned()).
+  Launcher(std::string name, nb::list params, nb::object compile_fn, bool cpu_only, nb::object result_fn)
       : name_(std::move(name)), compile_fn_(std::move(compile_fn)), cpu_only_(cpu_only) {
+    if (!result_fn.is_none()) result_fn_ = std::move(result_fn);
     for (nb::handle p : params) params_.push_back(parse_param(nb::cast<nb::tuple>(p)));
-    if (params_.size() > kMaxKernelArgs) {
-      throw ValueError("Kernel '" + name_ + "' has " + std::to_string(params_.size()) +
-                       " parameters; at most " + std::to_string(kMaxKernelArgs) + " are supported.");
+    for (const ParamSpec& p : params_) {
+      for (int k = 0; k < p.count; ++k) arg_names_.push_back(p.name);
     }
-    for (const ParamSpec& p : params_) arg_names_.push_back(p.name);
+    if (arg_names_.size() > kMaxKernelArgs) {
+      throw ValueError("Kernel '" + name_ + "' has " + std::to_string(arg_names_.size()) +
+                       " parameters (vector and matrix entries count one each); at most " +
+                       std::to_string(kMaxKernelArgs) + " are supported.");
+    }
   }
   Launcher(const Launcher&) = delete;  // owns compiled specializations
   Launcher& operator=(const Launcher&) = delete;
 
   // Called by compile_fn: the fields of the variant being compiled.
   void set_globals(const std::vector<std::shared_ptr<Array>>& globals) {
-    if (params_.size() + globals.size() > kMaxKernelArgs) {
+    if (arg_names_.size() + globals.size() > kMaxKernelArgs) {
       throw ValueError("Kernel '" + name_ + "' uses too many fields and arguments (at most " +
                        std::to_string(kMaxKernelArgs) + ").");
     }
@@ -76,8 +88,8 @@ class Launcher {
     QdArg packed[kMaxKernelArgs];
     uint64_t key[kMaxKernelArgs] = {};
     ArgSlots holders(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (params_[i].is_array) key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i], nullptr);
+    for (size_t i = 0, q = 0; i < n; q += params_[i].count, ++i) {
+      if (params_[i].is_array) key[i] = pack_array(i, q, args[i].ptr(), packed[q], holders[i], nullptr);
     }
     return spec_tuple(key);
   }
@@ -104,14 +116,20 @@ class Launcher {
     uint64_t key[kMaxKernelArgs];
     ArgSlots holders(n);
     HostStaging staging;  // stays empty (no allocation) unless host arrays meet a CUDA kernel
+    size_t total = 0;  // QdArgs packed so far
     for (size_t i = 0; i < n; ++i) {
       const ParamSpec& p = params_[i];
       if (p.is_array) {
-        key[i] = pack_array(i, args[i].ptr(), packed[i], holders[i], &staging);
+        key[i] = pack_array(i, total, args[i].ptr(), packed[total], holders[i], &staging);
       } else {
         key[i] = 0;
-        pack_scalar(p, args[i].ptr(), packed[i]);
+        if (p.is_vector) {
+          pack_vector(p, args[i].ptr(), packed + total);
+        } else {
+          pack_scalar(p, args[i].ptr(), packed[total]);
+        }
       }
+      total += p.count;
     }
     const Specialization* spec = last_;
     if (!spec || !same_key(*spec, key, n)) {
@@ -119,31 +137,48 @@ class Launcher {
       if (!spec) spec = &compile(key, args);
       last_ = spec;
     }
-    size_t total = n;
     for (const std::shared_ptr<Array>& g : spec->globals) pack_view(g->view(), packed[total++]);
     if (spec->cuda) return launch_on_cuda(*spec, packed, total, holders, staging, explicit_stream);
-    QdArg ret{};
+    size_t returned_count = spec->returns.size();
+    QdArg inline_returns[kInlineReturns];
+    std::unique_ptr<QdArg[]> heap_returns;
+    QdArg* ret = inline_returns;
+    if (returned_count > kInlineReturns) {
+      heap_returns.reset(new QdArg[returned_count]);
+      ret = heap_returns.get();
+    }
+    if (returned_count) std::memset(ret, 0, returned_count * sizeof(QdArg));
     {
       // Other Python threads may run while a kernel computes; the arguments stay alive through args.
       nb::gil_scoped_release release;
-      run_entry(*spec, packed, &ret, name_, spec->arg_names);
+      run_entry(*spec, packed, ret, name_, spec->arg_names);
     }
-    return return_value(spec->returns, ret);
+    return returned(spec->returns, ret);
   }
 
-  static nb::object return_value(const std::optional<DtypeCode>& returns, const QdArg& ret) {
-    if (!returns) return nb::none();
-    if (is_float(*returns)) return nb::float_(ret.scalar.f);
-    if (*returns == DtypeCode::u1) return nb::bool_(ret.scalar.i != 0);
-    if (*returns == DtypeCode::u64) return nb::int_(static_cast<uint64_t>(ret.scalar.i));
-    return nb::int_(ret.scalar.i);
+  static nb::object scalar_object(DtypeCode type, const QdArg& value) {
+    if (is_float(type)) return nb::float_(value.scalar.f);
+    if (type == DtypeCode::u1) return nb::bool_(value.scalar.i != 0);
+    if (type == DtypeCode::u64) return nb::int_(static_cast<uint64_t>(value.scalar.i));
+    return nb::int_(value.scalar.i);
+  }
+
+  // What a call returns: None, a number, or (several values, or a result_fn) the tuple of the values
+  // passed through result_fn, which builds vectors, matrices and tuples of them.
+  nb::object returned(const std::vector<DtypeCode>& returns, const QdArg* values) const {
+    if (returns.empty()) return nb::none();
+    if (returns.size() == 1 && !result_fn_.is_valid()) return scalar_object(returns[0], values[0]);
+    nb::list items;
+    for (size_t k = 0; k < returns.size(); ++k) items.append(scalar_object(returns[k], values[k]));
+    nb::tuple tuple(items);
+    return result_fn_.is_valid() ? result_fn_(tuple) : nb::object(tuple);
   }
 
   nb::object launch_on_cuda(const Specialization& spec, const QdArg* packed, size_t total, const ArgSlots& holders,
                             HostStaging& staging, const uintptr_t* explicit_stream) {
     int device = current_target().device;
     CUstream stream = choose_stream(holders.data(), params_.size(), explicit_stream, device);
-    std::optional<QdArg> ret;
+    std::vector<QdArg> values;
     // Taken with the GIL held, so no qd.reset() or kernel clear() (which hold the GIL while they
     // wait for the gate) can free the variant or its fields before the launch; released before
     // the GIL is taken back, so neither side can wait for the other.
@@ -154,10 +189,10 @@ class Launcher {
         std::shared_lock<std::shared_mutex>& gate;
         ~Unlock() { gate.unlock(); }
       } unlock{gate};
-      ret = launch_cuda(spec.cuda, packed, static_cast<int>(total), stream, device, spec.arg_names);
+      values = launch_cuda(spec.cuda, packed, static_cast<int>(total), stream, device, spec.arg_names);
     }
     if (!staging.empty()) staging.copy_back(stream, spec.cuda->param_written);
-    return ret ? return_value(spec.returns, *ret) : nb::none();
+    return values.empty() ? nb::none() : returned(spec.returns, values.data());
   }
 
   // Keyword arguments take this slower path: positions are resolved by parameter name.
@@ -190,7 +225,10 @@ class Launcher {
     std::string kind = nb::cast<std::string>(t[0]);
     p.name = nb::cast<std::string>(t[1]);
     p.is_array = kind == "array";
-    if (!p.is_array && kind != "scalar") throw ValueError("Launcher: unknown parameter kind '" + kind + "'.");
+    p.is_vector = kind == "vector";
+    if (!p.is_array && !p.is_vector && kind != "scalar") {
+      throw ValueError("Launcher: unknown parameter kind '" + kind + "'.");
+    }
     if (!t[2].is_none()) {
       std::string dtype = nb::cast<std::string>(t[2]);
       p.dtype = dtype_from_name(dtype);
@@ -199,6 +237,14 @@ class Launcher {
     if (p.is_array) {
       if (!t[3].is_none()) p.ndim = nb::cast<int>(t[3]);
       p.element_shape = nb::cast<std::vector<int64_t>>(t[4]);
+    }
+    if (p.is_vector) {  // ("vector", name, dtype, shape): passed by value as its entries
+      p.element_shape = nb::cast<std::vector<int64_t>>(t[3]);
+      if (!p.dtype || p.element_shape.empty() || p.element_shape.size() > 2) {
+        throw ValueError("Launcher: vector parameter '" + p.name + "' needs a dtype and a shape of 1 or 2 dims.");
+      }
+      p.count = 1;
+      for (int64_t extent : p.element_shape) p.count *= static_cast<int>(extent);
     }
     return p;
   }
@@ -220,8 +266,9 @@ class Launcher {
     }
   }
 
-  // staging: where host arrays go when the kernel runs on a GPU; null to refuse them (spec_of).
-  uint64_t pack_array(size_t i, PyObject* obj, QdArg& out, ArgSlot& holder, HostStaging* staging) {
+  // Parameter i fills QdArg q. staging: where host arrays go when the kernel runs on a GPU; null to
+  // refuse them (spec_of).
+  uint64_t pack_array(size_t i, size_t q, PyObject* obj, QdArg& out, ArgSlot& holder, HostStaging* staging) {
     const ParamSpec& p = params_[i];
     ArrayView view;
     int element_ndim = 0;
@@ -264,13 +311,13 @@ class Launcher {
                        std::to_string(dtype_size(view.dtype)) + "-byte elements; pass an aligned copy "
                        "(e.g. np.ascontiguousarray(x) or x.copy()).");
     }
-    place_on_target(i, view, element_ndim, staging);
+    place_on_target(i, q, view, element_ndim, staging);
     pack_view(view, out);
     return array_signature(view, element_ndim);
   }
 
   // Arrays must live where the kernel runs; host arrays meeting a CUDA kernel are staged.
-  void place_on_target(size_t i, ArrayView& view, int element_ndim, HostStaging* staging) {
+  void place_on_target(size_t i, size_t q, ArrayView& view, int element_ndim, HostStaging* staging) {
     static const Target host{false, 0};
     const Target& target = cpu_only_ ? host : current_target();
     bool on_cuda = view.device.kind == DeviceId::Kind::cuda;
@@ -290,7 +337,7 @@ class Launcher {
         return;
       }
       warn_staging(i, view);
-      view = staging->stage(view, element_ndim, target.device, i);
+      view = staging->stage(view, element_ndim, target.device, q);
     }
   }
 
@@ -378,12 +425,142 @@ class Launcher {
 
   std::string where_scalar(const ParamSpec& p) const { return "Kernel '" + name_ + "' argument '" + p.name + "'"; }
 
+  // A vector/matrix passed by value: its entries, row-major, into p.count scalar QdArgs. Takes
+  // qd.Vector/qd.Matrix, numpy arrays and (nested) lists or tuples; a matrix also takes its entries flat.
+  void pack_vector(const ParamSpec& p, PyObject* obj, QdArg* out) {
+    if (pack_vector_buffer(p, obj, out)) return;
+    const std::vector<int64_t>& shape = p.element_shape;
+    nb::object items = sequence_of(p, obj);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
+    PyObject** entries = PySequence_Fast_ITEMS(items.ptr());
+    if (shape.size() == 2 && n == shape[0] && n > 0 && PySequence_Check(entries[0])) {  // rows
+      for (Py_ssize_t r = 0; r < n; ++r) {
+        nb::object row = sequence_of(p, entries[r]);
+        if (PySequence_Fast_GET_SIZE(row.ptr()) != shape[1]) throw_vector_shape(p, obj);
+        PyObject** row_entries = PySequence_Fast_ITEMS(row.ptr());
+        for (int64_t c = 0; c < shape[1]; ++c) pack_scalar(p, row_entries[c], out[r * shape[1] + c]);
+      }
+      return;
+    }
+    if (n != p.count) throw_vector_shape(p, obj);
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      if (PySequence_Check(entries[k])) throw_vector_shape(p, obj);
+      pack_scalar(p, entries[k], out[k]);
+    }
+  }
+
+  // numpy arrays, and qd.Vector/qd.Matrix through their numpy `_values`, are read through the buffer
+  // protocol without a Python object per entry. False for anything else (and float16 or byte-swapped
+  // data), which goes the sequence way.
+  bool pack_vector_buffer(const ParamSpec& p, PyObject* obj, QdArg* out) {
+    if (PyList_Check(obj) || PyTuple_Check(obj)) return false;
+    nb::object source = nb::borrow(obj);
+    if (!PyObject_CheckBuffer(obj)) {
+      PyObject* values = PyObject_GetAttrString(obj, "_values");
+      if (!values) {
+        PyErr_Clear();
+        return false;
+      }
+      source = nb::steal(values);
+      if (!PyObject_CheckBuffer(source.ptr())) return false;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(source.ptr(), &view, PyBUF_RECORDS_RO) != 0) {
+      PyErr_Clear();
+      return false;
+    }
+    struct Release {
+      Py_buffer* view;
+      ~Release() { PyBuffer_Release(view); }
+    } release{&view};
+    const char* format = view.format ? view.format : "B";
+    if (*format == '<' || *format == '@' || *format == '=') ++format;
+    char kind = format[0];
+    bool is_float_data = kind == 'f' || kind == 'd';
+    bool is_signed_data = kind == 'b' || kind == 'h' || kind == 'i' || kind == 'l' || kind == 'q';
+    bool is_unsigned_data = kind == 'B' || kind == 'H' || kind == 'I' || kind == 'L' || kind == 'Q' || kind == '?';
+    if (format[1] != '\0' || !(is_float_data || is_signed_data || is_unsigned_data)) return false;
+    int64_t count = 1;
+    for (int d = 0; d < view.ndim; ++d) count *= view.shape[d];
+    bool rows = view.ndim == 2 && p.element_shape.size() == 2 && view.shape[0] == p.element_shape[0];
+    if (count != p.count || !(view.ndim == 1 || rows)) throw_vector_shape(p, obj);
+    if (is_float_data && !is_float(*p.dtype)) {
+      throw TypeError(where_scalar(p) + ": expected integers for " + std::string(dtype_name(*p.dtype)) +
+                      ", but got float data (" + describe_object(obj) + "); convert it with .astype(int).");
+    }
+    for (int64_t k = 0; k < count; ++k) {
+      const char* at = static_cast<const char*>(view.buf);
+      if (view.ndim == 1) {
+        at += k * view.strides[0];
+      } else {
+        at += (k / view.shape[1]) * view.strides[0] + (k % view.shape[1]) * view.strides[1];
+      }
+      if (is_float_data) {
+        out[k].scalar.f = view.itemsize == 4 ? load<float>(at) : load<double>(at);
+        continue;
+      }
+      int64_t value = read_integer(at, view.itemsize, is_signed_data);
+      bool above_int64 = !is_signed_data && view.itemsize == 8 && value < 0;
+      if (is_float(*p.dtype)) {
+        out[k].scalar.f = above_int64 ? static_cast<double>(static_cast<uint64_t>(value)) : static_cast<double>(value);
+        continue;
+      }
+      if (above_int64 && *p.dtype != DtypeCode::u64) {
+        throw ValueError(where_scalar(p) + ": " + std::to_string(static_cast<uint64_t>(value)) + " does not fit in " +
+                         std::string(dtype_name(*p.dtype)) + ".");
+      }
+      if (!above_int64) check_integer_range(p, value);
+      out[k].scalar.i = value;  // u64 keeps its bits
+    }
+    return true;
+  }
+
+  template <class T>
+  static T load(const char* at) {
+    T value;
+    std::memcpy(&value, at, sizeof value);
+    return value;
+  }
+
+  static int64_t read_integer(const char* at, Py_ssize_t size, bool is_signed) {
+    switch (size) {
+      case 1: return is_signed ? load<int8_t>(at) : load<uint8_t>(at);
+      case 2: return is_signed ? load<int16_t>(at) : load<uint16_t>(at);
+      case 4: return is_signed ? load<int32_t>(at) : load<uint32_t>(at);
+      default: return load<int64_t>(at);
+    }
+  }
+
+  nb::object sequence_of(const ParamSpec& p, PyObject* obj) const {
+    if (PySequence_Check(obj) || PyIter_Check(obj) || PyObject_HasAttrString(obj, "__iter__")) {
+      PyObject* items = PySequence_Fast(obj, "");
+      if (items) return nb::steal(items);
+      PyErr_Clear();
+    }
+    throw_vector_shape(p, obj);
+  }
+
+  [[noreturn]] void throw_vector_shape(const ParamSpec& p, PyObject* obj) const {
+    std::string shape = std::to_string(p.element_shape[0]);
+    std::string what = p.element_shape.size() == 2 ? shape + "x" + std::to_string(p.element_shape[1]) + " matrix"
+                                                   : shape + "-vector";
+    throw TypeError(where_scalar(p) + ": expected a " + what + " of " + std::string(dtype_name(*p.dtype)) +
+                    " (a qd.Vector/qd.Matrix, list, tuple or numpy array of that shape), but got " +
+                    describe_object(obj) + ".");
+  }
+
   // The frontend's description of a signature: ("scalar", dtype) or
   // ("array", dtype, ndim, element_shape, contiguous, writable) per parameter.
   nb::tuple spec_tuple(const uint64_t* key) const {
     nb::list spec;
     for (size_t i = 0; i < params_.size(); ++i) {
       const ParamSpec& p = params_[i];
+      if (p.is_vector) {
+        nb::list shape;
+        for (int64_t extent : p.element_shape) shape.append(extent);
+        spec.append(nb::make_tuple("vector", std::string(dtype_name(*p.dtype)), nb::tuple(shape)));
+        continue;
+      }
       if (!p.is_array) {
         spec.append(nb::make_tuple("scalar", std::string(dtype_name(*p.dtype))));
         continue;
@@ -406,7 +583,7 @@ class Launcher {
     entry.globals = std::move(pending_globals_);
     pending_globals_.clear();
     entry.arg_names = arg_names_;
-    for (size_t i = params_.size(); i < params.size(); ++i) entry.arg_names.push_back(params[i].name);
+    for (size_t i = arg_names_.size(); i < params.size(); ++i) entry.arg_names.push_back(params[i].name);
   }
 
   // A miss: the frontend turns the argument signature into IR and returns a CompiledKernel. It also
@@ -444,6 +621,7 @@ class Launcher {
   std::vector<ParamSpec> params_;
   std::vector<std::string> arg_names_;
   nb::object compile_fn_;
+  nb::object result_fn_;  // invalid when the kernel returns at most a plain scalar
   bool cpu_only_ = false;
   SpecializationTable table_;
   const Specialization* last_ = nullptr;
@@ -456,11 +634,14 @@ int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
   Py_VISIT(Py_TYPE(self));
   if (!nb::inst_ready(self)) return 0;
   Py_VISIT(nb::inst_ptr<Launcher>(self)->compile_fn_.ptr());
+  Py_VISIT(nb::inst_ptr<Launcher>(self)->result_fn_.ptr());
   return 0;
 }
 
 int launcher_clear(PyObject* self) {
-  if (nb::inst_ready(self)) nb::inst_ptr<Launcher>(self)->compile_fn_.reset();
+  if (!nb::inst_ready(self)) return 0;
+  nb::inst_ptr<Launcher>(self)->compile_fn_.reset();
+  nb::inst_ptr<Launcher>(self)->result_fn_.reset();
   return 0;
 }
 
@@ -479,8 +660,8 @@ void bind_launch(nb::module_& m) {
   m.def("enter_fake_mode", [] { ++fake_mode_depth; }, "Kernels return without running until the matching exit.");
   m.def("exit_fake_mode", [] { --fake_mode_depth; });
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))
-      .def(nb::init<std::string, nb::list, nb::object, bool>(), nb::arg("name"), nb::arg("params"),
-           nb::arg("compile_fn").none(), nb::arg("cpu_only") = false)
+      .def(nb::init<std::string, nb::list, nb::object, bool, nb::object>(), nb::arg("name"), nb::arg("params"),
+           nb::arg("compile_fn").none(), nb::arg("cpu_only") = false, nb::arg("result_fn").none() = nb::none())
       .def("__call__", &Launcher::call)
       .def("set_globals", &Launcher::set_globals)
       .def("spec_of", &Launcher::spec_of, "The specialization (see compile_fn) that these arguments select.")

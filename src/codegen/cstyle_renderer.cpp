@@ -180,8 +180,11 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
   for (size_t e = 0; e < ref.element_indices.size(); ++e) {
     std::optional<int64_t> constant = constant_index(ref.element_indices[e]);
     std::string value = "(int64_t)(" + expr(ref.element_indices[e]) + ")";
-    if (constant) value = std::to_string(*constant);
-    else if (!kernel_.options.debug) value = "qd_clamp_index(" + value + ", " + std::to_string(p.element_shape[e]) + ")";
+    if (constant) {
+      value = std::to_string(*constant);
+    } else if (!kernel_.options.debug) {
+      value = "qd_clamp_index(" + value + ", " + std::to_string(p.element_shape[e]) + ")";
+    }
     index.push_back(value);
   }
   if (index.empty()) return "0";  // a 0-d array's one element: nothing to check
@@ -279,9 +282,13 @@ void CStyleRenderer::emit_for(const For& f) {
   emit_line("}");
 }
 
+// ret holds one QdArg per returned value (kernel_abi.h).
 void CStyleRenderer::emit_return(const Return& r) {
-  bool f = is_float(*r.value->type);
-  emit_line(std::string("ret->scalar.") + (f ? "f = (double)" : "i = (int64_t)") + "(" + operand(r.value) + ");");
+  for (size_t k = 0; k < r.values.size(); ++k) {
+    bool f = is_float(*r.values[k]->type);
+    emit_line("ret[" + std::to_string(k) + "].scalar." + (f ? "f = (double)" : "i = (int64_t)") + "(" +
+              operand(r.values[k]) + ");");
+  }
   emit_line("return;");
 }
 

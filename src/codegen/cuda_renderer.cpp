@@ -1,6 +1,7 @@
 // src/codegen/cuda_renderer.cpp: the CUDA target: each task is a __global__ function; parallel loops grid-stride.
 #include "codegen/cuda_renderer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -17,11 +18,12 @@ using namespace qd::ir;
 constexpr int kDefaultBlockDim = 128;
 constexpr int kMaxBlockDim = 1024;  // threads per block on every CUDA architecture
 
-// Frame layout: [0, 8) the return value as a QdArg.scalar; [8, 12) set once a `return` ran, so the
-// tasks after it do nothing; then one 8-byte slot per top-level local that a later task uses.
-constexpr int64_t kReturnValueBytes = 8;
-constexpr int64_t kReturnedFlagOffset = 8;
-constexpr int64_t kFirstLocalOffset = 16;
+// Frame layout: [0, 8N) the N returned values, each as a QdArg.scalar (8 bytes even when N is 0); the
+// next 8 bytes hold a flag set once a `return` ran, so the tasks after it do nothing; then one 8-byte
+// slot per top-level local that a later task uses.
+int64_t returned_flag_offset(const Kernel& kernel) {
+  return 8 * std::max<int64_t>(1, static_cast<int64_t>(kernel.returns.size()));
+}
 
 // Locals an IR fragment reads or writes, by name.
 class ReferencedLocals : public IRVisitor {
@@ -140,10 +142,15 @@ std::string CudaRenderer::render_const(const Const& c) {
 }
 
 void CudaRenderer::emit_return(const Return& r) {
-  bool f = is_float(*r.value->type);
-  emit_line(std::string(f ? "*(double*)frame = (double)(" : "*(int64_t*)frame = (int64_t)(") + operand(r.value) +
-            ");");
-  if (has_returned_flag_) emit_line("*(volatile int32_t*)(frame + " + std::to_string(kReturnedFlagOffset) + ") = 1;");
+  for (size_t k = 0; k < r.values.size(); ++k) {
+    bool f = is_float(*r.values[k]->type);
+    std::string slot = "(frame + " + std::to_string(8 * k) + ")";
+    emit_line(std::string(f ? "*(double*)" : "*(int64_t*)") + slot + " = " + (f ? "(double)(" : "(int64_t)(") +
+              operand(r.values[k]) + ");");
+  }
+  if (has_returned_flag_) {
+    emit_line("*(volatile int32_t*)(frame + " + std::to_string(returned_flag_offset(kernel_)) + ") = 1;");
+  }
   emit_line("return;");
 }
 
@@ -230,7 +237,8 @@ void CudaRenderer::assign_frame_slots(const std::vector<TaskPlan>& plans) {
     if (finder.found && first_returning_task_ == SIZE_MAX) first_returning_task_ = k;
   }
   has_returned_flag_ = first_returning_task_ != SIZE_MAX && first_returning_task_ + 1 < plans.size();
-  int64_t next = kFirstLocalOffset;
+  const int64_t first_local = returned_flag_offset(kernel_) + 8;
+  int64_t next = first_local;
   for (size_t k = 0; k < plans.size(); ++k) {
     for (const std::string& name : references_of(plans[k].body).names) {
       auto declared = declaring_task_.find(name);
@@ -239,10 +247,10 @@ void CudaRenderer::assign_frame_slots(const std::vector<TaskPlan>& plans) {
       next += 8;
     }
   }
-  frame_bytes_ = !frame_offset_.empty() ? next
-                 : has_returned_flag_   ? kFirstLocalOffset
-                 : kernel_.returns      ? kReturnValueBytes
-                                        : 0;
+  frame_bytes_ = !frame_offset_.empty()     ? next
+                 : has_returned_flag_       ? first_local
+                 : !kernel_.returns.empty() ? 8 * static_cast<int64_t>(kernel_.returns.size())
+                                            : 0;
 }
 
 std::string CudaRenderer::frame_slot(const std::string& name) {
@@ -253,7 +261,7 @@ std::string CudaRenderer::frame_slot(const std::string& name) {
 // A task stops at once when an earlier one failed a debug check or ran a `return`.
 void CudaRenderer::emit_task_guards(size_t k) {
   if (kernel_.options.debug) emit_line("if (qd_error_raised(ctx)) return;");
-  std::string flag = "*(volatile int32_t*)(frame + " + std::to_string(kReturnedFlagOffset) + ")";
+  std::string flag = "*(volatile int32_t*)(frame + " + std::to_string(returned_flag_offset(kernel_)) + ")";
   if (has_returned_flag_ && k > first_returning_task_) emit_line("if (" + flag + ") return;");
   if (has_returned_flag_ && k == first_returning_task_) emit_line(flag + " = 0;");
 }

@@ -72,7 +72,9 @@ Stmt ParallelFor::make(std::vector<std::string> vars, std::vector<Expr> extents,
   return std::make_shared<ParallelFor>(std::move(vars), std::move(extents), block_dim, serialize, std::move(body),
                                        loc);
 }
-Stmt Return::make(Expr value, SourceLoc loc) { return std::make_shared<Return>(std::move(value), loc); }
+Stmt Return::make(std::vector<Expr> values, SourceLoc loc) {
+  return std::make_shared<Return>(std::move(values), loc);
+}
 Stmt Assert::make(Expr cond, std::string message, SourceLoc loc) {
   return std::make_shared<Assert>(std::move(cond), std::move(message), loc);
 }

@@ -281,11 +281,12 @@ struct ParallelFor : StmtNode {
         serialize(serialize), body(std::move(body)) {}
 };
 
+// Ends the kernel with one value per entry of Kernel::returns (a vector, matrix or tuple is several).
 struct Return : StmtNode {
   static constexpr StmtKind kKind = StmtKind::return_;
-  Expr value;
-  static Stmt make(Expr value, SourceLoc loc = {});
-  Return(Expr value, SourceLoc loc) : StmtNode(kKind, loc), value(std::move(value)) {}
+  std::vector<Expr> values;
+  static Stmt make(std::vector<Expr> values, SourceLoc loc = {});
+  Return(std::vector<Expr> values, SourceLoc loc) : StmtNode(kKind, loc), values(std::move(values)) {}
 };
 
 struct Assert : StmtNode {
@@ -341,7 +342,7 @@ struct Kernel {
   KernelOptions options;
   std::vector<Param> params;
   std::vector<AdjointPair> adjoints;  // non-empty: compile this kernel's adjoint instead (docs/IR.md)
-  std::optional<DtypeCode> returns;  // empty: void
+  std::vector<DtypeCode> returns;  // the returned scalars in order; empty: void
   Block body;
   const Param* find_param(const std::string& name) const;
 };

@@ -89,7 +89,9 @@ void IRVisitor::visit_parallel_for(const ParallelFor& s) {
   for (const Expr& e : s.extents) visit(e);
   visit(s.body);
 }
-void IRVisitor::visit_return(const Return& s) { visit(s.value); }
+void IRVisitor::visit_return(const Return& s) {
+  for (const Expr& v : s.values) visit(v);
+}
 void IRVisitor::visit_assert(const Assert& s) { visit(s.cond); }
 void IRVisitor::visit_print(const Print& s) {
   for (const PrintItem& item : s.items) {
@@ -233,8 +235,9 @@ Block IRMutator::visit_parallel_for(const ParallelFor& s, const Stmt& self) {
   return {ParallelFor::make(s.vars, extents, s.block_dim, s.serialize, body, s.loc)};
 }
 Block IRMutator::visit_return(const Return& s, const Stmt& self) {
-  Expr v = mutate(s.value);
-  return {v == s.value ? self : Return::make(v, s.loc)};
+  std::vector<Expr> values;
+  for (const Expr& v : s.values) values.push_back(mutate(v));
+  return {values == s.values ? self : Return::make(values, s.loc)};
 }
 Block IRMutator::visit_assert(const Assert& s, const Stmt& self) {
   Expr c = mutate(s.cond);

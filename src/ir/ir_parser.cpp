@@ -277,7 +277,12 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
                      parse_block(e.items[4]), loc);
   }
   if (head == "parallel_for") return parse_parallel_for(e, loc);
-  if (head == "return") return Return::make(parse_expr(form(e, "return", 1).items[1]), loc);
+  if (head == "return") {
+    if (e.items.size() < 2) fail(e, "(return ...) takes one value per returned type, found none.");
+    std::vector<Expr> values;
+    for (size_t i = 1; i < e.items.size(); ++i) values.push_back(parse_expr(e.items[i]));
+    return Return::make(std::move(values), loc);
+  }
   if (head == "assert") {
     form(e, "assert", 2);
     if (!e.items[2].is_string) fail(e.items[2], "expected the assertion's message as a string.");
@@ -371,8 +376,11 @@ Kernel parse_kernel(std::string_view text) {
   for (size_t i = 1; i < form(top.items[3], "params", -1).items.size(); ++i) {
     k.params.push_back(parse_param(top.items[3].items[i]));
   }
-  const SExpr& returns = form(top.items[4], "returns", 1).items[1];
-  if (atom(returns, "a return type or void") != "void") k.returns = parse_type(returns);
+  const SExpr& returns = form(top.items[4], "returns", -1);
+  if (returns.items.size() < 2) fail(returns, "(returns ...) takes void or one type per returned value, found none.");
+  bool is_void = !returns.items[1].is_list && returns.items[1].atom == "void";
+  if (is_void && returns.items.size() > 2) fail(returns.items[2], "(returns void) takes nothing after void.");
+  for (size_t i = 1; i < returns.items.size() && !is_void; ++i) k.returns.push_back(parse_type(returns.items[i]));
   for (size_t i = 1; i < form(top.items[5], "body", -1).items.size(); ++i) {
     k.body.push_back(parse_stmt(top.items[5].items[i], {}));
   }

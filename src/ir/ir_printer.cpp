@@ -90,7 +90,11 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       return "(parallel_for (" + vars + ") (" + extents + ") (config (block_dim " + std::to_string(p.block_dim) +
              ") (serialize " + (p.serialize ? "1" : "0") + ")) " + print_block(p.body, indent) + ")";
     }
-    case StmtKind::return_: return "(return " + print_expr(as<Return>(s)->value) + ")";
+    case StmtKind::return_: {
+      std::string out = "(return";
+      for (const Expr& v : as<Return>(s)->values) out += " " + print_expr(v);
+      return out + ")";
+    }
     case StmtKind::assert_:
       return "(assert " + print_expr(as<Assert>(s)->cond) + " " + quote(as<Assert>(s)->message) + ")";
     case StmtKind::print: {
@@ -175,7 +179,9 @@ std::string print_kernel(const Kernel& k) {
     out += ")\n  (adjoint";
     for (const AdjointPair& pair : k.adjoints) out += " (" + pair.primal + " " + pair.grad + ")";
   }
-  out += ")\n  (returns " + (k.returns ? type_text(k.returns) : std::string("void")) + ")\n  (body";
+  std::string returns;
+  for (DtypeCode t : k.returns) returns += (returns.empty() ? "" : " ") + type_text(t);
+  out += ")\n  (returns " + (k.returns.empty() ? std::string("void") : returns) + ")\n  (body";
   for (const Stmt& s : k.body) out += "\n    " + print_stmt(s, "    ");
   return out + "))\n";
 }

@@ -207,10 +207,17 @@ void Verifier::stmt(const Stmt& s) {
     case StmtKind::parallel_for: return loop_stmt(s);
     case StmtKind::break_: return require(!checked || loop_depth_ > parallel_depth_, "break outside a serial loop");
     case StmtKind::continue_: return require(!checked || loop_depth_ > 0, "continue outside a loop");
-    case StmtKind::return_:
-      expr(as<Return>(s)->value);
-      require(!checked || (parallel_depth_ == 0 && kernel_.returns), "return inside parallel_for or in a void kernel");
-      return expect_type(as<Return>(s)->value, kernel_.returns, "a returned value");
+    case StmtKind::return_: {
+      const std::vector<Expr>& values = as<Return>(s)->values;
+      for (const Expr& v : values) expr(v);
+      require(!checked || (parallel_depth_ == 0 && !kernel_.returns.empty()),
+              "return inside parallel_for or in a void kernel");
+      require(!checked || values.size() == kernel_.returns.size(), "return with a wrong number of values");
+      for (size_t i = 0; i < values.size() && i < kernel_.returns.size(); ++i) {
+        expect_type(values[i], kernel_.returns[i], "a returned value");
+      }
+      return;
+    }
     case StmtKind::assert_: return expr(as<Assert>(s)->cond);
     case StmtKind::print:
       for (const PrintItem& item : as<Print>(s)->items) {

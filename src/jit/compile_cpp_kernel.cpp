@@ -52,7 +52,7 @@ std::shared_ptr<const CompiledKernel> compile_cpp_kernel(const std::string& name
   auto out = std::make_shared<CompiledKernel>();
   out->name = name;
   out->entry = lib.entry;
-  out->returns = returns;
+  if (returns) out->returns.push_back(*returns);
   out->source = std::move(full);
   out->library_path = lib.library_path;
   out->num_params = static_cast<int>(params.size());

@@ -174,12 +174,17 @@ class TypeInference : public IRMutator {
     return {ParallelFor::make(p.vars, extents, p.block_dim, p.serialize, body, p.loc)};
   }
   Block visit_return(const Return& r, const Stmt& self) override {
-    if (!kernel_.returns) {
+    if (kernel_.returns.empty()) {
       fail("Kernel '" + kernel_.name + "' returns a value but declares no return type; annotate it, e.g. "
            "'-> qd.f32'.");
     }
-    Expr v = cast_to(mutate(r.value), *kernel_.returns);
-    return {v == r.value ? self : Return::make(v, r.loc)};
+    if (r.values.size() != kernel_.returns.size()) {
+      fail("Kernel '" + kernel_.name + "' declares " + std::to_string(kernel_.returns.size()) +
+           " returned value(s) but this return gives " + std::to_string(r.values.size()) + ".");
+    }
+    std::vector<Expr> values;
+    for (size_t i = 0; i < r.values.size(); ++i) values.push_back(cast_to(mutate(r.values[i]), kernel_.returns[i]));
+    return {values == r.values ? self : Return::make(values, r.loc)};
   }
 
   const Kernel& kernel_;

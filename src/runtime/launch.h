@@ -29,7 +29,7 @@ uint64_t array_signature(const ArrayView& view, int element_ndim);
 struct Specialization {
   std::vector<uint64_t> key;
   QdKernelEntry entry = nullptr;
-  std::optional<DtypeCode> returns;
+  std::vector<DtypeCode> returns;  // one QdArg of `ret` per entry
   const std::vector<std::string>* assert_messages = nullptr;  // owned by keep
   std::shared_ptr<const void> keep;
   std::shared_ptr<const CudaCompiledKernel> cuda;  // set instead of entry on the CUDA target

@@ -1,4 +1,5 @@
 // src/runtime/launch_kernel.cpp: the C++ entry point for running a compiled kernel on caller-owned memory.
+#include <algorithm>
 #include <string>
 
 #include "quadrants/errors.h"
@@ -38,7 +39,7 @@ void check_array(const CompiledKernel& kernel, const KernelParam& param, const A
 
 }  // namespace
 
-QdArg launch_kernel(const CompiledKernel& kernel, const std::vector<KernelArg>& args) {
+QdArg launch_kernel(const CompiledKernel& kernel, const std::vector<KernelArg>& args, std::vector<QdArg>* returns) {
   if (args.size() != kernel.params.size()) {
     throw TypeError("Kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()) +
                     " argument(s), but " + std::to_string(args.size()) + " were given.");
@@ -76,9 +77,10 @@ QdArg launch_kernel(const CompiledKernel& kernel, const std::vector<KernelArg>& 
   spec.entry = kernel.entry;
   spec.returns = kernel.returns;
   spec.assert_messages = &kernel.assert_messages;
-  QdArg ret{};
-  run_entry(spec, packed, &ret, kernel.name, names);
-  return ret;
+  std::vector<QdArg> values(std::max<size_t>(1, kernel.returns.size()));
+  run_entry(spec, packed, values.data(), kernel.name, names);
+  if (returns) returns->assign(values.begin(), values.begin() + kernel.returns.size());
+  return values[0];
 }
 
 }  // namespace qd

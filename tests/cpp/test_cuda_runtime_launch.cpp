@@ -129,13 +129,13 @@ ArrayView host_floats(std::vector<float>& values) {
 TEST(CudaLaunch, ParallelTaskThenReturnValue) {
   SKIP_WITHOUT_REAL_DRIVER();
   auto kernel = test_kernel({{"qd_test_fill", true, 128}, {"qd_test_return", false, 1}});
-  kernel->returns = DtypeCode::i64;
+  kernel->returns = {DtypeCode::i64};
   const int64_t n = 100000;  // more than one grid-stride lap on any GPU
   auto array = create_cuda_array(DtypeCode::f32, {n}, {}, 0);
   std::vector<QdArg> args = array_and_scalar_args(array->view(), 41);
-  std::optional<QdArg> result = launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "k"});
-  ASSERT_TRUE(result.has_value());
-  EXPECT_EQ(result->scalar.i, 42);
+  std::vector<QdArg> result = launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "k"});
+  ASSERT_EQ(result.size(), 1u);
+  EXPECT_EQ(result[0].scalar.i, 42);
   std::vector<float> back(n);
   copy_view_cuda(host_floats(back), array->view(), nullptr);
   for (int64_t i = 0; i < n; i += 9973) EXPECT_EQ(back[i], static_cast<float>(i));
@@ -151,7 +151,7 @@ TEST(CudaLaunch, StridedArgumentAndNoResultIsAsynchronous) {
   odd.shape[0] = 5;
   odd.strides[0] = 2;
   std::vector<QdArg> args = array_and_scalar_args(odd, 0);
-  EXPECT_FALSE(launch_cuda(kernel, args.data(), 2, nullptr, 0, {}).has_value());
+  EXPECT_TRUE(launch_cuda(kernel, args.data(), 2, nullptr, 0, {}).empty());
   for (int repeat = 0; repeat < 200; ++repeat) launch_cuda(kernel, args.data(), 2, nullptr, 0, {});  // reuses slots
   cuda_synchronize(nullptr);
   std::vector<float> back(10);
@@ -194,9 +194,9 @@ TEST(CudaLaunch, KernelsLoadOncePerLifetime) {
   std::vector<QdArg> args = array_and_scalar_args(array->view(), 1);
   for (int round = 0; round < 3; ++round) {  // each round's kernel dies and its module is unloaded
     auto kernel = test_kernel({{"qd_test_return", false, 1}});
-    kernel->returns = DtypeCode::i64;
-    EXPECT_EQ(launch_cuda(kernel, args.data(), 2, nullptr, 0, {})->scalar.i, 2);
-    EXPECT_EQ(launch_cuda(kernel, args.data(), 2, nullptr, 0, {})->scalar.i, 2);
+    kernel->returns = {DtypeCode::i64};
+    EXPECT_EQ(launch_cuda(kernel, args.data(), 2, nullptr, 0, {})[0].scalar.i, 2);
+    EXPECT_EQ(launch_cuda(kernel, args.data(), 2, nullptr, 0, {})[0].scalar.i, 2);
   }
 }
 
@@ -218,9 +218,9 @@ TEST(CudaLaunch, GeneratedKernelAddsSumsAndChecksBounds) {
   auto array = create_cuda_array(DtypeCode::f32, {n}, {}, 0);
   std::vector<QdArg> args = array_and_scalar_args(array->view(), 0);
   args[1].scalar.f = 0.5;
-  std::optional<QdArg> result = launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "v"});
-  ASSERT_TRUE(result.has_value());
-  EXPECT_DOUBLE_EQ(result->scalar.f, 500.0);
+  std::vector<QdArg> result = launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "v"});
+  ASSERT_EQ(result.size(), 1u);
+  EXPECT_DOUBLE_EQ(result[0].scalar.f, 500.0);
   std::string oob_body = R"(
     (parallel_for (i) ((shape x 0)) (config (block_dim 0) (serialize 0)) (
       (store x ((var i)) () (load x ((bin add (var i) (const int 1))) ())))))";

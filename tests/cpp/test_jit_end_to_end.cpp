@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "jit/compiler.h"
+#include "quadrants/launch.h"
 #include "test_ir_helpers.h"
 #include "test_jit_helpers.h"
 
@@ -28,7 +29,7 @@ TEST_F(Jit, Saxpy) {
           " ((store y ((var i)) () (bin add (bin mul (arg a) (load x ((var i)) ())) (load y ((var i)) ())))))"));
   EXPECT_EQ(k->name, "saxpy");
   EXPECT_EQ(k->num_params, 3);
-  EXPECT_FALSE(k->returns.has_value());
+  EXPECT_TRUE(k->returns.empty());
   std::vector<float> x(100), y(100);
   for (int i = 0; i < 100; ++i) x[i] = static_cast<float>(i), y[i] = 1.0f;
   Launch launch;
@@ -43,7 +44,7 @@ TEST_F(Jit, ReductionWithAtomicsAndReturn) {
           "  (eval (atomic add out ((const int 0)) () (bin truediv (load x ((var i)) ()) (const int 2))))"
           "  (eval (atomic max out ((const int 1)) () (load x ((var i)) ())))))"
           " (return (var s))"));
-  EXPECT_EQ(k->returns, DtypeCode::i32);
+  EXPECT_EQ(k->returns, std::vector<DtypeCode>{DtypeCode::i32});
   std::vector<int32_t> x(1000);
   for (int i = 0; i < 1000; ++i) x[i] = i;
   std::vector<double> out = {0.0, -1.0};
@@ -52,6 +53,22 @@ TEST_F(Jit, ReductionWithAtomicsAndReturn) {
   EXPECT_EQ(launch.ret.scalar.i, 999 * 1000 / 2);
   EXPECT_EQ(out[0], 999 * 1000 / 4.0);
   EXPECT_EQ(out[1], 999.0);
+}
+
+TEST_F(Jit, SeveralReturnedValuesThroughLaunchKernel) {
+  // A vector or tuple return: one QdArg per value, each converted to its own type.
+  auto k = compile_kernel(kernel("several", "(scalar a f32)", "f32 i32 u64 u1",
+                                 "(return (bin mul (arg a) (const int 2)) (arg a) (const u64 18446744073709551615) "
+                                 "(bin gt (arg a) (const int 1)))"));
+  EXPECT_EQ(k->returns, (std::vector<DtypeCode>{DtypeCode::f32, DtypeCode::i32, DtypeCode::u64, DtypeCode::u1}));
+  std::vector<QdArg> values;
+  QdArg first = launch_kernel(*k, {KernelArg::of_float(2.75)}, &values);
+  ASSERT_EQ(values.size(), 4u);
+  EXPECT_EQ(first.scalar.f, 5.5);
+  EXPECT_EQ(values[0].scalar.f, 5.5);
+  EXPECT_EQ(values[1].scalar.i, 2);
+  EXPECT_EQ(static_cast<uint64_t>(values[2].scalar.i), UINT64_MAX);
+  EXPECT_EQ(values[3].scalar.i, 1);
 }
 
 TEST_F(Jit, StridedAndTwoDimensional) {

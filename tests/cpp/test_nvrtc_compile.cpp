@@ -194,7 +194,7 @@ TEST_F(Nvrtc, CachedImageSkipsNvrtcAndKeysOnOptions) {
 
 TEST_F(Nvrtc, ReturnsAndFrameLayout) {
   auto k = compile_kernel_cuda(atomic_kernel("u16", 0), 9, 0);
-  EXPECT_EQ(k->returns, DtypeCode::u16);
+  EXPECT_EQ(k->returns, std::vector<DtypeCode>{DtypeCode::u16});
   EXPECT_EQ(k->frame_bytes, 24);  // the return value, the unused flag slot, and `s`
   ASSERT_EQ(k->tasks.size(), 3u);
   EXPECT_EQ(k->tasks[1].function, "qd_atomics_u16_task1");

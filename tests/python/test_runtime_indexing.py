@@ -285,3 +285,21 @@ def test_too_many_indices_name_the_vector():
 
     with pytest.raises(QuadrantsTypeError, match="A 3-vector takes at most 1 index"):
         k(0)
+
+
+def test_vector_members_of_struct_field_elements():
+    particle = qd.types.struct(vel=qd.math.vec3, mass=qd.f32)
+    f = particle.field(shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            for j in range(3):
+                f[i].vel[j] = i * 10 + j
+                f[i].vel[j] += f[i].vel[(j + 1) % 3]
+
+    k()
+    base = np.arange(4)[:, None] * 10 + np.arange(3)[None, :]
+    expected = base.astype(np.float32)
+    expected[:, 2] += base[:, 0]  # only the last entry sees an entry written before it
+    np.testing.assert_allclose(f.vel.to_numpy(), expected)

@@ -300,7 +300,7 @@ class CallTranslator:
     def construct_typed_vector(self, vector_type, args):
         """vec3(x, y, z), vec4(v3, w) or vec3(0): scalars and vectors are concatenated, one scalar broadcast."""
         entries = []
-        for arg in args:
+        for arg in _flat_items(args):  # vec3([x, y, z]) and mat2([[a, b], [c, d]]) too
             entries.extend(arg.entries if isinstance(arg, VectorValue) else [self.scalar(arg, "a vector entry")])
         size = 1
         for extent in vector_type.shape:
@@ -373,6 +373,11 @@ class CallTranslator:
                 self.bind(param.name, StaticBinding(CompoundRef((param.name,), obj, param.schema)))
                 continue
             entry = next(specs)
+            if entry[0] == "vector":  # by value: one scalar IR param per entry, copied into a local vector
+                names = [self.names.fresh(f"{param.name}__{k}") for k in range(_size(entry[2]))]
+                texts += [f"(scalar {name} {entry[1]})" for name in names]
+                self.declare(param.name, VectorValue([Expr(f"(arg {name})") for name in names], entry[2]))
+                continue
             if entry[0] == "scalar":
                 self.bind(param.name, ParamVar(param.name))
                 texts.append(f"(scalar {param.name} {entry[1]})")
@@ -404,3 +409,19 @@ def _hashable(value):
     except TypeError:
         return False
     return True
+
+
+def _size(shape):
+    n = 1
+    for extent in shape:
+        n *= extent
+    return n
+
+
+def _flat_items(items):
+    """Lists and tuples among constructor arguments, flattened: their items count one by one."""
+    for item in items:
+        if isinstance(item, (list, tuple)):
+            yield from _flat_items(item)
+        else:
+            yield item

@@ -5,6 +5,7 @@
 # specialization (dtype, ndim, element shape, contiguity, writability). Other kernels dispatch in
 # Python first: the template values select an entry, whose launcher takes the regular arguments and
 # the leaves of dataclass and data_oriented arguments (compound_params.py); see Kernel.
+import ast
 import dataclasses
 import functools
 import inspect
@@ -24,13 +25,15 @@ from .compound_params import (
 from .errors import QuadrantsSyntaxError, QuadrantsTypeError
 from .kernel_dispatch import identified_objects, make_entry_function, make_key_function, make_kernel_function
 from .pitfalls import warn_about_pitfalls
+from .return_values import return_spec
 from .source import function_source
 from .translator import translate_kernel
 from .types import NdarrayType, Template, VectorType, scalar_dtype_name
 
 
 class KernelParam:
-    """One kernel parameter: kind is 'scalar', 'array', 'template' or 'struct' (annotated with a dataclass)."""
+    """One kernel parameter: kind is 'scalar', 'vector' (a vector/matrix by value), 'array', 'template' or
+    'struct' (annotated with a dataclass)."""
 
     def __init__(self, name, kind, annotation, schema=None):
         self.name = name
@@ -42,6 +45,9 @@ class KernelParam:
         """The tuple `_core.Launcher` expects for this (non-template) parameter."""
         if self.kind == "scalar":
             return ("scalar", self.name, scalar_dtype_name(self.annotation))
+        if self.kind == "vector":  # the launcher packs its entries as scalars
+            dtype = float if self.annotation.dtype is None else self.annotation.dtype
+            return ("vector", self.name, scalar_dtype_name(dtype), tuple(self.annotation.shape))
         return ("array", self.name, self.annotation.dtype_name(), self.annotation.ndim,
                 tuple(self.annotation.element_shape()))
 
@@ -88,8 +94,7 @@ def _kernel_params(fn, annotations):
         elif isinstance(annotation, NdarrayType) or annotation is NdarrayType:
             params.append(KernelParam(p.name, "array", annotation if annotation is not NdarrayType else NdarrayType()))
         elif isinstance(annotation, VectorType):
-            raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' is a vector or matrix, which kernels do "
-                               "not take by value.", "pass it in a qd.types.ndarray(dtype=...) of one element.")
+            params.append(KernelParam(p.name, "vector", annotation))
         else:
             try:
                 scalar_dtype_name(annotation)
@@ -105,6 +110,8 @@ def _depends_on_defaults(param):
     vector type without a dtype), so its launcher must be rebuilt after every init."""
     if param.kind == "scalar":
         return param.annotation in (int, float)
+    if param.kind == "vector":
+        return param.annotation.dtype in (None, int, float)
     if param.kind != "array":
         return False
     dtype = param.annotation.dtype
@@ -122,7 +129,7 @@ class KernelDefinition:
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
         self.template_positions = [k for k, p in enumerate(self.params) if p.kind == "template"]
-        self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind in ("scalar", "array")]
+        self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind in ("scalar", "vector", "array")]
         self.struct_positions = [k for k, p in enumerate(self.params) if p.kind == "struct"]
         self.has_self = bool(self.params) and self.params[0].name == "self" and self.params[0].kind == "template"
         # What selects a compiled kernel besides the argument specialization: (position, attribute
@@ -131,7 +138,8 @@ class KernelDefinition:
         for k in self.struct_positions:
             name = self.params[k].name
             self.template_slots += [(k, path[1:]) for path in self.params[k].schema.template_paths((name,))]
-        self.returns_name()  # reports a bad return annotation at decoration time
+        self.return_spec = self._return_spec()  # reports a bad return annotation at decoration time
+        self.result_fn = self.return_spec.result_fn() if self.return_spec is not None else None
 
     @property
     def needs_python_dispatch(self):
@@ -152,20 +160,25 @@ class KernelDefinition:
         """ir()'s template values, one per template parameter in order, keyed as slot_values() keys them."""
         return {(self.params[k].name,): v for k, v in zip(self.template_positions, template_values)}
 
-    def returns_name(self):
+    def _return_spec(self):
         annotation = self.annotations.get("return")
-        if annotation is None:
-            return None
         try:
-            return scalar_dtype_name(annotation)
-        except TypeError:
-            raise _param_error(self.fn, None, f"Kernel '{self.fn.__name__}' returns {annotation!r}, but kernels "
-                               "can only return a scalar.", "annotate the return type as a dtype, e.g. -> qd.f32.") from None
+            spec = return_spec(annotation)
+        except TypeError as exc:
+            raise _param_error(self.fn, None, f"Kernel '{self.fn.__name__}' returns {annotation!r}, which kernels "
+                               f"cannot return ({exc}).", "annotate the return type as a dtype (-> qd.f32), a "
+                               "vector or matrix type, a struct type or a tuple of those.") from None
+        source = function_source(self.fn)
+        returns_value = any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree))
+        if spec is not None and not returns_value:
+            raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
+                               "return a value, or remove the return annotation.", kind="syntax")
+        return spec
 
     def translate(self, spec, slot_values, leaves=None, struct_values=None):
         """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
         return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
-                                self.returns_name(), _runtime.config(), leaves, struct_values)
+                                self.return_spec, _runtime.config(), leaves, struct_values)
 
     def discover(self, args, slot_values):
         """Translates for one call's own arguments: (translation, regular specs, DiscoverLeaves)."""
@@ -261,7 +274,8 @@ def _make_fast_kernel_class():
             self.fn = definition.fn
             functools.update_wrapper(self, definition.fn)
             compile_fn = functools.partial(_fast_compile, weakref.ref(self))
-            _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn)
+            _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn,
+                                    result_fn=definition.result_fn)
 
         def _release(self):
             self.clear()
@@ -384,7 +398,7 @@ class Kernel(KernelMixin):
                 found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
             return definition.compile_translation(holder[0], found)
 
-        launcher = _core.Launcher(name, entries, compile_fn)
+        launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn)
         holder.append(launcher)
         roots = {p.name: k for k, p in enumerate(definition.params)}
         return make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
@@ -399,7 +413,8 @@ class Kernel(KernelMixin):
             warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
             return definition.compile(holder[0], spec, template_values)
 
-        launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn)
+        launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
+                                  result_fn=definition.result_fn)
         holder.append(launcher)
         return launcher
 

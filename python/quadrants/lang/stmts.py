@@ -6,6 +6,7 @@ from .exprs import BINARY_OPS, element_indices, is_runtime
 from .ir_builder import Expr, string_text
 from .loops import LoopTranslator
 from .sparse_access import FieldRef, activate_for_store
+from .return_values import tuple_items
 from .struct_values import StructField, StructTarget, StructType, is_struct
 from .types import VectorType, scalar_dtype_name
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
@@ -310,17 +311,53 @@ class StmtTranslator(LoopTranslator):
                 return
             raise self.fail("this kernel returns a value but has no return type",
                             hint="annotate the kernel's return type, e.g. 'def k(...) -> qd.f32:'.")
-        value = self.visit(node.value) if node.value is not None else None
-        self.builder.emit(f"return {self.sink_text(self.scalar(value, 'a kernel return value'))}")
+        spec = self.ctx.return_annotation
+        if node.value is None:
+            raise self.fail(f"this kernel returns {spec!r}, but this return gives no value", kind="type")
+        scalars = self.returned_scalars(spec, self.visit(node.value))
+        self.builder.emit("return " + " ".join(self.sink_text(x) for x in scalars))
+
+    def returns_text(self, spec):
+        """The `(returns ...)` types of a kernel's ReturnSpec (return_values.py)."""
+        return "void" if spec is None else " ".join(spec.dtype_names(self.default_fp, self.default_ip))
+
+    def returned_scalars(self, spec, value):
+        """The scalars a kernel returns for `value`, in the order of spec.leaves()."""
+        if spec.kind == "scalar":
+            if not (isinstance(value, Expr) or is_number(value)):
+                raise self.fail(f"this kernel returns {spec!r}, but the value is {describe(value)}", kind="type")
+            return [value]
+        if spec.kind == "vector":
+            if not isinstance(value, VectorValue) or value.shape != spec.annotation.shape:
+                raise self.fail(f"this kernel returns {spec!r}, but the value is {describe(value)}", kind="type",
+                                hint="return a value of the annotated shape, e.g. qd.Vector([x, y, z]).")
+            return list(self.materialize_value(value).entries)
+        if spec.kind == "struct":
+            if not is_struct(value):
+                raise self.fail(f"this kernel returns {spec!r}, but the value is {describe(value)}", kind="type")
+            value = self.cast_struct(spec.annotation, self.as_struct_value(value), "the returned value")
+            return [x for key, child in spec.children.items() for x in self.returned_scalars(child, value.members[key])]
+        if not isinstance(value, (tuple, list)) or len(value) != len(spec.children):
+            raise self.fail(f"this kernel returns {len(spec.children)} values {spec!r}, but the value is "
+                            f"{describe(value)}", kind="type")
+        return [x for child, item in zip(spec.children, value) for x in self.returned_scalars(child, item)]
 
     def returned_value(self, node):
         """A func's value, stored in fresh locals so later statements of the caller cannot change it."""
         if node.value is None:
             return None
-        value = self.visit(node.value)
-        annotation = self.ctx.return_annotation
+        return self.copied_return(self.visit(node.value), self.ctx.return_annotation)
+
+    def copied_return(self, value, annotation):
+        """`value` in fresh locals, cast to the annotation: a dtype, vector, struct or tuple type, or None."""
         if is_struct(value) or isinstance(annotation, StructType):
             return self.struct_return(value, annotation)
+        items = tuple_items(annotation)
+        if items is not None or (isinstance(value, tuple) and any(is_runtime(v) or is_struct(v) for v in value)):
+            if not isinstance(value, (tuple, list)) or (items is not None and len(items) != len(value)):
+                raise self.fail(f"this @qd.func returns {annotation!r}, but the value is {describe(value)}",
+                                kind="type")
+            return tuple(self.copied_return(v, items[k] if items else None) for k, v in enumerate(value))
         if annotation is not None and (is_runtime(value) or is_number(value)):
             dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
             dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
@@ -337,6 +374,9 @@ class StmtTranslator(LoopTranslator):
     # ---- funcs: return values and returns from inside ifs and loops -----------------------------
     def visit_function_body(self, stmts):
         returns = [n for stmt in stmts for n in ast.walk(stmt) if isinstance(n, ast.Return)]
+        if self.ctx.return_annotation is not None and not any(n.value is not None for n in returns):
+            raise self.fail("Function has a return type but does not have a return statement",
+                            hint="return a value, or remove the return annotation.", node=self.ctx.source.tree)
         if returns and not (len(returns) == 1 and returns[0] is stmts[-1]):
             self.start_early_returns(any(n.value is not None for n in returns))
         self.visit_body(stmts)
@@ -348,23 +388,40 @@ class StmtTranslator(LoopTranslator):
             if annotation is None:
                 raise self.fail("a @qd.func that returns from inside an if or a loop needs a return type",
                                 hint="annotate it, e.g. 'def f(x) -> qd.f32:'.")
-            if isinstance(annotation, StructType):  # one local per scalar member (struct_values.py)
-                self.ctx.return_slot, self.ctx.return_value = self.struct_return_slot(annotation)
-            else:
-                shape = annotation.shape if isinstance(annotation, VectorType) else ()
-                dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
-                dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
-                targets = [VarTarget(self._decl(self.names.fresh("_ret"), 0, dtype_name), self.parallel_depth)
-                           for _ in range(_size(shape))]
-                slot = VectorTarget(targets, shape) if shape else targets[0]
-                self.ctx.return_slot = slot
-                self.ctx.return_value = self.target_value(slot)
+            self.ctx.return_slot, self.ctx.return_value = self.return_slot(annotation)
         self.ctx.done_flag = self.names.fresh("_returned")
         self.builder.emit(f"decl {self.ctx.done_flag} (const int 0)")
 
+    def return_slot(self, annotation):
+        """(target, value) of the zero-initialized locals a func returns through from inside ifs and loops."""
+        if isinstance(annotation, StructType):  # one local per scalar member (struct_values.py)
+            return self.struct_return_slot(annotation)
+        items = tuple_items(annotation)
+        if items is not None:
+            slots = [self.return_slot(item) for item in items]
+            return tuple(s[0] for s in slots), tuple(s[1] for s in slots)
+        shape = annotation.shape if isinstance(annotation, VectorType) else ()
+        dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
+        dtype_name = self.default_fp if dtype is None else self.dtype_argument(dtype)
+        targets = [VarTarget(self._decl(self.names.fresh("_ret"), 0, dtype_name), self.parallel_depth)
+                   for _ in range(_size(shape))]
+        slot = VectorTarget(targets, shape) if shape else targets[0]
+        return slot, self.target_value(slot)
+
+    def store_returned(self, slot, value):
+        if not isinstance(slot, tuple):
+            self.store(slot, value)
+            return
+        if not isinstance(value, (tuple, list)) or len(value) != len(slot):
+            raise self.fail(f"this @qd.func returns {len(slot)} values, but the value is {describe(value)}",
+                            kind="type")
+        values = [self.snapshot(v) for v in value]  # all evaluated before any is stored, as in Python
+        for target, item in zip(slot, values):
+            self.store_returned(target, item)
+
     def early_return(self, node):
         if node.value is not None:
-            self.store(self.ctx.return_slot, self.visit(node.value))
+            self.store_returned(self.ctx.return_slot, self.visit(node.value))
         self.builder.emit(f"assign {self.ctx.done_flag} (const int 1)")
         if self.in_runtime_loop():
             self.builder.emit("break")

@@ -295,7 +295,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     source = function_source(fn)
     saved = tr.enter_function(source, is_kernel=True)
     param_texts = tr.bind_kernel_params(params, spec, slot_values, struct_values)
-    tr.ctx.return_annotation = returns
+    tr.ctx.return_annotation = returns  # a ReturnSpec or None (return_values.py)
     tr.set_loc(tr.ctx.source.tree)
     tr.visit_body(tr.ctx.source.tree.body)
     tr.leave_function(saved)
@@ -316,6 +316,6 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     body = "".join("\n    " + stmt.render(4) for stmt in tr.builder.top())
     text = (
         f"(kernel {name}\n  {options}\n  (params {' '.join(param_texts)})\n"
-        f"  (returns {returns or 'void'})\n  (body{body}))\n"
+        f"  (returns {tr.returns_text(returns)})\n  (body{body}))\n"
     )
     return text, list(tr.globals), tr.line_sources

@@ -206,11 +206,13 @@ void launch_task(const CudaCompiledKernel& kernel, size_t task, const LoadedTask
 
 }  // namespace
 
-std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& kernel, const QdArg* args,
-                                 int num_args, CUstream stream, int device_id,
-                                 const std::vector<std::string>& arg_names) {
+std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& kernel, const QdArg* args,
+                               int num_args, CUstream stream, int device_id,
+                               const std::vector<std::string>& arg_names) {
   QD_ASSERT(kernel != nullptr, "launch_cuda(): null kernel");
-  QD_ASSERT(!kernel->returns || kernel->frame_bytes >= 8, "launch_cuda(): no frame room for the return value");
+  const size_t returned = kernel->returns.size();
+  QD_ASSERT(kernel->frame_bytes >= static_cast<int64_t>(8 * returned),
+            "launch_cuda(): no frame room for the returned values");
   for (const auto& [param, dim] : kernel->i32_extents) {
     if (args[param].shape[dim] <= INT32_MAX) continue;
     QdKernelError error{3, param, 1, dim, {args[param].shape[dim]}};
@@ -241,9 +243,9 @@ std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>
   // (include/quadrants/cuda.h); making it wait here puts this kernel before them, whatever stream
   // it ran on, without blocking the host.
   if (stream != nullptr) make_stream_wait(nullptr, stream, device_id);
-  if (!kernel->returns && !kernel->debug) return std::nullopt;
-  // Error record, flag and the return value at frame offset 0 lie together; one copy reads them.
-  size_t read_end = kernel->returns ? layout.frame + sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
+  if (returned == 0 && !kernel->debug) return {};
+  // Error record, flag and the returned values at the start of the frame lie together; one copy reads them.
+  size_t read_end = returned ? layout.frame + returned * sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
   std::vector<char> result(read_end - layout.error);
   cuda::check(api.cuMemcpyDtoHAsync(result.data(), buffer.pointer + layout.error, result.size(), stream),
               "cuMemcpyDtoHAsync(result of kernel '" + kernel->name + "')");
@@ -253,10 +255,12 @@ std::optional<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>
   std::memcpy(&error, result.data(), sizeof(error));
   std::memcpy(&flag, result.data() + (layout.flag - layout.error), sizeof(flag));
   if (flag != 0) raise_kernel_error(kernel->name, error, args, num_args, arg_names, &kernel->assert_messages);
-  if (!kernel->returns) return std::nullopt;
-  QdArg value{};
-  std::memcpy(&value.scalar, result.data() + (layout.frame - layout.error), sizeof(value.scalar));
-  return value;
+  std::vector<QdArg> values(returned);
+  for (size_t k = 0; k < returned; ++k) {
+    std::memcpy(&values[k].scalar, result.data() + (layout.frame - layout.error) + k * sizeof(QdArg::scalar),
+                sizeof(QdArg::scalar));
+  }
+  return values;
 }
 
 }  // namespace qd
