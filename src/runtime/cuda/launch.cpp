@@ -12,6 +12,7 @@
 #include "quadrants/errors.h"
 #include "runtime/cuda/memory.h"
 #include "runtime/kernel_error.h"
+#include "runtime/launch.h"
 
 namespace qd {
 namespace {
@@ -21,7 +22,10 @@ constexpr int kSlots = 64;
 constexpr cuda::CUresult kNoBinaryForGpu = 209;
 constexpr cuda::CUresult kInvalidPtx = 218;
 constexpr cuda::CUresult kUnsupportedPtxVersion = 222;
-constexpr size_t kSlotBytes = 16 << 10;  // 64 arguments (9 KB) plus the error record and a small frame
+// A slot holds the most arguments a launcher packs (kMaxKernelArgs QdArgs, 36 KB for 256), the error
+// record and flag, and a frame of up to 4 KB; a larger frame is cleared on the device instead.
+constexpr size_t kSlotBytes =
+    (kMaxKernelArgs * sizeof(QdArg) + sizeof(QdKernelError) + 16 + 4096 + 4095) / 4096 * 4096;
 
 // A ring of pinned upload slots per device; slot i may be refilled once events[i] has completed.
 struct ArgumentRing {
@@ -224,6 +228,7 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
   LaunchBuffer buffer{dev, stream, cuda::allocate_device(dev, layout.total, stream)};
   const cuda::DriverApi& api = cuda::driver();
   // Arguments, a cleared error record and a zeroed frame, uploaded together when they fit a slot.
+  QD_ASSERT(layout.frame <= kSlotBytes, "launch_cuda(): more arguments than an upload slot holds");
   size_t upload_bytes = layout.total <= kSlotBytes ? layout.total : layout.frame;
   upload_arguments(device_id, buffer.pointer, args, layout.error, upload_bytes, stream);
   if (upload_bytes < layout.total) {
