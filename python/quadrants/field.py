@@ -111,6 +111,7 @@ class Field(ArrayContainer):
                                     "call fb.finalize() before using it.")
         if self.grad is not None and self.grad._place_node is None:
             node.parent()._place_field(self.grad, offset)
+            self.grad._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
 
     def _allocate(self):
         layout = self._layout

@@ -157,6 +157,8 @@ class SNode:
         return self
 
     def _place_field(self, field, offset):
+        if getattr(field, "_placed_with_primal", False) and field._place_node._parent is self:
+            return  # a gradient placed beside its field already: place(x, x.grad) as upstream writes it
         if field._place_node is not None:
             raise QuadrantsRuntimeError(f"{field._describe()} is already placed (shape {field.shape}); a field "
                                         "can be placed once.")

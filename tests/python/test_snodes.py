@@ -240,6 +240,14 @@ def test_placing_a_field_twice_fails():
         qd.root.place(y)
 
 
+def test_placing_a_gradient_beside_its_field_as_upstream_writes_it():
+    x = qd.field(qd.f32, needs_grad=True)
+    qd.root.dense(qd.i, 4).place(x, x.grad)  # the gradient is placed with x; naming it again changes nothing
+    assert x.grad.shape == (4,) and x.grad.parent() is x.parent()
+    with pytest.raises(qd.QuadrantsRuntimeError, match="already placed"):
+        qd.root.dense(qd.i, 4).place(x.grad)
+
+
 def test_unplaced_field_fails_in_python_and_in_kernels():
     x = qd.field(qd.f32, name="x")
     for use in (lambda: x[0], lambda: x.to_numpy(), lambda: x.fill(1), lambda: x.snode):
