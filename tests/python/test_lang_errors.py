@@ -26,14 +26,14 @@ def test_unsupported_syntax_shows_file_line_source_and_caret():
     @qd.kernel
     def k(x: qd.types.ndarray()):
         for i in x:
-            x[i] = [j for j in range(3)]
+            x[i] = {j: j for j in range(3)}
 
     err = error_of(k)
     assert isinstance(err, qd.QuadrantsSyntaxError)
-    line = line_of(k.fn, "[j for j")
+    line = line_of(k.fn, "{j: j for j")
     lines = str(err).splitlines()
-    assert lines[0] == f"{__file__}:{line}:20: Python syntax 'ListComp' is not supported inside kernels."
-    assert lines[1] == "                x[i] = [j for j in range(3)]"
+    assert lines[0] == f"{__file__}:{line}:20: Python syntax 'DictComp' is not supported inside kernels."
+    assert lines[1] == "                x[i] = {j: j for j in range(3)}"
     assert lines[2] == "                       ^"
     assert lines[3].startswith("hint: ")
     assert (err.filename, err.line, err.col) == (__file__, line, 19)

@@ -265,6 +265,8 @@ def test_missing_return_statements_use_upstreams_words():
         def k() -> qd.i32:
             pass
 
+        k()
+
     @qd.func
     def f() -> qd.i32:
         pass

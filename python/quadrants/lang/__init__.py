@@ -33,6 +33,8 @@ from .builtins import (
     sin,
     sqrt,
     static,
+    static_assert,
+    static_print,
     tan,
     tanh,
 )
@@ -45,6 +47,7 @@ from .types import template
 
 __all__ = [
     "kernel", "func", "data_oriented", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
+    "static_assert", "static_print",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
     "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast", "random",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",

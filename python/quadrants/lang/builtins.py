@@ -10,8 +10,8 @@ import numpy as np
 
 class Builtin:
     """A kernel built-in. kind: 'unary'/'binary' (an IR op), 'atomic', 'cast', 'bit_cast', 'static',
-    'ndrange', 'grouped', 'select', 'loop_config' or 'composite' (impl(ops, *args) written with the
-    vector ops)."""
+    'static_assert', 'static_print', 'ndrange', 'grouped', 'select', 'loop_config' or 'composite'
+    (impl(ops, *args) written with the vector ops)."""
 
     def __init__(self, name, python_impl, kind, op=None, impl=None):
         self.__name__ = self.name = name
@@ -122,6 +122,18 @@ def _python_static(*values):
 
 
 static = Builtin("static", _python_static, "static")
+
+
+def _python_static_assert(cond, msg=None):
+    if msg is not None:
+        assert cond, msg
+    else:
+        assert cond
+
+
+# Checked and printed while a kernel compiles, never at run time (the translator's static_assert/static_print).
+static_assert = Builtin("static_assert", _python_static_assert, "static_assert")
+static_print = Builtin("static_print", print, "static_print")
 
 
 class NdRange:

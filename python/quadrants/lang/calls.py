@@ -8,6 +8,7 @@ import math as _py_math
 from . import builtins as qd_builtins
 from .compound_params import CompoundRef, is_dataclass_type
 from .exprs import VectorMethod, is_runtime
+from .func_args import ArgumentError, bind_arguments
 from .ir_builder import Expr, string_text
 from .source import function_source
 from .struct_values import Struct, StructField, StructType
@@ -154,6 +155,8 @@ class CallTranslator:
                 raise self.fail("qd.static() needs values known at compile time, but got a kernel value",
                                 hint="pass Python constants, template arguments or closure variables.")
             return args[0] if len(args) == 1 else tuple(args)
+        if kind in ("static_assert", "static_print"):  # compile-time only (stmts.py)
+            return self.static_assert(args, kwargs) if kind == "static_assert" else self.static_print(args, kwargs)
         if kind == "ndrange":
             return self.python_op(lambda: qd_builtins.NdRange(*args))
         if kind == "grouped":
@@ -318,10 +321,9 @@ class CallTranslator:
             raise self.fail(f"@qd.func '{func.fn.__name__}' calls itself; recursion is not supported",
                             hint="rewrite the recursion as a loop.")
         try:
-            bound = inspect.signature(func.fn).bind(*args, **kwargs)
-        except TypeError as exc:
-            raise self.fail(f"wrong arguments for @qd.func '{func.fn.__name__}': {exc}", kind="type") from None
-        bound.apply_defaults()
+            bound = bind_arguments(func.fn.__name__, inspect.signature(func.fn), args, kwargs)  # func_args.py
+        except ArgumentError as exc:
+            raise self.fail(str(exc), kind="syntax") from None
         saved = self.enter_function(function_source(func.fn), is_kernel=False)
         self.inline_stack.append(func)
         try:

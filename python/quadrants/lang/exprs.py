@@ -91,6 +91,40 @@ class ExprTranslator(DynamicIndexing):
     def visit_List(self, node):
         return [self.visit(element) for element in node.elts]
 
+    def visit_ListComp(self, node):
+        """[f(x) for x in seq if c]: unrolled at compile time, so seq and c must be known then (f(x) need not)."""
+        results = []
+        self.unroll_comprehension(node.elt, node.generators, results)
+        return results
+
+    visit_GeneratorExpr = visit_ListComp  # a list too: qd.Vector(x * 2 for x in ...) needs its items at once
+
+    def unroll_comprehension(self, elt, generators, results):
+        if not generators:
+            results.append(self.visit(elt))
+            return
+        generator = generators[0]
+        iterable = self.visit(generator.iter)
+        if isinstance(iterable, VectorValue) and not iterable.is_matrix:
+            items = iterable.entries
+        elif is_runtime(iterable):
+            raise self.fail(f"a comprehension inside a kernel iterates at compile time, so it cannot iterate "
+                            f"over {describe(iterable)}", kind="type")
+        else:
+            items = self.python_op(list, iterable)
+        for item in items:
+            self.push_scope()
+            try:
+                self.bind_static_target(generator.target, item)
+                conditions = [self.visit(cond) for cond in generator.ifs]
+                if any(is_runtime(c) for c in conditions):
+                    raise self.fail("the conditions of a comprehension inside a kernel must be known at compile time",
+                                    kind="type", hint="use qd.select(...) or an if statement for kernel values.")
+                if all(conditions):
+                    self.unroll_comprehension(elt, generators[1:], results)
+            finally:
+                self.pop_scope()
+
     def visit_BinOp(self, node):
         left, right = self.visit(node.left), self.visit(node.right)
         op_type = type(node.op)

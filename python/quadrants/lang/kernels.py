@@ -168,15 +168,15 @@ class KernelDefinition:
             raise _param_error(self.fn, None, f"Kernel '{self.fn.__name__}' returns {annotation!r}, which kernels "
                                f"cannot return ({exc}).", "annotate the return type as a dtype (-> qd.f32), a "
                                "vector or matrix type, a struct type or a tuple of those.") from None
-        source = function_source(self.fn)
-        returns_value = any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree))
-        if spec is not None and not returns_value:
-            raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
-                               "return a value, or remove the return annotation.", kind="syntax")
         return spec
 
     def translate(self, spec, slot_values, leaves=None, struct_values=None):
         """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
+        if self.return_spec is not None:
+            source = function_source(self.fn)
+            if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree)):
+                raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
+                                   "return a value, or remove the return annotation.", kind="syntax")
         return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
                                 self.return_spec, _runtime.config(), leaves, struct_values)
 

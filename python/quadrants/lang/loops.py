@@ -209,20 +209,24 @@ class LoopTranslator:
         except TypeError:
             raise self.fail(f"qd.static() in a for loop needs an iterable, but got {describe(iterable)}",
                             kind="type") from None
-        self.loops.append("static")
+        self.loops.append(StaticLoop())
         try:
             self.unroll_items(node, items)
         finally:
             self.loops.pop()
 
     def unroll_items(self, node, items):
+        loop = self.loops[-1]
         for k, item in enumerate(items):
             self.push_scope()
             try:
                 self.bind_static_target(node.target, item)
-                self.visit_body(node.body)
+                self.visit_body(node.body)  # stops at a break or continue (visit_body)
             finally:
                 self.pop_scope()
+            jump, loop.jump = loop.jump, None
+            if jump == "break":
+                return
             rest = items[k + 1 :]
             if rest and self.ctx.done_flag and any(isinstance(n, ast.Return) for n in ast.walk(node)):
                 loc = self.builder.loc
@@ -275,22 +279,42 @@ class LoopTranslator:
         self.builder.emit("while (const int 1)", [prelude + check + body], loc=loc)
 
     def visit_Break(self, node):
-        self.check_loop_jump("break")
-        self.builder.emit("break")
+        if self.check_loop_jump("break"):
+            self.builder.emit("break")
 
     def visit_Continue(self, node):
-        self.check_loop_jump("continue")
-        self.builder.emit("continue")
+        if self.check_loop_jump("continue"):
+            self.builder.emit("continue")
 
     def check_loop_jump(self, what):
+        """Whether the jump is emitted; in a qd.static() loop it ends the unrolled iteration (or the
+        unrolling) at compile time instead, which needs compile-time conditions on the way to it."""
         if not self.loops:
             raise self.fail(f"'{what}' outside a loop")
-        if self.loops[-1] == "static":
-            raise self.fail(f"'{what}' inside a qd.static() loop is not supported",
-                            hint="use a runtime loop, or an if around the rest of the body.")
+        loop = self.loops[-1]
+        if loop == "static":
+            if loop.runtime_ifs:
+                raise self.fail(f"You are trying to `{what}` a static `for` loop, but the `{what}` statement is "
+                                "inside a non-static `if`",
+                                hint="make the condition compile-time with qd.static(...), or use a runtime loop.")
+            loop.jump = what
+            return False
         if self.loops[-1] == "parallel" and what == "break":
             raise self.fail("'break' is not allowed in a parallel (outermost) loop",
                             hint="add qd.loop_config(serialize=True) before the loop to run it serially.")
+        return True
+
+
+class StaticLoop(str):
+    """The `loops` entry of a qd.static() loop being unrolled (equal to "static"): `jump` is the break or
+    continue met in the iteration being translated, `runtime_ifs` how many runtime ifs enclose the
+    statement being translated inside this loop's body."""
+
+    def __new__(cls):
+        loop = super().__new__(cls, "static")
+        loop.jump = None
+        loop.runtime_ifs = 0
+        return loop
 
 
 def _is_zero(offset):

@@ -1,5 +1,6 @@
 # python/quadrants/lang/stmts.py: translation of statements: assignments, if/while, break/continue, return.
 import ast
+import inspect
 
 from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
@@ -61,8 +62,8 @@ class StmtTranslator(LoopTranslator):
         for k, stmt in enumerate(stmts):
             self.set_loc(stmt)
             self.visit(stmt)
-            if isinstance(stmt, ast.Return):
-                return
+            if isinstance(stmt, ast.Return) or getattr(self.loops[-1] if self.loops else None, "jump", None):
+                return  # a return, or a break/continue of a qd.static() loop: the rest is never reached
             if self.ctx.done_flag and _contains_return(stmt):
                 self.guard_after_return(stmts[k + 1 :], isinstance(stmt, (ast.For, ast.While)))
                 return
@@ -280,8 +281,37 @@ class StmtTranslator(LoopTranslator):
             return
         loc = self.builder.loc
         text = self.ops.text(self.scalar(cond, "an if condition"))
-        then_block, else_block = self.translate_block(node.body), self.translate_block(node.orelse)
+        loop = self.loops[-1] if self.loops else None
+        if loop == "static":  # a break/continue of the static loop cannot be under this if (loops.py)
+            loop.runtime_ifs += 1
+        try:
+            then_block, else_block = self.translate_block(node.body), self.translate_block(node.orelse)
+        finally:
+            if loop == "static":
+                loop.runtime_ifs -= 1
         self.builder.emit(f"if {text}", [then_block, else_block], loc=loc)
+
+    def static_assert(self, args, kwargs):
+        """qd.static_assert(cond, msg=None): fails the compile when the compile-time cond is false."""
+        try:
+            bound = inspect.signature(_static_assert_signature).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self.fail(f"wrong arguments for qd.static_assert(cond, msg=None): {exc}", kind="type") from None
+        cond, msg = bound.arguments["cond"], bound.arguments.get("msg")
+        if is_runtime(cond):
+            raise self.fail("Static assert with non-static condition", kind="type",
+                            hint="qd.static_assert checks values known at compile time; use assert for kernel values.")
+        if not cond:
+            raise self.fail(f"static assertion failed: {msg}" if msg is not None else "static assertion failed",
+                            kind="type")
+
+    def static_print(self, args, kwargs):
+        """qd.static_print(...): Python's print, while the kernel compiles; kernel values show their IR."""
+        unknown = set(kwargs) - {"sep", "end", "file", "flush"}
+        if unknown:
+            raise self.fail(f"qd.static_print() takes print()'s sep=, end=, file= and flush=, but got "
+                            f"{', '.join(sorted(unknown))}", kind="type")
+        print(*[_static_text(a) for a in args], **kwargs)
 
     def visit_Assert(self, node):
         cond = self.visit(node.test)
@@ -447,6 +477,19 @@ class StmtTranslator(LoopTranslator):
 
     def in_runtime_loop(self):
         return any(kind != "static" for kind in self.loops)
+
+
+def _static_assert_signature(cond, msg=None):
+    """The parameters of qd.static_assert, for binding a call's arguments."""
+
+
+def _static_text(value):
+    """How qd.static_print shows a value: compile-time values as print() would, kernel values as IR."""
+    if isinstance(value, Expr):
+        return f"<kernel value {value.text}>"
+    if isinstance(value, VectorValue):
+        return "[" + ", ".join(str(_static_text(entry)) for entry in value.entries) + "]"
+    return value
 
 
 def _contains_return(node):
