@@ -54,7 +54,8 @@ void run_entry(const Specialization& spec, const QdArg* args, QdArg* ret, const 
     } else {
       auto start = std::chrono::steady_clock::now();
       spec.entry(args, &ctx, ret);
-      record_kernel_time(kernel, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      auto elapsed = std::chrono::steady_clock::now() - start;
+      record_kernel_time(kernel, std::chrono::duration<double, std::milli>(elapsed).count());
     }
   }
   if (error_flag == 0) return;

@@ -61,3 +61,14 @@ def test_reinit_starts_a_fresh_table():
     quick(np.zeros(4, np.float32))
     qd.init(arch=qd.cpu, kernel_profiler=True)
     assert qd.profiler.query_kernel_profiler_info("quick").counter == 0
+
+
+def test_cuda_launches_are_timed_too():
+    qd.init(arch=qd.cpu, kernel_profiler=True)  # QD_TEST_ARCH=cuda runs this on CUDA
+    _, quick = _kernels()
+    x = qd.ndarray(qd.f32, shape=1000)
+    for _ in range(4):
+        quick(x)
+    info = qd.profiler.query_kernel_profiler_info("quick")
+    assert info.counter == 4 and info.min > 0
+    assert x.to_numpy()[0] == 4.0

@@ -3,6 +3,7 @@
 // Per launch, one device buffer holds [QdArg args | QdKernelError | error flag | pad | frame]. It is
 // filled from a pinned slot with one asynchronous copy, so a launch never waits for the device
 // unless the caller needs a result, and freed in stream order after the last task.
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "quadrants/errors.h"
 #include "runtime/cuda/memory.h"
 #include "runtime/kernel_error.h"
+#include "runtime/kernel_profiler.h"
 #include "runtime/launch.h"
 
 namespace qd {
@@ -241,7 +243,18 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
   cuda::CUdeviceptr pointers[4] = {buffer.pointer, buffer.pointer + layout.frame, buffer.pointer + layout.error,
                                    buffer.pointer + layout.flag};
   void* params[4] = {&pointers[0], &pointers[1], &pointers[2], &pointers[3]};
-  for (size_t task = 0; task < tasks.size(); ++task) launch_task(*kernel, task, tasks[task], params, stream);
+  if (!kernel_profiling()) {
+    for (size_t task = 0; task < tasks.size(); ++task) launch_task(*kernel, task, tasks[task], params, stream);
+  } else {
+    // The profiler times the kernel alone: earlier work on the stream finishes first, then the host
+    // waits for this kernel (as upstream's profiler does, launches are synchronous while it is on).
+    cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(before profiling '" + kernel->name + "')");
+    auto start = std::chrono::steady_clock::now();
+    for (size_t task = 0; task < tasks.size(); ++task) launch_task(*kernel, task, tasks[task], params, stream);
+    cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel->name + "')");
+    record_kernel_time(kernel->name,
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
   // Named only once enqueued: a fault that an earlier kernel left surfaces at these calls.
   cuda::note_kernel_launch(kernel->name);
   // Later copies, host reads and DLPack consumers order themselves after the legacy default stream
