@@ -6,6 +6,8 @@ import os
 import numpy as np
 import pytest
 
+from quadrants import _core, _runtime
+
 # Relative tolerance per result dtype: a few ulps of float16/32, and libm differences for float64.
 _TOLERANCES = {"float16": 4e-3, "float32": 2e-5, "complex64": 2e-5, "float64": 1e-12, "complex128": 1e-12}
 
@@ -63,6 +65,26 @@ if ON_CUDA:
 
     _resolve_arch = _runtime._resolve_arch
     _runtime._resolve_arch = lambda arch: _resolve_arch(_runtime.cuda if arch in (None, _runtime.cpu) else arch)
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """The IR texts compiled for the target from now on: one per new specialization
+    (the `compiles` fixture of the data_oriented and dataclass suites).
+
+    CPU runs may also compile-check the CUDA code (QD_CHECK_CUDA); those compiles are not counted.
+    """
+    seen = []
+    for name in ("compile_kernel", "compile_kernel_cuda"):
+        original = getattr(_core, name)
+
+        def spy(text, *args, _original=original, _for_cuda=name.endswith("cuda")):
+            if _for_cuda == _runtime.config().is_cuda:
+                seen.append(text)
+            return _original(text, *args)
+
+        monkeypatch.setattr(_core, name, spy)
+    return seen
 
 
 def pytest_configure(config):

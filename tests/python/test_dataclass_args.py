@@ -6,32 +6,12 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core, _runtime
 
 
 @pytest.fixture(autouse=True)
 def cpu():
     qd.init(arch=qd.cpu)
     yield
-
-
-@pytest.fixture
-def compiles(monkeypatch):
-    """The IR texts compiled for the target from now on: one per new specialization.
-
-    CPU runs may also compile-check the CUDA code (QD_CHECK_CUDA); those compiles are not counted.
-    """
-    seen = []
-    for name in ("compile_kernel", "compile_kernel_cuda"):
-        original = getattr(_core, name)
-
-        def spy(text, *args, _original=original, _for_cuda=name.endswith("cuda")):
-            if _for_cuda == _runtime.config().is_cuda:
-                seen.append(text)
-            return _original(text, *args)
-
-        monkeypatch.setattr(_core, name, spy)
-    return seen
 
 
 # Genesis declares its data as frozen dataclasses whose members are all annotated qd.types.ndarray().
