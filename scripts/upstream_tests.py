@@ -145,7 +145,9 @@ def run_file(root, name, args):
     results = {}
     events_path = os.path.join(root, f".outcomes_{name}.jsonl")
     log_path = os.path.join(root, f".log_{name}.txt")
-    env = dict(os.environ, QD_WANTED_ARCHS="cpu", QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, QD_WANTED_ARCHS="cpu", QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH=os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")]))
+    # tests/ on the path too: a few upstream files `import test_utils` rather than `from tests import test_utils`.
     env.pop("QD_ARCH", None)  # would override the arch each test asks for
     started_file = time.time()
     for _attempt in range(args.max_restarts + 1):

@@ -31,6 +31,10 @@ class DataType:
     def __deepcopy__(self, memo):
         return self
 
+    def to_string(self):
+        """The short name, 'f32' for qd.f32 (upstream's DataType.to_string())."""
+        return self.name
+
     def __call__(self, *args):
         raise RuntimeError(
             f"qd.{self.name}(x) casts a value inside a @qd.kernel or @qd.func; "

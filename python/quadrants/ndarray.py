@@ -30,6 +30,10 @@ class Ndarray(ArrayContainer):
         memo[id(self)] = copied
         return copied
 
+    def __reduce__(self):
+        """pickle: the dtype, shape, element shape and a numpy copy of the elements (never the memory)."""
+        return _unpickle, (self.dtype, self.shape, self._element_shape, self.to_numpy())
+
     def _get_element_size(self):
         """Bytes per element (a vector/matrix element counts all its entries), as upstream reports it."""
         return self.dtype.numpy.itemsize * math.prod(self._element_shape)
@@ -46,6 +50,12 @@ class MatrixNdarray(MatrixContainer, Ndarray):
         super().__init__(dtype, shape, self._checked_element_shape(element_shape))
         if needs_grad:
             self.grad = _grad(self, lambda: MatrixNdarray(self.dtype, self.shape, self._element_shape))
+
+
+def _unpickle(dtype, shape, element_shape, data):
+    array = MatrixNdarray(dtype, shape, element_shape) if element_shape else Ndarray(dtype, shape, ())
+    array.from_numpy(data)
+    return array
 
 
 def ndarray(dtype, shape=None, needs_grad=False):

@@ -216,3 +216,35 @@ def test_ndarray_element_size_and_count():
     assert (qd.ndarray(qd.i32, 8)._get_element_size(), qd.ndarray(qd.i32, 8)._get_nelement()) == (4, 8)
     vectors = qd.Vector.ndarray(10, qd.f64, (5, 2))
     assert (vectors._get_element_size(), vectors._get_nelement()) == (80, 10)
+
+
+# --- smaller helpers upstream's tests call ----------------------------------------------------------
+def test_dtype_to_string_is_its_short_name():
+    assert [t.to_string() for t in (qd.f32, qd.i64, qd.u1)] == ["f32", "i64", "u1"]
+
+
+def test_has_clangpp_looks_on_path(monkeypatch):
+    from quadrants.lang import util
+
+    monkeypatch.setenv("PATH", "")
+    assert util.has_clangpp() is False
+
+
+def test_qd_init_same_arch_keeps_the_arch_and_takes_new_options():
+    from quadrants._test_tools import qd_init_same_arch
+
+    qd_init_same_arch(debug=True)
+    assert qd.cfg.arch is qd.cpu and qd.cfg.debug
+
+
+@pytest.mark.parametrize("make", [lambda: qd.ndarray(qd.f16, shape=(3, 2)), lambda: qd.Matrix.ndarray(2, 3, qd.i64, 4)])
+def test_an_ndarray_pickles_by_value(make):
+    import pickle
+
+    x = make()
+    x.from_numpy(np.arange(x.to_numpy().size).reshape(x.to_numpy().shape))
+    y = pickle.loads(pickle.dumps(x))
+    assert type(y) is type(x) and y.dtype is x.dtype and y.shape == x.shape
+    assert (y.to_numpy() == x.to_numpy()).all()
+    x.fill(0)
+    assert y.to_numpy().any()

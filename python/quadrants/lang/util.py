@@ -1,6 +1,7 @@
 # python/quadrants/lang/util.py: upstream's quadrants.lang.util, as far as programs import from it.
 import importlib.util
 import os
+import shutil
 
 from .. import _dtypes
 
@@ -12,9 +13,14 @@ def has_pytorch():
     return importlib.util.find_spec("torch") is not None
 
 
+def has_clangpp():
+    """Whether clang++ is on PATH (upstream's tests of external C++ functions need it)."""
+    return shutil.which("clang++") is not None
+
+
 def to_numpy_type(dtype):
     """The numpy scalar type of a quadrants dtype (np.float32 for qd.f32, ...)."""
     return _dtypes.to_dtype(dtype).numpy.type
 
 
-__all__ = ["has_pytorch", "to_numpy_type"]
+__all__ = ["has_clangpp", "has_pytorch", "to_numpy_type"]
