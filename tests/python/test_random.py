@@ -184,3 +184,31 @@ def test_kernels_without_random_carry_no_generator_state():
     spec = (("array", "f32", 1, (), True, True),)
     assert "_qd_random" not in plain.ir(spec, ())
     assert "_qd_random_state" in drawing.ir(spec, ())
+
+
+def test_randn_is_standard_normal():
+    qd.init(arch=qd.cpu, random_seed=4)
+
+    @qd.kernel
+    def normals(out: qd.types.ndarray(dtype=qd.f64, ndim=1)):
+        for i in range(out.shape[0]):
+            out[i] = qd.randn(qd.f64)
+
+    out = np.zeros(N)
+    normals(out)
+    assert np.isfinite(out).all()
+    assert abs(out.mean()) < 0.01 and abs(out.std() - 1.0) < 0.01
+    assert abs((np.abs(out) < 1.0).mean() - 0.6827) < 0.005  # one sigma
+    assert abs((np.abs(out) < 2.0).mean() - 0.9545) < 0.003  # two sigma
+    assert isinstance(qd.randn(), float)
+
+
+def test_logical_ops_of_upstream():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def logic(a: qd.i32, b: qd.i32) -> qd.i32:
+        return qd.lang.ops.logical_not(a) * 100 + qd.lang.ops.logical_and(a, b) * 10 + qd.lang.ops.logical_or(a, b)
+
+    assert [logic(a, b) for a, b in ((0, 0), (0, 3), (2, 0), (5, -1))] == [100, 101, 1, 11]
+    assert qd.math.nan != qd.math.nan

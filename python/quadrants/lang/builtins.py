@@ -62,6 +62,10 @@ exp2 = _unary("exp2", np.exp2)
 isnan = _unary("isnan", np.isnan)
 isinf = _unary("isinf", np.isinf)
 atan2 = _binary("atan2", np.arctan2)
+# upstream's qd.lang.ops logical operators: 0/1 results, like `not`, `and`, `or` on kernel values
+logical_not = _unary("logical_not", np.logical_not, op="not")
+logical_and = _binary("logical_and", np.logical_and, op="and")
+logical_or = _binary("logical_or", np.logical_or, op="or")
 pow = _binary("pow", np.power)  # noqa: A001
 
 
@@ -115,6 +119,15 @@ def _python_random(dtype=float):
 
 
 random = Builtin("random", _python_random, "random")  # qd.random(dtype=float); see random_numbers.py
+
+
+def _python_randn(dtype=float):
+    from .random_numbers import python_randn
+
+    return python_randn(dtype)
+
+
+randn = Builtin("randn", _python_randn, "randn")  # qd.randn(dtype=float): standard normal
 
 
 def _python_static(*values):

@@ -166,6 +166,8 @@ class CallTranslator:
             return self.select(*args)
         if kind == "random":
             return self.call_random(args, dict(kwargs))
+        if kind == "randn":
+            return self.call_randn(args, dict(kwargs))
         if kind == "loop_config":
             self.pending_loop_config = self.loop_config_from(kwargs)
             return None

@@ -10,6 +10,7 @@ from .types import VectorType as _VectorType
 pi = _pymath.pi
 e = _pymath.e
 inf = _pymath.inf
+nan = _pymath.nan
 
 sqrt, rsqrt, sin, cos, tan = _b.sqrt, _b.rsqrt, _b.sin, _b.cos, _b.tan
 asin, acos, atan, atan2, tanh = _b.asin, _b.acos, _b.atan, _b.atan2, _b.tanh

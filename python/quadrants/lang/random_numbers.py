@@ -99,6 +99,21 @@ class RandomTranslator:
         return Expr(_from_bits(f"(var {bits})", dtype))
 
 
+    def call_randn(self, args, kwargs):
+        """qd.randn(dtype=float): a standard normal value by the Box-Muller transform of two uniforms."""
+        dtype = self.dtype_argument(args[0] if args else kwargs.pop("dtype", float))
+        if len(args) > 1 or kwargs or not dtype.startswith("f"):
+            raise self.fail(f"qd.randn() takes one optional argument, a float dtype, but got {len(args)} positional "
+                            f"and {sorted(kwargs) or 'no'} keyword arguments of dtype {dtype}", kind="type")
+        work = "f64" if dtype == "f64" else "f32"
+        first = self.snapshot(self.call_random([work], {}))
+        second = self.call_random([work], {})
+        # 1 - u lies in (0, 1], so the log is finite.
+        radius = self.ops.un("sqrt", self.ops.bin("mul", -2.0, self.ops.un("log", self.ops.bin("sub", 1.0, first))))
+        value = self.ops.bin("mul", radius, self.ops.un("cos", self.ops.bin("mul", 2.0 * 3.141592653589793, second)))
+        return self.ops.cast(dtype, value)
+
+
 def _from_bits(bits, dtype):
     """IR for a value of dtype from 64 random bits: floats uniform in [0, 1), integers over their range."""
     if dtype == "f64":
@@ -123,6 +138,11 @@ def python_random(dtype=float):
         return bool(_python_generator.integers(2))
     info = np.iinfo(_dtypes.to_dtype(name).numpy)
     return int(_python_generator.integers(info.min, info.max, dtype=info.dtype, endpoint=True))
+
+
+def python_randn(dtype=float):
+    """qd.randn() in Python scope: numpy's standard normal."""
+    return float(_python_generator.standard_normal())
 
 
 _python_generator = np.random.default_rng()
