@@ -10,9 +10,11 @@
 //          overwritten); `PRIMAL[i] += e` adds GRAD[i] (`-=` subtracts it). Parallel loops run in
 //          reverse order; a serial loop's iterations each recompute and differentiate their own values.
 //          Arrays without a GRAD and scalar params are constants; integer values and casts to
-//          integers carry no gradient.
+//          integers carry no gradient. Locals carried by a serial loop (declared outside, assigned
+//          inside) go through a state local; the adjoint runs its iterations last to first,
+//          recomputing each one's starting values by replaying the iterations before it.
 // Rejects (syntax errors): what would need an AD stack or a replay of side effects: a local assigned
-//          in a serial loop or parallel loop but declared outside it, while loops, break, continue,
+//          in a parallel loop but declared outside it, while loops, break, continue,
 //          return, atomic min/max/bitwise operations on an array with a gradient, using the value an
 //          atomic operation returns. Adjoint pairs that do not name matching array params (type errors).
 //
@@ -46,8 +48,15 @@ struct Version {
 struct Entry;
 using Tape = std::vector<Entry>;
 
+// A local declared outside a serial loop and assigned inside it: its value flows between iterations.
+struct Carried {
+  std::string in, entry, last, out;  // versions: before the loop; at an iteration's start and end; after it
+  DtypeCode type;
+};
+
 // A kernel body, parallel_for body or serial for body: the unit that is replayed, then reversed.
 struct Region {
+  std::vector<Carried> carried;      // serial for body: its loop-carried locals
   std::vector<std::string> hoisted;  // versions assigned inside branches: declared at the region's top
   std::vector<std::string> owned;    // every version of the region, for its adjoint declarations
   Tape tape;
@@ -245,11 +254,10 @@ class TapeBuilder {
     }
     auto [scope, slot] = lookup(name);
     if (static_cast<int>(scope) < scope_region_start()) {
-      fail("Kernel '" + kernel_.name + "' assigns local '" + name + "' inside a loop, but '" + name +
-           "' is declared outside that loop, so an iteration reads what another one wrote. Reverse-mode " +
-           "autodiff of such loop-carried locals needs an AD stack, which quadrants does not have yet. " +
-           "Declare '" + name + "' inside the loop, accumulate into an array element instead (a[i] += ...), or " +
-           "unroll the loop with qd.static(range(...)).");
+      fail("Kernel '" + kernel_.name + "' assigns local '" + name + "' inside a parallel loop, but '" + name +
+           "' is declared outside that loop, so iterations running at once read what another one wrote. " +
+           "Reverse-mode autodiff supports loop-carried locals only in serial loops. Declare '" + name +
+           "' inside the loop or accumulate into an array element instead (a[i] += ...).");
     }
     std::string v = new_version(name, type, is_active(renamed));
     define(v, lowered);
@@ -389,14 +397,57 @@ class TapeBuilder {
     entry.loc = loc_;
     std::string var = fresh(s.var);
     entry.vars = {var};
+    // Locals declared outside and assigned inside: each iteration starts from the previous one's value.
+    std::vector<Carried> carried;
+    for (const std::string& name : assigned_outer_locals(s.body)) {
+      const std::string& in = *lookup(name).second;
+      carried.push_back(Carried{in, "", "", "", versions_.at(in).type});
+    }
     region_scope_starts_.push_back(static_cast<int>(scopes_.size()));
     enter_region(*entry.body, [&] {
       versions_[var] = Version{*s.begin->type, false, depth_ - 1, in_parallel_};
       scopes_.back()[s.var] = var;
+      std::vector<std::string> names = assigned_outer_locals(s.body);
+      for (size_t k = 0; k < carried.size(); ++k) {
+        carried[k].entry = new_version(names[k], carried[k].type, true);
+        scopes_.back()[names[k]] = carried[k].entry;
+      }
       block(s.body);
+      for (size_t k = 0; k < carried.size(); ++k) carried[k].last = scopes_.back().at(names[k]);
     });
     region_scope_starts_.pop_back();
+    for (size_t k = 0; k < carried.size(); ++k) {
+      std::vector<std::string> names = assigned_outer_locals(s.body);
+      carried[k].out = new_version(names[k], carried[k].type, true);
+      *lookup(names[k]).second = carried[k].out;
+    }
+    entry.body->carried = std::move(carried);
     out_->push_back(std::move(entry));
+  }
+
+  // Source locals assigned in `body` (at any depth) that are declared outside it, in order of name.
+  std::vector<std::string> assigned_outer_locals(const Block& body) {
+    struct Collector : IRVisitor {
+      std::set<std::string> assigned, declared;
+      void visit_decl(const Decl& s) override { declared.insert(s.name), IRVisitor::visit_decl(s); }
+      void visit_assign(const Assign& s) override { assigned.insert(s.name), IRVisitor::visit_assign(s); }
+      void visit_eval(const Eval& s) override {
+        if (const Atomic* a = as<Atomic>(s.value); a && a->local) assigned.insert(*a->local);
+        IRVisitor::visit_eval(s);
+      }
+    } collector;
+    collector.visit(body);
+    std::vector<std::string> out;
+    for (const std::string& name : collector.assigned) {
+      if (collector.declared.count(name)) continue;
+      for (size_t i = scopes_.size(); i-- > 0;) {
+        if (scopes_[i].count(name)) {
+          out.push_back(name);
+          break;
+        }
+      }
+    }
+    return out;
   }
 
   void parallel_loop(const ParallelFor& s) {
@@ -444,12 +495,7 @@ class AdjointEmitter {
     bool outer = in_parallel_;
     in_parallel_ = in_parallel;
     Block out;
-    for (const std::string& v : r.hoisted) out.push_back(Decl::make(v, type(v), zero(type(v))));
-    for (const std::string& v : r.owned) {
-      if (!builder_.version(v).active) continue;
-      adjoint_[v] = builder_.fresh(v + "_adj", false);
-      out.push_back(Decl::make(adjoint_[v], type(v), zero(type(v))));
-    }
+    prologue(r, true, out);
     std::set<std::string> hoisted(r.hoisted.begin(), r.hoisted.end());
     forward(r.tape, hoisted, out);
     reverse(r.tape, out);
@@ -459,6 +505,105 @@ class AdjointEmitter {
 
  private:
   DtypeCode type(const std::string& v) const { return builder_.version(v).type; }
+  bool active(const std::string& v) const { return builder_.version(v).active; }
+
+  // A region's declarations: versions assigned in branches and (with `adjoints`) every adjoint.
+  void prologue(const Region& r, bool adjoints, Block& out) {
+    for (const std::string& v : r.hoisted) out.push_back(Decl::make(v, type(v), zero(type(v))));
+    if (!adjoints) return;
+    for (const std::string& v : r.owned) {
+      if (!active(v)) continue;
+      adjoint_[v] = builder_.fresh(v + "_adj", false);
+      out.push_back(Decl::make(adjoint_[v], type(v), zero(type(v))));
+    }
+  }
+
+  // One iteration's replay of a serial loop body with loop-carried locals: the carried locals start
+  // from `state` (one local per Carried); `tail` runs after the values, then `state` takes the
+  // iteration's last values.
+  Block carried_iteration(const Region& r, const std::vector<std::string>& state, bool adjoints, Block tail) {
+    Block body;
+    prologue(r, adjoints, body);
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      body.push_back(Decl::make(r.carried[k].entry, r.carried[k].type, var_of(state[k], r.carried[k].type)));
+    }
+    std::set<std::string> hoisted(r.hoisted.begin(), r.hoisted.end());
+    forward(r.tape, hoisted, body);
+    for (Stmt& s : tail) body.push_back(std::move(s));
+    for (size_t k = 0; k < r.carried.size(); ++k) body.push_back(Assign::make(state[k], var(r.carried[k].last)));
+    return body;
+  }
+  static Expr var_of(const std::string& name, DtypeCode t) { return Var::make(name, t); }
+
+  // The primal of a serial loop with loop-carried locals, for the enclosing region's replay: it runs
+  // every iteration's values (no array writes) and gives the carried locals' values after the loop.
+  void carried_loop_forward(const Entry& e, const std::set<std::string>& hoisted, Block& out) {
+    const Region& r = *e.body;
+    std::vector<std::string> state;
+    for (const Carried& c : r.carried) {
+      state.push_back(builder_.fresh(c.out + "_state"));
+      out.push_back(Decl::make(state.back(), c.type, var(c.in), e.loc));
+    }
+    out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], carried_iteration(r, state, false, {}), e.loc));
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      const Carried& c = r.carried[k];
+      Expr value = var_of(state[k], c.type);
+      out.push_back(hoisted.count(c.out) ? Assign::make(c.out, value, e.loc) : Decl::make(c.out, c.type, value, e.loc));
+    }
+  }
+
+  // The adjoint of a serial loop with loop-carried locals, iterations last to first. Without an AD
+  // stack, iteration j's carried values are recomputed by replaying iterations begin..j-1 (quadratic
+  // in the trip count); iteration j is then replayed and swept backwards, the carried locals' adjoints
+  // flowing from its last values to its first, then to the values before the loop.
+  void carried_loop_reverse(const Entry& e, Block& out) {
+    const Region& r = *e.body;
+    DtypeCode it = type(e.vars[0]);
+    std::vector<std::string> carry(r.carried.size());
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      const Carried& c = r.carried[k];
+      if (!active(c.out)) continue;
+      carry[k] = builder_.fresh(c.out + "_carry_adj");
+      out.push_back(Decl::make(carry[k], c.type, var_of(adjoint_.at(c.out), c.type), e.loc));
+    }
+    std::string step = builder_.fresh(e.vars[0] + "_rev");
+    std::string last = builder_.fresh(e.vars[0] + "_last");
+    Expr trips = arith(BinOp::sub, e.bounds[1], e.bounds[0]);
+    Block outer;
+    outer.push_back(Decl::make(last, it,
+                               arith(BinOp::sub, arith(BinOp::sub, e.bounds[1], Var::make(step, it)),
+                                     Const::make_int(it, 1)),
+                               e.loc));
+    std::vector<std::string> state;
+    for (const Carried& c : r.carried) {
+      state.push_back(builder_.fresh(c.out + "_state"));
+      outer.push_back(Decl::make(state.back(), c.type, var(c.in), e.loc));
+    }
+    // The sweep of iteration `last` needs the adjoints that carried_iteration declares, so it is built
+    // after them: a placeholder tail is filled in below.
+    Block body = carried_iteration(r, state, true, {});
+    Block sweep;
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      if (carry[k].empty() || !active(r.carried[k].last)) continue;
+      const std::string& adj = adjoint_.at(r.carried[k].last);
+      sweep.push_back(Assign::make(adj, arith(BinOp::add, Var::make(adj, r.carried[k].type),
+                                              Var::make(carry[k], r.carried[k].type))));
+    }
+    reverse(r.tape, sweep);
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      if (carry[k].empty()) continue;
+      sweep.push_back(Assign::make(carry[k], var_of(adjoint_.at(r.carried[k].entry), r.carried[k].type)));
+    }
+    // Insert the sweep before the state updates at the end of the iteration.
+    Block guarded{If::make(compare(BinOp::eq, Var::make(e.vars[0], it), Var::make(last, it)), sweep, {}, e.loc)};
+    body.insert(body.end() - static_cast<long>(r.carried.size()), guarded.begin(), guarded.end());
+    outer.push_back(For::make(e.vars[0], e.bounds[0], arith(BinOp::add, Var::make(last, it), Const::make_int(it, 1)),
+                              body, e.loc));
+    out.push_back(For::make(step, Const::make_int(it, 0), trips, outer, e.loc));
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      if (!carry[k].empty()) accumulate(var(r.carried[k].in), Var::make(carry[k], r.carried[k].type), e.loc, out);
+    }
+  }
   static Expr zero(DtypeCode t) { return is_float(t) ? constant(t, 0.0) : Const::make_int(t, 0); }
   Expr var(const std::string& v) const { return Var::make(v, type(v)); }
 
@@ -472,6 +617,8 @@ class AdjointEmitter {
         forward(e.then_tape, hoisted, then_body);
         forward(e.else_tape, hoisted, else_body);
         out.push_back(If::make(var(e.name), then_body, else_body, e.loc));
+      } else if (e.kind == Entry::Kind::loop && !e.body->carried.empty()) {
+        carried_loop_forward(e, hoisted, out);
       }
     }
   }
@@ -490,6 +637,10 @@ class AdjointEmitter {
           break;
         }
         case Entry::Kind::loop:
+          if (!e.body->carried.empty()) {
+            carried_loop_reverse(e, out);
+            break;
+          }
           out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], region(*e.body, in_parallel_), e.loc));
           break;
         case Entry::Kind::parallel:

@@ -471,23 +471,6 @@ def test_grad_replaced_and_no_grad():
     np.testing.assert_allclose(x.grad.to_numpy(), 2.0)
 
 
-def test_unsupported_loop_carried_local_is_a_clear_error():
-    x = qd.field(qd.f64, shape=N, needs_grad=True)
-    y = qd.field(qd.f64, shape=N, needs_grad=True)
-
-    @qd.kernel
-    def k():
-        for i in x:
-            s = 1.0
-            for j in range(3):
-                s = s * x[i]
-            y[i] = s
-
-    k()
-    with pytest.raises(qd.QuadrantsSyntaxError, match="assigns local 's' inside a loop.*AD stack"):
-        k.grad()
-
-
 def test_kernel_without_gradients_is_an_error():
     x = qd.field(qd.f64, shape=N)
 

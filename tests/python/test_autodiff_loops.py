@@ -1,0 +1,139 @@
+# tests/python/test_autodiff_loops.py: reverse-mode autodiff of loop-carried locals in serial loops
+# (a local declared outside a serial loop and assigned inside it), against central finite differences
+# in float64. Arch-neutral (QD_TEST_ARCH).
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+
+@pytest.fixture(autouse=True)
+def _init():
+    qd.init(arch=qd.cpu, default_fp=qd.f64)  # conftest.py turns qd.cpu into CUDA under QD_TEST_ARCH=cuda
+    yield
+    qd.reset()
+
+
+N = 4
+M = 5
+
+
+def _finite_difference(run, x, h=1e-6):
+    base = x.to_numpy()
+    grad = np.zeros_like(base)
+    for index in np.ndindex(*base.shape):
+        for sign in (1, -1):
+            shifted = base.copy()
+            shifted[index] += sign * h
+            x.from_numpy(shifted)
+            grad[index] += sign * run().sum() / (2 * h)
+    x.from_numpy(base)
+    return grad
+
+
+def _check(kernel, out, inputs):
+    """Gradients of sum(out) for each input field, adjoint vs central differences."""
+
+    def run():
+        kernel()
+        return out.to_numpy()
+
+    expected = [_finite_difference(run, x) for x in inputs]
+    kernel()
+    out.grad.fill(1.0)
+    for x in inputs:
+        x.grad.fill(0.0)
+    kernel.grad()
+    for x, e in zip(inputs, expected):
+        np.testing.assert_allclose(x.grad.to_numpy(), e, rtol=1e-6, atol=1e-7)
+
+
+def _fields(rng):
+    x = qd.field(qd.f64, shape=N, needs_grad=True)
+    y = qd.field(qd.f64, shape=M, needs_grad=True)
+    out = qd.field(qd.f64, shape=N, needs_grad=True)
+    x.from_numpy(rng.uniform(0.5, 1.2, N))
+    y.from_numpy(rng.uniform(-1.0, 1.0, M))
+    return x, y, out
+
+
+def test_horner_loop_in_parallel_loop():
+    x, y, out = _fields(np.random.default_rng(1))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = 1.0
+            for j in range(M):
+                s = s * x[i] + y[j]
+            out[i] = s
+
+    _check(k, out, [x, y])
+
+
+def test_linear_accumulation_and_two_carried_locals():
+    x, y, out = _fields(np.random.default_rng(2))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = 0.0
+            p = x[i]
+            for j in range(1, M):
+                s += qd.sin(p) * y[j]
+                p = p * y[j - 1] + 0.5
+            out[i] = s + p * p
+
+    _check(k, out, [x, y])
+
+
+def test_carried_local_in_branch_and_nested_loops():
+    x, y, out = _fields(np.random.default_rng(3))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = x[i]
+            for j in range(M):
+                for r in range(2):
+                    if y[j] > 0.0:
+                        s = s * y[j] + x[i]
+                    else:
+                        s = qd.tanh(s) - y[j]
+            out[i] = s
+
+    _check(k, out, [x, y])
+
+
+def test_carried_local_with_runtime_trip_count_and_integer_counter():
+    x, y, out = _fields(np.random.default_rng(4))
+
+    @qd.kernel
+    def k(n: qd.i32):
+        for i in x:
+            s = x[i]
+            count = 0
+            for j in range(i, n):
+                s = s * s * 0.5 + y[j] * count
+                count += 1
+            out[i] = s
+
+    def run_kernel():
+        k(M)
+
+    run_kernel.grad = lambda: k.grad(M)
+    _check(run_kernel, out, [x, y])
+
+
+def test_loop_carried_local_in_parallel_loop_is_a_clear_error():
+    x, y, out = _fields(np.random.default_rng(6))
+
+    @qd.kernel
+    def k():
+        s = 0.0
+        for i in x:
+            s = s + x[i]
+        out[0] = s
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="assigns local 's' inside a parallel loop"):
+        k.grad()
