@@ -342,6 +342,7 @@ struct Kernel {
   KernelOptions options;
   std::vector<Param> params;
   std::vector<AdjointPair> adjoints;  // non-empty: compile this kernel's adjoint instead (docs/IR.md)
+  std::vector<AdjointPair> tangents;  // non-empty: also compute duals (forward mode): grad is the DUAL param
   std::vector<DtypeCode> returns;  // the returned scalars in order; empty: void
   Block body;
   const Param* find_param(const std::string& name) const;

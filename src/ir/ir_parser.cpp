@@ -358,10 +358,26 @@ std::vector<AdjointPair> take_adjoint_clause(SExpr& top) {
   return pairs;
 }
 
+// Removes the optional (tangent (PRIMAL DUAL)...) clause between params and returns (forward mode).
+std::vector<AdjointPair> take_tangent_clause(SExpr& top) {
+  if (!top.is_list || top.items.size() != 7) return {};
+  const SExpr& clause = top.items[4];
+  if (!clause.is_list || clause.items.empty() || clause.items[0].is_list || clause.items[0].atom != "tangent") return {};
+  std::vector<AdjointPair> pairs;
+  for (size_t i = 1; i < clause.items.size(); ++i) {
+    const SExpr& pair = list(clause.items[i], "a pair (PRIMAL DUAL)");
+    if (pair.items.size() != 2) fail(pair, "expected a pair (PRIMAL DUAL) of array param names.");
+    pairs.push_back({atom(pair.items[0], "an array param name"), atom(pair.items[1], "an array param name")});
+  }
+  top.items.erase(top.items.begin() + 4);
+  return pairs;
+}
+
 }  // namespace
 
 Kernel parse_kernel(std::string_view text) {
   SExpr top = Reader(text).read_top();
+  std::vector<AdjointPair> tangents = take_tangent_clause(top);
   std::vector<AdjointPair> adjoints = take_adjoint_clause(top);
   form(top, "kernel", 5);
   Kernel k;
@@ -373,6 +389,7 @@ Kernel parse_kernel(std::string_view text) {
                                           k.name + "'.");
   k.options = parse_options(top.items[2]);
   k.adjoints = std::move(adjoints);
+  k.tangents = std::move(tangents);
   for (size_t i = 1; i < form(top.items[3], "params", -1).items.size(); ++i) {
     k.params.push_back(parse_param(top.items[3].items[i]));
   }

@@ -179,6 +179,10 @@ std::string print_kernel(const Kernel& k) {
     out += ")\n  (adjoint";
     for (const AdjointPair& pair : k.adjoints) out += " (" + pair.primal + " " + pair.grad + ")";
   }
+  if (!k.tangents.empty()) {
+    out += ")\n  (tangent";
+    for (const AdjointPair& pair : k.tangents) out += " (" + pair.primal + " " + pair.grad + ")";
+  }
   std::string returns;
   for (DtypeCode t : k.returns) returns += (returns.empty() ? "" : " ") + type_text(t);
   out += ")\n  (returns " + (k.returns.empty() ? std::string("void") : returns) + ")\n  (body";

@@ -21,6 +21,7 @@ constexpr PassEntry kPipeline[] = {
     {"infer_types", infer_types, ir::Stage::typed},
     {"simplify", simplify, ir::Stage::typed},
     {"reverse_ad", reverse_ad, ir::Stage::typed},  // only kernels with an (adjoint ...) clause
+    {"forward_ad", forward_ad, ir::Stage::typed},  // only kernels with a (tangent ...) clause
 };
 
 }  // namespace

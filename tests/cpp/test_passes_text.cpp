@@ -22,6 +22,7 @@ const std::map<std::string, PassFn> kPasses = {
     {"check_control_flow", check_control_flow}, {"check_names", check_names},
     {"infer_types", infer_types},               {"simplify", simplify},
     {"reverse_ad", reverse_ad},
+    {"forward_ad", forward_ad},
     {"pipeline", run_pipeline},
 };
 
