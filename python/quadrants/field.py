@@ -22,9 +22,6 @@ def _check_field_options(kwargs, shape):
     unknown = set(kwargs) - _OPTIONS
     if unknown:
         raise TypeError(f"qd.field() got unexpected keyword argument(s): {', '.join(sorted(unknown))}.")
-    if kwargs.get("needs_dual"):
-        raise NotImplementedError("Fields with dual numbers (needs_dual=True, forward-mode autodiff) are not "
-                                  "supported yet.")
     layout = kwargs.get("layout")
     if layout is not None:
         from .types.enums import Layout
@@ -72,6 +69,7 @@ class Field(ArrayContainer):
     _layout = None  # a FieldLayout for offsets and sparse ancestors; None for a plain dense field
     _place_node = None  # the SNode of type place that holds this field
     grad = None  # the gradient field of needs_grad=True (quadrants/ad), placed beside this one
+    dual = None  # the dual field of needs_dual=True (forward mode, quadrants/ad), placed beside this one
 
     def __init__(self, dtype, shape, element_shape=(), **kwargs):
         offset = _check_field_options(kwargs, shape)
@@ -87,6 +85,11 @@ class Field(ArrayContainer):
 
             name = f"{self.name}.grad" if self.name else None
             self.grad = grad_twin(self, lambda: type(self)(self.dtype, None, self._element_shape, name=name))
+        if kwargs.get("needs_dual"):
+            from .ad._grads import dual_twin
+
+            name = f"{self.name}.dual" if self.name else None
+            self.dual = dual_twin(self, lambda: type(self)(self.dtype, None, self._element_shape, name=name))
         if shape is not None:
             from .snode import field_node_for_shape
 
@@ -112,6 +115,9 @@ class Field(ArrayContainer):
         if self.grad is not None and self.grad._place_node is None:
             node.parent()._place_field(self.grad, offset)
             self.grad._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
+        if self.dual is not None and self.dual._place_node is None:
+            node.parent()._place_field(self.dual, offset)
+            self.dual._placed_with_primal = True
 
     def _allocate(self):
         layout = self._layout

@@ -10,6 +10,7 @@ class Ndarray(ArrayContainer):
 
     _kind = "ndarray"
     grad = None  # the gradient ndarray of needs_grad=True (quadrants/ad)
+    dual = None  # the dual ndarray of needs_dual=True (forward mode, quadrants/ad)
 
     @classmethod
     def _wrap(cls, array):
@@ -46,10 +47,14 @@ class Ndarray(ArrayContainer):
 class MatrixNdarray(MatrixContainer, Ndarray):
     """An ndarray of vectors (element shape (n,)) or matrices (element shape (n, m))."""
 
-    def __init__(self, dtype, shape, element_shape, needs_grad=False):
+    def __init__(self, dtype, shape, element_shape, needs_grad=False, needs_dual=False):
         super().__init__(dtype, shape, self._checked_element_shape(element_shape))
         if needs_grad:
             self.grad = _grad(self, lambda: MatrixNdarray(self.dtype, self.shape, self._element_shape))
+        if needs_dual:
+            from .ad._grads import dual_twin
+
+            self.dual = dual_twin(self, lambda: MatrixNdarray(self.dtype, self.shape, self._element_shape))
 
 
 def _unpickle(dtype, shape, element_shape, data):
@@ -58,13 +63,13 @@ def _unpickle(dtype, shape, element_shape, data):
     return array
 
 
-def ndarray(dtype, shape=None, needs_grad=False):
+def ndarray(dtype, shape=None, needs_grad=False, needs_dual=False):
     """An ndarray of scalars, qd.ndarray(qd.i32, shape=(10,)), or of vectors/matrices, qd.ndarray(qd.math.vec3, 10)."""
     from .field import element_dtype
     from .lang.types import VectorType
 
     if isinstance(dtype, VectorType):
-        return MatrixNdarray(element_dtype(dtype), shape, dtype.shape, needs_grad=needs_grad)
+        return MatrixNdarray(element_dtype(dtype), shape, dtype.shape, needs_grad=needs_grad, needs_dual=needs_dual)
     from .struct import StructType, unsupported_ndarray_message
 
     if isinstance(dtype, StructType):
@@ -72,6 +77,10 @@ def ndarray(dtype, shape=None, needs_grad=False):
     array = Ndarray(dtype, shape, ())
     if needs_grad:
         array.grad = _grad(array, lambda: Ndarray(array.dtype, array.shape, ()))
+    if needs_dual:
+        from .ad._grads import dual_twin
+
+        array.dual = dual_twin(array, lambda: Ndarray(array.dtype, array.shape, ()))
     return array
 
 

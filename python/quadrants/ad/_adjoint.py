@@ -5,7 +5,7 @@
 # runs reverse_ad on it. Param order matches the launcher's QdArgs: the primal's own params, the
 # gradients of its ndarray arguments, the fields it uses, then those fields' gradients.
 from .. import _runtime
-from ._grads import grad_of
+from ._grads import dual_of, grad_of
 
 
 def _split_params(line):
@@ -37,12 +37,12 @@ def _unique(name, taken):
     return candidate
 
 
-def adjoint_text(text, n_globals, array_grads, global_grads):
+def adjoint_text(text, n_globals, array_grads, global_grads, clause="adjoint", suffix="__grad"):
     """The primal IR text turned into the text of its adjoint.
 
     n_globals: how many trailing params are fields; array_grads: for each leading array param that has
     a gradient, (param index, grad spec entry) in order; global_grads: indices (among the globals) of
-    fields that have gradients.
+    fields that have gradients. clause="tangent", suffix="__dual": the forward-mode text, pairing duals.
     """
     lines = text.split("\n")
     at = next(k for k, line in enumerate(lines) if line.strip().startswith("(params"))
@@ -52,18 +52,18 @@ def adjoint_text(text, n_globals, array_grads, global_grads):
     pairs, own_grads, field_grads = [], [], []
     for index, spec in array_grads:
         name = _param_name(own[index])
-        grad = _unique(f"{name}__grad", taken)
+        grad = _unique(f"{name}{suffix}", taken)
         _, dtype, ndim, element_shape, contiguous, _ = spec
         shape = " ".join(map(str, element_shape))
         own_grads.append(f"(array {grad} {dtype} {ndim} ({shape}) {int(contiguous)} 1)")
         pairs.append((name, grad))
     for index in global_grads:
         parts = fields[index][1:-1].split(" ", 2)
-        grad = _unique(f"{parts[1]}__grad", taken)
+        grad = _unique(f"{parts[1]}{suffix}", taken)
         field_grads.append(f"({parts[0]} {grad} {parts[2]})")
         pairs.append((parts[1], grad))
     params = own + own_grads + fields + field_grads
-    lines[at] = f"  (params {' '.join(params)})\n  (adjoint {' '.join(f'({p} {g})' for p, g in pairs)})"
+    lines[at] = f"  (params {' '.join(params)})\n  ({clause} {' '.join(f'({p} {g})' for p, g in pairs)})"
     return "\n".join(lines)
 
 
@@ -72,6 +72,8 @@ class AdjointLaunchers:
 
     qd.reset()/qd.init() drop them (_release), so the next kernel.grad() compiles under the new configuration.
     """
+
+    tangent = False  # TangentLaunchers: forward mode (duals instead of gradients)
 
     def __init__(self, definition, name, key_of=None):
         self.definition = definition
@@ -93,7 +95,7 @@ class AdjointLaunchers:
                                       "supported yet; pass the dataclass's ndarrays as separate arguments.")
         params = [definition.params[k] for k in definition.runtime_positions]
         regular = [args[k] for k in definition.runtime_positions]
-        grads = [grad_of(a) if p.kind == "array" else None for a, p in zip(regular, params)]
+        grads = [self._companion(a) if p.kind == "array" else None for a, p in zip(regular, params)]
         mask = tuple(g is not None for g in grads)
         key = (template_key, mask)
         entry = self.entries.get(key)
@@ -102,6 +104,9 @@ class AdjointLaunchers:
             entry = self.entries[key] = (self._make(args, mask), tuple(definition.slot_values(args).values()))
         return entry[0](*regular, *[g for g in grads if g is not None])
 
+    def _companion(self, container):
+        return grad_of(container)
+
     def _make(self, args, mask):
         from .. import _core
         from ..lang.compound_params import DiscoverLeaves
@@ -109,7 +114,8 @@ class AdjointLaunchers:
         definition = self.definition
         values = definition.slot_values(args)
         base = definition.launcher_params()
-        grad_entries = [(e[0], e[1] + "__grad") + tuple(e[2:]) for e, has in zip(base, mask) if has]
+        suffix = "__dual" if self.tangent else "__grad"
+        grad_entries = [(e[0], e[1] + suffix) + tuple(e[2:]) for e, has in zip(base, mask) if has]
         n = len(base)
         holder = []
         name = self.name
@@ -120,8 +126,14 @@ class AdjointLaunchers:
             if leaves.plan:
                 raise NotImplementedError(f"kernel.grad() of '{name}', which reads ndarray or scalar members of "
                                           "data_oriented or dataclass arguments, is not supported yet.")
-            fields = [k for k, c in enumerate(containers) if _field_grad(c) is not None]
+            companion = _field_dual if self.tangent else _field_grad
+            fields = [k for k, c in enumerate(containers) if companion(c) is not None]
             array_grads = list(zip([k for k, has in enumerate(mask) if has], spec[n:]))
+            if self.tangent:  # forward mode: a kernel without duals runs as it is
+                text = adjoint_text(text, len(containers), array_grads, fields, "tangent", "__dual") if (
+                    array_grads or fields) else text
+                all_containers = list(containers) + [_field_dual(containers[k]) for k in fields]
+                return definition.compile_translation(holder[0], (text, all_containers, line_sources))
             if not array_grads and not fields:
                 raise RuntimeError(f"kernel.grad() of '{name}': none of the arrays it uses has a gradient; create "
                                    "them with needs_grad=True.")
@@ -143,6 +155,36 @@ def _field_grad(container):
     if layout is not None and getattr(layout, "activity", None) is not None:
         raise NotImplementedError(f"Gradients of sparse fields ({container._describe()}) are not supported yet.")
     return grad
+
+
+class TangentLaunchers(AdjointLaunchers):
+    """The forward-mode launchers of one kernel: the kernel with a (tangent (PRIMAL DUAL)...) clause, which
+    computes its results and, into the .dual of what it writes, their tangents (src/passes/forward_ad.cpp)."""
+
+    tangent = True
+
+    def _companion(self, container):
+        return dual_of(container)
+
+
+def _field_dual(container):
+    """The dual of a field the kernel uses as a global, when it has one."""
+    dual = getattr(container, "dual", None)
+    if dual is None or getattr(container, "_dual_of", None) is not None:
+        return None
+    layout = getattr(container, "_layout", None)
+    if layout is not None and getattr(layout, "activity", None) is not None:
+        raise NotImplementedError(f"Duals of sparse fields ({container._describe()}) are not supported yet.")
+    return dual
+
+
+def tangent_launchers(kernel):
+    """The TangentLaunchers of a kernel object (FastKernel or Kernel), made on first use."""
+    launchers = getattr(kernel, "_qd_tangents", None)
+    if launchers is None:
+        launchers = TangentLaunchers(kernel.definition, kernel.fn.__name__, getattr(kernel, "_key_of", None))
+        kernel._qd_tangents = launchers
+    return launchers
 
 
 def adjoint_launchers(kernel):

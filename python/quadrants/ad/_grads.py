@@ -20,6 +20,37 @@ def grad_twin(primal, make):
     return grad
 
 
+def dual_twin(primal, make):
+    """The dual (forward-mode tangent) of `primal`, as grad_twin; None for integer dtypes."""
+    if primal.dtype.numpy.kind != "f":
+        return None
+    dual = make()
+    dual._dual_of = weakref.ref(primal)
+    if getattr(primal, "_kind", None) == "field":
+        _with_duals[primal] = _runtime.generation()
+    return dual
+
+
+_with_duals = weakref.WeakKeyDictionary()
+
+
+def clear_all_duals():
+    """Sets the dual of every field created with needs_dual=True to zero."""
+    generation = _runtime.generation()
+    for primal, made in list(_with_duals.items()):
+        if made != generation:
+            del _with_duals[primal]
+            continue
+        dual = primal.dual
+        if dual is not None and getattr(dual, "_place_node", True) is not None and hasattr(dual._array, "fill"):
+            dual.fill(0)
+
+
+def dual_of(container):
+    """The dual container paired with a field or ndarray argument, or None."""
+    return getattr(container, "dual", None) if hasattr(container, "_array") else None
+
+
 def clear_all_gradients():
     """Sets the gradient of every field created with needs_grad=True to zero."""
     generation = _runtime.generation()

@@ -32,7 +32,10 @@ class _Recorded:
 
 
 def wrap_entry(kernel, entry):
-    """Kernel._miss: an entry made while a Tape is open records its calls."""
+    """Kernel._miss: an entry made while a Tape is open records its calls; one made while a FwdMode is open
+    runs the forward-mode kernel."""
+    if _open_fwd is not None:
+        return _Dual(entry, kernel)
     return entry if _open_tape is None else _Recorded(entry, kernel)
 
 
@@ -192,9 +195,103 @@ def no_grad(func):
     return decorated
 
 
+_open_fwd = None  # the FwdMode open now
+
+
+class _Dual:
+    """An entry of a Python-dispatched kernel that runs the kernel's forward-mode version while a FwdMode is open."""
+
+    __slots__ = ("inner", "kernel")
+
+    def __init__(self, inner, kernel):
+        self.inner = inner
+        self.kernel = kernel
+
+    def __call__(self, *args):
+        from ._adjoint import tangent_launchers
+
+        return tangent_launchers(self.kernel.function)(args)
+
+
+def _start_forward(mode):
+    global _open_fwd
+    from .. import _core
+    from ..lang import kernels
+
+    from ._adjoint import tangent_launchers
+
+    _open_fwd = mode
+    fast = kernels._fast_kernel_class
+    if fast is not None:
+        def forward_call(self, *args, **kwargs):
+            if kwargs:
+                return _core.Launcher.__call__(self, *args, **kwargs)
+            return tangent_launchers(self)(args)
+
+        fast.__call__ = forward_call
+    for kernel in _python_kernels():
+        for key, entry in list(kernel._instances.items()):
+            kernel._instances[key] = _Dual(entry, kernel)
+
+
+def _stop_forward():
+    global _open_fwd
+    from ..lang import kernels
+
+    _open_fwd = None
+    fast = kernels._fast_kernel_class
+    if fast is not None and "__call__" in fast.__dict__:
+        del fast.__call__
+    for kernel in _python_kernels():
+        for key, entry in list(kernel._instances.items()):
+            if isinstance(entry, _Dual):
+                kernel._instances[key] = entry.inner
+
+
 class FwdMode:
-    """Forward-mode autodiff (upstream's qd.ad.FwdMode): not supported yet."""
+    """Forward-mode autodiff (upstream's qd.ad.FwdMode): inside `with qd.ad.FwdMode(loss=, param=, seed=)`,
+    kernels also compute tangents (src/passes/forward_ad.cpp), so loss.dual holds the Jacobian-vector
+    product d loss / d param . seed.
+
+    param.dual is set to the seed on entry (seed: one value per element of param; may be left out for a
+    one-element param) and back to 0 on exit; clear_gradients: zero every field's dual on entry.
+    """
 
     def __init__(self, loss, param, seed=None, clear_gradients=True):
-        raise NotImplementedError("Forward-mode autodiff (qd.ad.FwdMode, needs_dual=True) is not supported yet; "
-                                  "use reverse mode (qd.ad.Tape or kernel.grad()).")
+        self.loss = loss
+        self.param = param
+        self.seed = seed
+        self.clear_gradients = clear_gradients
+
+    def __enter__(self):
+        import numpy as np
+
+        from ._grads import clear_all_duals
+
+        if _open_fwd is not None or _open_tape is not None:
+            raise RuntimeError("qd.ad.FwdMode cannot be nested or opened inside a qd.ad.Tape.")
+        for what, c in (("loss", self.loss), ("param", self.param)):
+            if getattr(c, "dual", None) is None:
+                raise RuntimeError(f"Dual numbers of {what} are not allocated, please use qd.field(..., "
+                                   "needs_dual=True) for all fields that are required by forward-mode autodiff.")
+        shape = self.param.dual.to_numpy().shape
+        size = int(np.prod(shape))
+        seed = self.seed
+        if seed is None:
+            if size != 1:
+                raise RuntimeError("qd.ad.FwdMode: seed is needed when the param has more than one element "
+                                   f"(it has {size}).")
+            seed = [1.0]
+        seed = np.asarray(seed, dtype=np.float64)
+        if seed.size != size:
+            raise ValueError(f"qd.ad.FwdMode: seed has {seed.size} values, but param has {size} elements.")
+        if self.clear_gradients:
+            clear_all_duals()
+        self.loss.dual.fill(0.0)
+        self.param.dual.from_numpy(seed.reshape(shape).astype(self.param.dual.to_numpy().dtype))
+        _start_forward(self)
+        return self
+
+    def __exit__(self, exc_type, value, tb):
+        _stop_forward()
+        self.param.dual.fill(0.0)
