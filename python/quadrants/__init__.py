@@ -67,6 +67,7 @@ from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).point
 )
 from .ndarray import Ndarray, ndarray
 from . import ad  # noqa: E402  qd.ad: reverse-mode autodiff (Tape, clear_all_gradients, custom gradients)
+from . import algorithms  # noqa: E402  qd.algorithms: upstream's radix sort sizing (the sort itself is not built yet)
 from .torch_ops import torch_op
 from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(kernel_profiler=True))
 # Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.

@@ -62,8 +62,121 @@ class Tensor:
     def __setitem__(self, key, value):
         self._impl[key] = value
 
+    @property
+    def layout(self):
+        """The axis permutation given to qd.tensor(layout=...), None for the natural order (see tensor())."""
+        return getattr(self._impl, "_qd_layout", None)
+
     def __repr__(self):
         return f"qd.Tensor({self._impl!r})"
+
+
+class _ElementTensor(Tensor):
+    """A qd.Tensor whose elements are vectors (_element_ndim 1) or matrices (2)."""
+
+    __slots__ = ()
+    _element_ndim = 0
+
+    def __init__(self, impl):
+        super().__init__(impl)
+        if len(getattr(self._impl, "_element_shape", ())) != self._element_ndim:
+            raise TypeError(f"qd.{type(self).__name__}(...) wraps a container of "
+                            f"{'vectors' if self._element_ndim == 1 else 'matrices'}, but got {self._impl!r}.")
+
+    @property
+    def element_shape(self):
+        return self._impl._element_shape
+
+
+class VectorTensor(_ElementTensor):
+    """qd.VectorTensor: a qd.Tensor whose elements are vectors, as qd.Vector.tensor() returns."""
+
+    __slots__ = ()
+    _element_ndim = 1
+
+
+class MatrixTensor(_ElementTensor):
+    """qd.MatrixTensor: a qd.Tensor whose elements are matrices, as qd.Matrix.tensor() returns."""
+
+    __slots__ = ()
+    _element_ndim = 2
+
+
+def wrap(impl):
+    """qd.wrap: a field or ndarray in the most specific of Tensor, VectorTensor and MatrixTensor."""
+    element_ndim = len(getattr(impl, "_element_shape", ()))
+    return (Tensor, VectorTensor, MatrixTensor)[element_ndim](impl) if element_ndim <= 2 else Tensor(impl)
+
+
+def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
+    """qd.tensor: a qd.field (backend=qd.Backend.FIELD) or qd.ndarray (NDARRAY, the default), wrapped in qd.Tensor.
+
+    layout= lists the canonical axes from outermost to innermost in memory, a permutation of range(ndim). Kernels
+    and copies index the canonical shape either way; as for qd.field(order=), quadrants checks the permutation and
+    keeps the natural row-major storage, so only memory order (speed) can differ from upstream, never a result.
+    """
+    from .lang.types import VectorType
+
+    if isinstance(dtype, (ArrayContainer, Tensor)):
+        raise TypeError(f"qd.tensor() allocates a new tensor; to wrap an existing {type(dtype).__name__}, use "
+                        "qd.wrap(impl) instead")
+    if layout is not None and isinstance(dtype, VectorType):
+        raise TypeError("layout= is not supported with compound dtypes (vector/matrix). Use qd.Vector.tensor(...) or "
+                        "qd.Matrix.tensor(...) without layout= instead.")
+    _check_tensor_kwargs("qd.tensor", kwargs, ("needs_grad", "layout"))
+    shape_tuple = (shape,) if isinstance(shape, int) else tuple(shape)
+    if layout is not None:
+        layout = tuple(layout)
+        if len(layout) != len(shape_tuple):
+            raise ValueError(f"layout has {len(layout)} entries but shape has {len(shape_tuple)} dimensions; they "
+                             "must match")
+        if sorted(layout) != list(range(len(shape_tuple))):
+            raise ValueError(f"layout={layout!r} is not a permutation of range({len(shape_tuple)})")
+    from .field import field
+    from .ndarray import ndarray
+
+    impl = (field if _backend_of(backend) is Backend.FIELD else ndarray)(dtype, shape, **kwargs)
+    if layout is not None and layout != tuple(range(len(layout))):
+        impl._qd_layout = layout
+    return wrap(impl)
+
+
+def vector_tensor(n, dtype, shape, *, backend=Backend.NDARRAY, **kwargs):
+    """qd.Vector.tensor: qd.Vector.field or qd.Vector.ndarray by backend=, wrapped in qd.VectorTensor."""
+    from .matrix import Vector
+
+    _check_tensor_kwargs("qd.Vector.tensor", kwargs, ("needs_grad",))
+    make = Vector.field if _backend_of(backend) is Backend.FIELD else Vector.ndarray
+    return VectorTensor(make(n, dtype, shape, **kwargs))
+
+
+def matrix_tensor(n, m, dtype, shape, *, backend=Backend.NDARRAY, **kwargs):
+    """qd.Matrix.tensor: qd.Matrix.field or qd.Matrix.ndarray by backend=, wrapped in qd.MatrixTensor."""
+    from .matrix import Matrix
+
+    _check_tensor_kwargs("qd.Matrix.tensor", kwargs, ("needs_grad",))
+    make = Matrix.field if _backend_of(backend) is Backend.FIELD else Matrix.ndarray
+    return MatrixTensor(make(n, m, dtype, shape, **kwargs))
+
+
+def _backend_of(backend):
+    try:
+        return Backend(backend)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"backend={backend!r} is not a valid qd.Backend; expected one of qd.Backend.FIELD, "
+                         "qd.Backend.NDARRAY") from exc
+
+
+def _check_tensor_kwargs(factory, kwargs, accepted):
+    """Upstream's tensor factories take only these options; the others belong to qd.field/qd.ndarray."""
+    if "order" in kwargs:
+        hint = ("pass layout=(...) instead" if "layout" in accepted else
+                "use the underlying qd.Vector.field / qd.Matrix.field for non-default storage order")
+        raise TypeError(f"{factory}(...) does not accept order=; {hint}")
+    extra = sorted(set(kwargs) - set(accepted))
+    if extra:
+        raise TypeError(f"{factory}() got unexpected keyword argument(s) {extra!r}; accepted: "
+                        f"{', '.join(sorted(set(accepted) | {'backend', 'dtype', 'shape'}))}")
 
 
 class extension:
@@ -108,5 +221,6 @@ def real_func(fn):
 # The class of qd.template(); upstream's kernels take `x: qd.Template` as well as `x: qd.template()`.
 from .lang.types import Template  # noqa: E402
 
-__all__ = ["x64", "x86_64", "arm64", "amdgpu", "metal", "vulkan", "python", "Backend", "Tensor", "extension",
-           "is_extension_supported", "is_arch_supported", "real_func", "Template"]
+__all__ = ["x64", "x86_64", "arm64", "amdgpu", "metal", "vulkan", "python", "Backend", "Tensor", "VectorTensor",
+           "MatrixTensor", "wrap", "tensor", "extension", "is_extension_supported", "is_arch_supported", "real_func",
+           "Template"]

@@ -31,6 +31,11 @@ class FieldIndexError(IndexError, AssertionError):
     """A field indexed with too few or too many indices: an IndexError, and the AssertionError upstream raises."""
 
 
+def _same_device(have, want):
+    """Whether a tensor on torch device `have` is on `want` ('cuda' without an index matches any CUDA device)."""
+    return have.type == want.type and (want.index is None or have.index == want.index)
+
+
 def _source_dtype_check(src_dtype, dst, what):
     """TypeError naming both dtypes for sources quadrants has no dtype for (complex, object...)."""
     try:
@@ -95,8 +100,17 @@ class ArrayContainer:
             raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
         self._array.copy_from(other._array, "copy_from", parallel=True)
 
-    def to_numpy(self, dtype=None, keep_dims=False):
-        """Returns a new numpy array with the contents (element dims appended to the shape)."""
+    def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):
+        """Returns a new numpy array with the contents (element dims appended to the shape).
+
+        copy=False returns a view of this container's memory instead, or raises ValueError where none can be had
+        (CUDA memory, a sparse layout, a dtype conversion); copy=None returns the view where it can, else a copy.
+        """
+        if copy is not True:
+            view = self._shared_view("to_numpy", copy, lambda: np.from_dlpack(self), dtype is None or
+                                     _dtypes.to_dtype(dtype) == self.dtype)
+            if view is not None:
+                return view.reshape(self._export_shape(keep_dims))
         target = self.dtype if dtype is None else _dtypes.to_dtype(dtype)
         out = np.empty(self._numpy_shape, dtype=target.numpy)
         import_dlpack(out).copy_from(self._array, "to_numpy")
@@ -113,10 +127,21 @@ class ArrayContainer:
         # methods write fresh arrays, whose page faults make a parallel copy slower.
         self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy", parallel=True)
 
-    def to_torch(self, device=None, keep_dims=False):
-        """Returns a new torch tensor with the contents, on `device` (default: the CPU, as in Quadrants)."""
+    def to_torch(self, device=None, keep_dims=False, *, copy=True):
+        """Returns a new torch tensor with the contents, on `device` (default: the CPU, as in Quadrants).
+
+        copy=False returns a tensor sharing this container's memory instead (DLPack), or raises ValueError where
+        none can be had (another device than the data's, a sparse layout); copy=None shares where it can, else copies.
+        """
         import torch
 
+        if copy is not True:
+            view = self._shared_view("to_torch", copy, lambda: torch.from_dlpack(self), True)
+            if view is not None and (device is None or _same_device(view.device, torch.device(device))):
+                return view.reshape(self._export_shape(keep_dims))
+            if view is not None and copy is False:
+                raise ValueError(f"to_torch(copy=False) is incompatible with a device transfer (data on "
+                                 f"{view.device}, requested {device}).")
         device = torch.device("cpu" if device is None else device)
         if device.type not in ("cpu", "cuda"):
             raise ValueError(f"to_torch(device=...) expects a CPU or CUDA device, but got {device}.")
@@ -152,6 +177,18 @@ class ArrayContainer:
         return arr
 
     # --- zero-copy ----------------------------------------------------------------------------
+    def _shared_view(self, what, copy, export, dtype_matches):
+        """The array `export()` makes of this memory without a copy; for copy=None, None where it cannot."""
+        reason = None if dtype_matches else "a dtype conversion needs a copy"
+        if reason is None:
+            try:
+                return export()
+            except (BufferError, RuntimeError, TypeError, ValueError) as exc:
+                reason = str(exc)
+        if copy is False:
+            raise ValueError(f"{what}(copy=False): no zero-copy view of {self!r} is available: {reason}")
+        return None
+
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         if copy:
             raise BufferError("quadrants exports its memory without copying; copy=True is not supported.")

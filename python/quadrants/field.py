@@ -214,18 +214,23 @@ class Field(ArrayContainer):
         if self._layout is not None:
             self._layout.clear_inactive()
 
-    def to_numpy(self, dtype=None, keep_dims=False):
-        """Returns a new numpy array with the contents; inactive cells of sparse fields read 0."""
+    def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):
+        """Returns a new numpy array with the contents; inactive cells of sparse fields read 0. copy=False/None:
+        as ArrayContainer.to_numpy (a pooled sparse field has no view to share)."""
         if not self._pooled:
-            return ArrayContainer.to_numpy(self, dtype, keep_dims)
+            return ArrayContainer.to_numpy(self, dtype, keep_dims, copy=copy)
+        if copy is False:
+            raise ValueError(f"to_numpy(copy=False): no zero-copy view of {self._describe()}: its cells are pooled.")
         data = self._layout.gather()
         return data.astype(self.dtype.numpy if dtype is None else _dtypes.to_dtype(dtype).numpy).reshape(
             self._export_shape(keep_dims))
 
-    def to_torch(self, device=None, keep_dims=False):
-        """Returns a new torch tensor with the contents (default: on the CPU)."""
+    def to_torch(self, device=None, keep_dims=False, *, copy=True):
+        """Returns a new torch tensor with the contents (default: on the CPU); copy= as ArrayContainer.to_torch."""
         if not self._pooled:
-            return ArrayContainer.to_torch(self, device, keep_dims)
+            return ArrayContainer.to_torch(self, device, keep_dims, copy=copy)
+        if copy is False:
+            raise ValueError(f"to_torch(copy=False): no zero-copy view of {self._describe()}: its cells are pooled.")
         import torch
 
         return torch.from_numpy(self.to_numpy(keep_dims=keep_dims)).to("cpu" if device is None else device)

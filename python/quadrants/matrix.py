@@ -327,6 +327,13 @@ class Matrix:
 
         return MatrixNdarray(dtype, shape, (n, m), needs_grad=needs_grad)
 
+    @staticmethod
+    def tensor(n, m, dtype, shape, **kwargs):
+        """Upstream's qd.Matrix.tensor: a field or ndarray of n x m matrices by backend=, in a qd.MatrixTensor."""
+        from ._compat_names import matrix_tensor
+
+        return matrix_tensor(n, m, dtype, shape, **kwargs)
+
     # --- swizzles: v.x, v.xy, v.rgba = ... (vectors only, as in Quadrants) ------------------------
     def __getattr__(self, name):
         indices = _swizzle_indices(name) if not name.startswith("_") else None
@@ -425,6 +432,13 @@ class Vector(Matrix):
         from .ndarray import MatrixNdarray
 
         return MatrixNdarray(dtype, shape, (n,), needs_grad=needs_grad)
+
+    @staticmethod
+    def tensor(n, dtype, shape, **kwargs):
+        """Upstream's qd.Vector.tensor: a field or ndarray of n-vectors by backend=, in a qd.VectorTensor."""
+        from ._compat_names import vector_tensor
+
+        return vector_tensor(n, dtype, shape, **kwargs)
 
 
 def construct_typed(vector_type, args):

@@ -43,11 +43,13 @@ from .data_oriented import data_oriented
 from .misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from .kernels import func, kernel
+from .perf_dispatch import perf_dispatch
 from .struct import Struct, StructField, dataclass
 from .types import template
 
 __all__ = [
     "kernel", "func", "data_oriented", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
+    "perf_dispatch",
     "static_assert", "static_print",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
     "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast", "random", "randn",

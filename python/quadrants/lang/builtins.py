@@ -193,7 +193,7 @@ grouped = Builtin("grouped", Grouped, "grouped")
 select = Builtin("select", lambda cond, a, b: np.where(cond, a, b), "select")
 
 
-def _python_loop_config(*, serialize=False, block_dim=None):
+def _python_loop_config(*, serialize=False, block_dim=None, parallelize=None, name=None):
     return None
 
 

@@ -26,14 +26,32 @@ _PYTHON_EQUIVALENTS = {
     _py_math.atan: qd_builtins.atan,
 }
 
+def _is_zero(value):
+    return isinstance(value, (int, float)) and value == 0
+
+
+def _normalized(ops, v, eps=0):
+    """v / (|v| + eps), upstream's normalized(eps): eps is added to the norm, not under its square root."""
+    if _is_zero(eps):
+        return ops.normalized(v)
+    v = ops.tr.materialize_value(v)
+    inverse_length = ops.tr.materialize_value(ops.bin("truediv", 1.0, ops.bin("add", ops.norm(v), eps)))
+    return ops.bin("mul", v, inverse_length)
+
+
 _VECTOR_METHODS = {
     "dot": lambda ops, v, o: ops.dot(v, o),
     "cross": lambda ops, v, o: ops.cross(v, o),
-    "norm": lambda ops, v: ops.norm(v),
+    # norm(eps) and norm_inv(eps): eps goes under the square root, as upstream's
+    "norm": lambda ops, v, eps=0: ops.norm(v) if _is_zero(eps) else ops.un("sqrt",
+                                                                           ops.bin("add", ops.norm_sqr(v), eps)),
+    "norm_inv": lambda ops, v, eps=0: ops.un("rsqrt", ops.bin("add", ops.norm_sqr(v), eps)),
     "norm_sqr": lambda ops, v: ops.norm_sqr(v),
-    "normalized": lambda ops, v: ops.normalized(v),
+    "normalized": _normalized,
     "transpose": lambda ops, v: ops.transpose(v),
     "sum": lambda ops, v: ops.reduce("add", v),
+    "any": lambda ops, v: ops.reduce("or", ops.bin("ne", v, 0)),  # i32 1 if an entry is nonzero, as upstream
+    "all": lambda ops, v: ops.reduce("and", ops.bin("ne", v, 0)),
     "max": lambda ops, v: ops.reduce("max", v),
     "min": lambda ops, v: ops.reduce("min", v),
     "trace": lambda ops, v: ops.trace(v),
@@ -261,15 +279,17 @@ class CallTranslator:
             raise self.fail(f"expected a dtype such as qd.f32, but got {describe(dtype)}", kind="type") from None
 
     def loop_config_from(self, kwargs):
-        unknown = set(kwargs) - {"serialize", "block_dim"}
+        # name= (upstream names GPU kernels with it, for profiling) has no effect here; parallelize=1 is serialize=True
+        # and a larger thread count is a hint the CPU thread pool does not take.
+        unknown = set(kwargs) - {"serialize", "block_dim", "name", "parallelize"}
         if unknown:
             raise self.fail(f"qd.loop_config() got unexpected argument(s) {', '.join(sorted(unknown))}",
-                            hint="it takes serialize= and block_dim=.")
+                            hint="it takes serialize=, block_dim=, parallelize= and name=.")
         block_dim = kwargs.get("block_dim") or 0
         if not isinstance(block_dim, int) or block_dim < 0:
             raise self.fail(f"qd.loop_config(block_dim=...) must be a non-negative int, but got {block_dim!r}",
                             kind="type")
-        return bool(kwargs.get("serialize", False)), block_dim
+        return bool(kwargs.get("serialize", False)) or kwargs.get("parallelize") == 1, block_dim
 
     def call_atomic(self, func, node):
         if len(node.args) != 2 or node.keywords:

@@ -20,7 +20,7 @@ def const_text(value):
     if isinstance(value, bool):
         return f"(const int {int(value)})"
     if isinstance(value, int):
-        return f"(const int {value})"
+        return f"(const int {int(value)})"  # int(): an IntEnum member formats as its name
     if math.isnan(value):
         return "(const float nan)"
     if math.isinf(value):

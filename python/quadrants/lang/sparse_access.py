@@ -568,10 +568,16 @@ def field_subscript(tr, ref, index):
 
 
 def field_attribute(tr, ref, attr):
-    """`x.attr` of a field inside a kernel: append/length/deactivate of a 1-d list, else the Python attribute."""
+    """`x.attr` of a field inside a kernel: append/length/deactivate of a 1-d list, fill(), else the Python
+    attribute."""
     snode = _dynamic_ancestor(ref)
     if snode is not None and attr in ("append", "length", "deactivate") and not snode._parent.dims:
         return DynamicList(snode, []).method(attr)
+    if attr == "fill":  # the field's own fill() would run once, while the kernel compiles
+        from .field_methods import fill
+        from .kernels import BoundFunc
+
+        return BoundFunc(fill, ref)
     try:
         return tr.capture(getattr(ref.field, attr))
     except AttributeError:

@@ -18,11 +18,18 @@ class NdarrayType:
     dtype may be a scalar dtype or a vector/matrix type, whose shape becomes the element shape.
     """
 
-    def __init__(self, dtype=None, ndim=None):
+    def __init__(self, dtype=None, ndim=None, element_dim=None, element_shape=None, needs_grad=None,
+                 boundary="unsafe"):
         if ndim is not None and (not isinstance(ndim, int) or ndim < 0):
             raise ValueError(f"qd.types.ndarray(ndim=...) expects a non-negative int or None, but got {ndim!r}.")
-        self.dtype = dtype
+        self.dtype = _element_dtype(dtype, element_dim, element_shape)
         self.ndim = ndim
+        # Upstream's element_dim= without element_shape=: vector (1) or matrix (2) elements of any size. A quadrants
+        # vector/matrix ndarray specializes its element shape per call, as for qd.types.ndarray(); an external array's
+        # trailing axes are not split off into elements yet (they stay scalar axes).
+        self.element_dim = element_dim if element_shape is None else len(element_shape)
+        self.needs_grad = needs_grad  # accepted as upstream does; gradients come from the argument itself
+        self.boundary = boundary  # upstream's out-of-bound policy name; quadrants checks bounds in debug mode
 
     def dtype_name(self):
         """The scalar dtype name ('f32'), or None when the dtype is specialized per call."""
@@ -39,6 +46,25 @@ class NdarrayType:
     def __class_getitem__(cls, args):
         """qd.types.NDArray[dtype, ndim], upstream's subscript spelling of qd.types.ndarray(dtype, ndim)."""
         return cls(*args) if isinstance(args, tuple) else cls(args)
+
+
+def _element_dtype(dtype, element_dim, element_shape):
+    """Upstream's element_shape=/element_dim= beside a scalar dtype: element_shape makes it a vector/matrix type."""
+    if element_dim is None and element_shape is None:
+        return dtype
+    if isinstance(dtype, VectorType):
+        raise TypeError(f'Cannot specifiy matrix dtype "{dtype}" and element shape or dim at the same time.')
+    if element_dim is not None and not 0 <= element_dim <= 2:
+        raise ValueError("Only scalars, vectors, and matrices are allowed as elements of qd.types.ndarray()")
+    if element_shape is None:
+        return dtype
+    element_shape = tuple(element_shape)
+    if element_dim is not None and len(element_shape) != element_dim:
+        raise ValueError(f"Both element_shape and element_dim are specified, but shape doesn't match specified dim: "
+                         f"{len(element_shape)}!={element_dim}")
+    if len(element_shape) > 2:
+        raise ValueError("Only scalars, vectors, and matrices are allowed as elements of qd.types.ndarray()")
+    return VectorType(element_shape, dtype) if element_shape else dtype
 
 
 ndarray = NdarrayType
