@@ -57,6 +57,7 @@ struct Carried {
 // A kernel body, parallel_for body or serial for body: the unit that is replayed, then reversed.
 struct Region {
   std::vector<Carried> carried;      // serial for body: its loop-carried locals
+  bool linear = false;  // every carried local only accumulates (s += e, s = s - e; s read nowhere else)
   std::vector<std::string> hoisted;  // versions assigned inside branches: declared at the region's top
   std::vector<std::string> owned;    // every version of the region, for its adjoint declarations
   Tape tape;
@@ -422,7 +423,39 @@ class TapeBuilder {
       *lookup(names[k]).second = carried[k].out;
     }
     entry.body->carried = std::move(carried);
+    entry.body->linear = linear_accumulators(s.body, assigned_outer_locals(s.body));
     out_->push_back(std::move(entry));
+  }
+
+  // Whether each of `names` is a float local the loop only accumulates into: `s = s + e`, `s = s - e`,
+  // `s += e`, `s -= e`, with s read nowhere else (upstream's exemption from the AD stack). Then s's
+  // adjoint is the same in every iteration and no iteration needs s's value.
+  bool linear_accumulators(const Block& body, const std::vector<std::string>& names) {
+    struct Counter : IRVisitor {
+      std::map<std::string, int> reads, allowed;
+      std::set<std::string> other;  // updated some other way
+      void visit_var(const Var& v) override { ++reads[v.name]; }
+      void visit_assign(const Assign& s) override {
+        const Binary* b = as<Binary>(s.value);
+        const Var* a = b ? as<Var>(b->a) : nullptr;
+        if (b && (b->op == BinOp::add || b->op == BinOp::sub) && a && a->name == s.name) ++allowed[s.name];
+        else other.insert(s.name);
+        IRVisitor::visit_assign(s);
+      }
+      void visit_eval(const Eval& s) override {
+        const Atomic* a = as<Atomic>(s.value);
+        if (a && a->local && a->op != AtomicOp::add && a->op != AtomicOp::sub) other.insert(*a->local);
+        IRVisitor::visit_eval(s);
+      }
+    } counter;
+    counter.visit(body);
+    for (const std::string& name : names) {
+      if (!is_float(versions_.at(*lookup(name).second).type) || counter.other.count(name) ||
+          counter.reads[name] != counter.allowed[name]) {
+        return false;
+      }
+    }
+    return !names.empty();
   }
 
   // Source locals assigned in `body` (at any depth) that are declared outside it, in order of name.
@@ -552,12 +585,44 @@ class AdjointEmitter {
     }
   }
 
+  // The adjoint of a serial loop whose carried locals only accumulate (Region::linear): each
+  // iteration's sweep starts from the same carried adjoint and needs no carried value, so the
+  // iterations run in order, once each, as those of a loop without carried locals.
+  void accumulation_loop_reverse(const Entry& e, Block& out) {
+    const Region& r = *e.body;
+    std::vector<std::string> carry(r.carried.size());
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      carry[k] = builder_.fresh(r.carried[k].out + "_carry_adj");
+      out.push_back(Decl::make(carry[k], r.carried[k].type, var_of(adjoint_.at(r.carried[k].out), r.carried[k].type),
+                               e.loc));
+    }
+    // The replay's carried values are unused (no rule of add/sub reads its operands): the value before the loop.
+    std::vector<std::string> state;
+    for (const Carried& c : r.carried) state.push_back(c.in);
+    Block body = carried_iteration(r, state, true, {});
+    body.resize(body.size() - r.carried.size());  // no state updates
+    Block sweep;
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      if (!active(r.carried[k].last)) continue;
+      const std::string& adj = adjoint_.at(r.carried[k].last);
+      sweep.push_back(Assign::make(adj, arith(BinOp::add, Var::make(adj, r.carried[k].type),
+                                              Var::make(carry[k], r.carried[k].type))));
+    }
+    reverse(r.tape, sweep);
+    body.insert(body.end(), sweep.begin(), sweep.end());
+    out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], body, e.loc));
+    for (size_t k = 0; k < r.carried.size(); ++k) {
+      accumulate(var(r.carried[k].in), Var::make(carry[k], r.carried[k].type), e.loc, out);
+    }
+  }
+
   // The adjoint of a serial loop with loop-carried locals, iterations last to first. Without an AD
   // stack, iteration j's carried values are recomputed by replaying iterations begin..j-1 (quadratic
   // in the trip count); iteration j is then replayed and swept backwards, the carried locals' adjoints
   // flowing from its last values to its first, then to the values before the loop.
   void carried_loop_reverse(const Entry& e, Block& out) {
     const Region& r = *e.body;
+    if (r.linear) return accumulation_loop_reverse(e, out);
     DtypeCode it = type(e.vars[0]);
     std::vector<std::string> carry(r.carried.size());
     for (size_t k = 0; k < r.carried.size(); ++k) {

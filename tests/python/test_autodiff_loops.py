@@ -137,3 +137,21 @@ def test_loop_carried_local_in_parallel_loop_is_a_clear_error():
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="assigns local 's' inside a parallel loop"):
         k.grad()
+
+
+def test_linear_accumulations_run_each_iteration_once():
+    # s += ... and s = s - ... only accumulate: upstream's exemption, no recomputation of earlier iterations.
+    x, y, out = _fields(np.random.default_rng(7))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = x[i] * 2.0
+            t = 0.0
+            for j in range(M):
+                s += qd.sin(x[i] * y[j])
+                if y[j] > 0.0:
+                    t = t - y[j] * x[i]
+            out[i] = s * t + s
+
+    _check(k, out, [x, y])
