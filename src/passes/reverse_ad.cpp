@@ -12,9 +12,11 @@
 //          Arrays without a GRAD and scalar params are constants; integer values and casts to
 //          integers carry no gradient. Locals carried by a serial loop (declared outside, assigned
 //          inside) go through a state local; the adjoint runs its iterations last to first,
-//          recomputing each one's starting values by replaying the iterations before it.
+//          recomputing each one's starting values by replaying the iterations before it (loops
+//          that only accumulate, s += e, skip that). A while loop is such a loop over [0, n): its
+//          replay counts its n iterations.
 // Rejects (syntax errors): what would need an AD stack or a replay of side effects: a local assigned
-//          in a parallel loop but declared outside it, while loops, break, continue,
+//          in a parallel loop but declared outside it, break, continue,
 //          return, atomic min/max/bitwise operations on an array with a gradient, using the value an
 //          atomic operation returns. Adjoint pairs that do not name matching array params (type errors).
 //
@@ -76,6 +78,7 @@ struct Entry {
   std::vector<Expr> bounds;         // loop: begin, end; parallel: extents
   const ParallelFor* loop = nullptr;  // parallel: block_dim and serialize
   std::shared_ptr<Region> body;     // loop, parallel
+  std::string count;                // loop from a while: its trip count (a version); name: its condition
   SourceLoc loc;
   explicit Entry(Kind kind) : kind(kind) {}
 };
@@ -293,9 +296,7 @@ class TapeBuilder {
       case StmtKind::parallel_for: return parallel_loop(*as<ParallelFor>(s));
       case StmtKind::print:
       case StmtKind::assert_: return;  // the adjoint neither prints nor re-checks
-      case StmtKind::while_:
-        fail("Kernel '" + kernel_.name + "' has a while loop, which reverse-mode autodiff does not support " +
-             "(its trip count would have to be recorded). Use a for loop over a range.");
+      case StmtKind::while_: return while_loop(*as<While>(s));
       case StmtKind::break_:
       case StmtKind::continue_:
         fail("Kernel '" + kernel_.name + "' has a break or continue statement, which reverse-mode autodiff does " +
@@ -458,6 +459,44 @@ class TapeBuilder {
     return !names.empty();
   }
 
+  // A while loop: a serial loop over [0, count) whose replay counts its iterations (Entry::count) and
+  // whose body starts with its condition's value (Entry::name).
+  void while_loop(const While& s) {
+    Entry entry(Entry::Kind::loop);
+    entry.body = std::make_shared<Region>();
+    entry.loc = loc_;
+    std::string var = fresh("while_iter");
+    entry.vars = {var};
+    std::vector<std::string> names = assigned_outer_locals(s.body);
+    std::vector<Carried> carried;
+    for (const std::string& name : names) {
+      const std::string& in = *lookup(name).second;
+      carried.push_back(Carried{in, "", "", "", versions_.at(in).type});
+    }
+    entry.count = new_version("while_count", DtypeCode::i32, false);
+    entry.bounds = {Const::make_int(DtypeCode::i32, 0), Var::make(entry.count, DtypeCode::i32)};
+    region_scope_starts_.push_back(static_cast<int>(scopes_.size()));
+    enter_region(*entry.body, [&] {
+      versions_[var] = Version{DtypeCode::i32, false, depth_ - 1, in_parallel_};
+      for (size_t k = 0; k < carried.size(); ++k) {
+        carried[k].entry = new_version(names[k], carried[k].type, true);
+        scopes_.back()[names[k]] = carried[k].entry;
+      }
+      Expr cond = rename(s.cond);
+      entry.name = new_version("cond", *cond->type, false);
+      define(entry.name, cond);
+      block(s.body);
+      for (size_t k = 0; k < carried.size(); ++k) carried[k].last = scopes_.back().at(names[k]);
+    });
+    region_scope_starts_.pop_back();
+    for (size_t k = 0; k < carried.size(); ++k) {
+      carried[k].out = new_version(names[k], carried[k].type, true);
+      *lookup(names[k]).second = carried[k].out;
+    }
+    entry.body->carried = std::move(carried);
+    out_->push_back(std::move(entry));
+  }
+
   // Source locals assigned in `body` (at any depth) that are declared outside it, in order of name.
   std::vector<std::string> assigned_outer_locals(const Block& body) {
     struct Collector : IRVisitor {
@@ -577,7 +616,24 @@ class AdjointEmitter {
       state.push_back(builder_.fresh(c.out + "_state"));
       out.push_back(Decl::make(state.back(), c.type, var(c.in), e.loc));
     }
-    out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], carried_iteration(r, state, false, {}), e.loc));
+    if (!e.count.empty()) {
+      // A while loop: run until its condition fails, counting the iterations for the reverse sweep.
+      Expr zero_count = Const::make_int(DtypeCode::i32, 0);
+      out.push_back(hoisted.count(e.count) ? Assign::make(e.count, zero_count, e.loc)
+                                           : Decl::make(e.count, DtypeCode::i32, zero_count, e.loc));
+      Block tail{Assign::make(e.count, arith(BinOp::add, var(e.count), Const::make_int(DtypeCode::i32, 1)))};
+      Block body = carried_iteration(r, state, false, tail);
+      for (auto it = body.begin(); it != body.end(); ++it) {
+        const Decl* d = as<Decl>(*it);
+        if (d && d->name == e.name) {
+          body.insert(it + 1, If::make(var(e.name), {}, {Break::make(e.loc)}, e.loc));
+          break;
+        }
+      }
+      out.push_back(While::make(Const::make_int(DtypeCode::i32, 1), body, e.loc));
+    } else {
+      out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], carried_iteration(r, state, false, {}), e.loc));
+    }
     for (size_t k = 0; k < r.carried.size(); ++k) {
       const Carried& c = r.carried[k];
       Expr value = var_of(state[k], c.type);
@@ -682,7 +738,7 @@ class AdjointEmitter {
         forward(e.then_tape, hoisted, then_body);
         forward(e.else_tape, hoisted, else_body);
         out.push_back(If::make(var(e.name), then_body, else_body, e.loc));
-      } else if (e.kind == Entry::Kind::loop && !e.body->carried.empty()) {
+      } else if (e.kind == Entry::Kind::loop && (!e.body->carried.empty() || !e.count.empty())) {
         carried_loop_forward(e, hoisted, out);
       }
     }
@@ -702,7 +758,7 @@ class AdjointEmitter {
           break;
         }
         case Entry::Kind::loop:
-          if (!e.body->carried.empty()) {
+          if (!e.body->carried.empty() || !e.count.empty()) {
             carried_loop_reverse(e, out);
             break;
           }

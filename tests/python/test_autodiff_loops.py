@@ -155,3 +155,33 @@ def test_linear_accumulations_run_each_iteration_once():
             out[i] = s * t + s
 
     _check(k, out, [x, y])
+
+
+def test_while_loop_with_carried_locals():
+    x, y, out = _fields(np.random.default_rng(8))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = x[i]
+            n = 0
+            while n < i + 2:
+                s = s * qd.cos(s) + y[n] * x[i]
+                n += 1
+            out[i] = s
+
+    _check(k, out, [x, y])
+
+
+def test_while_loop_until_a_value_condition():
+    x, y, out = _fields(np.random.default_rng(9))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = x[i]
+            while s < 3.0:
+                s = s * 1.5 + y[i % M] * 0.1
+            out[i] = s * x[i]
+
+    _check(k, out, [x, y])
