@@ -195,7 +195,7 @@ class extension:
 
 # What qd.cpu and qd.cuda support: 64-bit data, assertions under qd.init(debug=True), and sparse SNodes
 # (pointer, bitmasked, dynamic: snode.py).
-_SUPPORTED_EXTENSIONS = {extension.data64, extension.assertion, extension.sparse}
+_SUPPORTED_EXTENSIONS = {extension.data64, extension.assertion, extension.sparse, extension.adstack}
 
 
 def is_extension_supported(arch, ext):

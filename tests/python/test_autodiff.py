@@ -481,3 +481,17 @@ def test_kernel_without_gradients_is_an_error():
 
     with pytest.raises(RuntimeError, match="none of the arrays it uses has a gradient"):
         k.grad()
+
+
+def test_tape_skips_kernels_without_gradients():
+    loss = qd.field(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def nothing():
+        for i in range(N):
+            for j in range(N):
+                pass
+
+    with qd.ad.Tape(loss=loss):
+        nothing()
+    assert loss.grad[None] == 1.0

@@ -8,6 +8,10 @@ from .. import _runtime
 from ._grads import dual_of, grad_of
 
 
+class NoGradients(RuntimeError):
+    """kernel.grad() of a kernel none of whose arrays has a gradient (a Tape skips such kernels, as upstream)."""
+
+
 def _split_params(line):
     """The param forms of a `(params ...)` line: balanced s-expressions, each as text."""
     inner = line.strip()[len("(params"):-1]
@@ -135,7 +139,7 @@ class AdjointLaunchers:
                 all_containers = list(containers) + [_field_dual(containers[k]) for k in fields]
                 return definition.compile_translation(holder[0], (text, all_containers, line_sources))
             if not array_grads and not fields:
-                raise RuntimeError(f"kernel.grad() of '{name}': none of the arrays it uses has a gradient; create "
+                raise NoGradients(f"kernel.grad() of '{name}': none of the arrays it uses has a gradient; create "
                                    "them with needs_grad=True.")
             adjoint = adjoint_text(text, len(containers), array_grads, fields)
             all_containers = list(containers) + [_field_grad(containers[k]) for k in fields]
