@@ -156,6 +156,36 @@ class SNode:
                 raise QuadrantsRuntimeError(f"place() takes fields, but got {type(item).__name__}.")
         return self
 
+    def lazy_grad(self):
+        """Gives every float field of this node's tree that has no gradient one, placed beside it (upstream's
+        qd.root.lazy_grad()); fields made with needs_grad=True have theirs already."""
+        from .ad._grads import grad_twin
+
+        self._check_open("lazy_grad()")
+        self._lazy_twins("grad", grad_twin)
+
+    def lazy_dual(self):
+        """As lazy_grad(), for duals (forward mode)."""
+        from .ad._grads import dual_twin
+
+        self._check_open("lazy_dual()")
+        self._lazy_twins("dual", dual_twin)
+
+    def _lazy_twins(self, attr, twin):
+        for field in list(self._tree.fields):
+            if getattr(field, attr, None) is not None or field._place_node is None:
+                continue
+            if getattr(field, "_grad_of", None) is not None or getattr(field, "_dual_of", None) is not None:
+                continue
+            name = f"{field.name}.{attr}" if field.name else None
+            companion = twin(field, lambda f=field, n=name: type(f)(f.dtype, None, f._element_shape, name=n))
+            if companion is None:
+                continue
+            setattr(field, attr, companion)
+            offset = field._layout.offset if field._layout is not None else None
+            field._place_node._parent._place_field(companion, offset)
+            companion._placed_with_primal = True
+
     def _place_field(self, field, offset):
         if getattr(field, "_placed_with_primal", False) and field._place_node._parent is self:
             return  # a gradient placed beside its field already: place(x, x.grad) as upstream writes it

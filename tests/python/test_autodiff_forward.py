@@ -134,3 +134,25 @@ def test_missing_dual_and_wrong_seed_are_errors():
     with pytest.raises(ValueError, match="seed has 2 values"):
         with qd.ad.FwdMode(loss=x, param=x, seed=[1.0, 2.0]):
             pass
+
+
+def test_lazy_grad_and_lazy_dual_place_companions():
+    x = qd.field(qd.f64, shape=N)
+    y = qd.field(qd.f64, shape=N)
+    k_int = qd.field(qd.i32, shape=N)
+    qd.root.lazy_grad()
+    qd.root.lazy_dual()
+    assert x.grad is not None and y.dual is not None and k_int.grad is None
+    x.from_numpy(np.arange(N, dtype=np.float64))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            y[i] = x[i] * x[i]
+
+    with qd.ad.FwdMode(loss=y, param=x, seed=[1.0] * N):
+        k()
+    np.testing.assert_allclose(y.dual.to_numpy(), 2 * np.arange(N))
+    y.grad.fill(1.0)
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * np.arange(N))
