@@ -292,7 +292,7 @@ class FwdMode:
             raise ValueError(f"qd.ad.FwdMode: seed has {seed.size} values, but param has {size} elements.")
         if self.clear_gradients:
             clear_all_duals()
-        self.loss.dual.fill(0.0)
+            self.loss.dual.fill(0.0)  # also when the loss is an ndarray
         self.param.dual.from_numpy(seed.reshape(shape).astype(self.param.dual.to_numpy().dtype))
         _start_forward(self)
         return self
