@@ -74,7 +74,24 @@ from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(
 from .types.enums import Layout
 from . import types  # noqa: E402,F811
 
-__version__ = "0.1.0"
+
+def _package_version():
+    """The version pyproject.toml declares: from the installed metadata, else read from the source tree's pyproject."""
+    import re
+    from importlib import metadata
+    from pathlib import Path
+    try:
+        return metadata.version("quadrants")
+    except metadata.PackageNotFoundError:
+        pass
+    try:  # an uninstalled checkout on sys.path: python/quadrants/ -> the repository root
+        text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+        return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
+    except (OSError, AttributeError):
+        return "0.0.0+unknown"
+
+
+__version__ = _package_version()
 
 
 def __getattr__(name):
