@@ -131,6 +131,8 @@ std::string CStyleRenderer::binary(const Binary& b) {
     case BinOp::logical_or: return "(int32_t)((" + x + ") != 0 || (" + y + ") != 0)";
     case BinOp::floordiv: return wrap(t, "qd_floordiv(" + x + ", " + y + ")");
     case BinOp::mod: return wrap(t, "qd_mod(" + x + ", " + y + ")");
+    case BinOp::raw_div: return wrap(t, "qd_raw_div(" + x + ", " + y + ")");
+    case BinOp::raw_mod: return wrap(t, "qd_raw_mod(" + x + ", " + y + ")");
     case BinOp::pow: return wrap(t, "qd_pow(" + x + ", " + y + ")");
     case BinOp::min: return wrap(t, "qd_min(" + x + ", " + y + ")");
     case BinOp::max: return wrap(t, "qd_max(" + x + ", " + y + ")");

@@ -93,13 +93,13 @@ const Param* Kernel::find_param(const std::string& param_name) const {
 namespace {
 
 // Indexed by the enum's value; the text form's spelling of each operator.
-constexpr std::array<std::string_view, 24> kBinOpNames = {
+constexpr std::array<std::string_view, 26> kBinOpNames = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "bit_and", "bit_or",
-    "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "rand_bits"};
+    "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "rand_bits", "raw_div", "raw_mod"};
 constexpr std::array<std::string_view, 22> kUnOpNames = {
     "neg", "not", "bit_not", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh",
     "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf"};
-constexpr std::array<std::string_view, 7> kAtomicOpNames = {"add", "sub", "min", "max", "and", "or", "xor"};
+constexpr std::array<std::string_view, 9> kAtomicOpNames = {"add", "sub", "min", "max", "and", "or", "xor", "mul", "xchg"};
 
 template <class Op, size_t N>
 std::optional<Op> find_op(const std::array<std::string_view, N>& names, std::string_view name) {

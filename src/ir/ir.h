@@ -72,7 +72,8 @@ struct Arg : ExprNode {
 
 enum class BinOp {
   add, sub, mul, truediv, floordiv, mod, pow, min, max, atan2,
-  bit_and, bit_or, bit_xor, shl, shr, eq, ne, lt, le, gt, ge, logical_and, logical_or, rand_bits
+  bit_and, bit_or, bit_xor, shl, shr, eq, ne, lt, le, gt, ge, logical_and, logical_or, rand_bits,
+  raw_div, raw_mod  // C semantics: truncating integer division, remainder with the dividend's sign, fmod
 };
 
 struct Binary : ExprNode {
@@ -153,7 +154,7 @@ struct Shape : ExprNode {
   Shape(std::string array, int dim, DtypeCode type) : ExprNode(kKind, type), array(std::move(array)), dim(dim) {}
 };
 
-enum class AtomicOp { add, sub, min, max, bit_and, bit_or, bit_xor };
+enum class AtomicOp { add, sub, min, max, bit_and, bit_or, bit_xor, mul, xchg };
 
 // Atomic read-modify-write of an array element, or of a local when `local` is set; yields the old value.
 struct Atomic : ExprNode {

@@ -3,7 +3,7 @@
 // Adding an operator means adding its row here; reverse_ad.cpp never looks at operators itself.
 // Conventions follow upstream Quadrants' make_adjoint.cpp where it has a rule: min/max send the
 // seed to the operand that was selected (ties go to the second operand), abs uses sgn(a) (0 at 0),
-// floor/ceil/round/floordiv/mod have no rule and stop gradients. log2 and exp2, which upstream
+// floor/ceil/round/floordiv/mod/raw_mod have no rule and stop gradients. log2 and exp2, which upstream
 // cannot differentiate, get their textbook derivatives.
 #include "passes/ad_rules.h"
 
@@ -38,6 +38,8 @@ constexpr BinaryRow kBinaryRules[] = {
     {BinOp::sub, [](R x) { return Contributions{x.seed, neg(x.seed)}; }},
     {BinOp::mul, [](R x) { return Contributions{mul(x.seed, x.b), mul(x.seed, x.a)}; }},
     {BinOp::truediv, [](R x) { return Contributions{div(x.seed, x.b), neg(div(mul(x.seed, x.result), x.b))}; }},
+    // raw_div of floats is true division; of integers, nothing is differentiated.
+    {BinOp::raw_div, [](R x) { return Contributions{div(x.seed, x.b), neg(div(mul(x.seed, x.result), x.b))}; }},
     // d a^b = b a^(b-1) da + log(a) a^b db
     {BinOp::pow,
      [](R x) {

@@ -37,6 +37,8 @@ std::optional<Expr> fold_float(BinOp op, DtypeCode t, double x, double y) {
     case BinOp::mul: return make_float(t, x * y);
     case BinOp::truediv: return make_float(t, x / y);
     case BinOp::floordiv: return make_float(t, std::floor(x / y));
+    case BinOp::raw_div: return make_float(t, x / y);
+    case BinOp::raw_mod: return make_float(t, std::fmod(x, y));  // fmod is exact, so libm cannot differ
     case BinOp::min: return make_float(t, x < y ? x : y);
     case BinOp::max: return make_float(t, x > y ? x : y);
     case BinOp::eq: return Const::make_int(DtypeCode::i32, x == y);
@@ -68,6 +70,16 @@ std::optional<Expr> fold_division(BinOp op, DtypeCode t, int64_t x, int64_t y) {
   return int_result(t, static_cast<uint64_t>(op == BinOp::floordiv ? q : r));
 }
 
+// C's signs, as qd_raw_div/qd_raw_mod compute them; the unfoldable cases are left to the runtime helpers.
+std::optional<Expr> fold_raw_division(BinOp op, DtypeCode t, int64_t x, int64_t y) {
+  if (y == 0 || (is_signed(t) && x == INT64_MIN && y == -1)) return std::nullopt;
+  if (!is_signed(t)) {
+    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+    return int_result(t, op == BinOp::raw_div ? ux / uy : ux % uy);
+  }
+  return int_result(t, static_cast<uint64_t>(op == BinOp::raw_div ? x / y : x % y));
+}
+
 std::optional<Expr> fold_power(DtypeCode t, int64_t base, int64_t exponent) {
   if (exponent < 0) return std::nullopt;
   uint64_t result = 1, b = static_cast<uint64_t>(base);
@@ -89,6 +101,8 @@ std::optional<Expr> fold_int(BinOp op, DtypeCode t, int64_t x, int64_t y) {
     case BinOp::mul: return int_result(t, ux * uy);
     case BinOp::floordiv:
     case BinOp::mod: return fold_division(op, t, x, y);
+    case BinOp::raw_div:
+    case BinOp::raw_mod: return fold_raw_division(op, t, x, y);
     case BinOp::pow: return fold_power(t, x, y);
     case BinOp::min: return int_result(t, less ? ux : uy);
     case BinOp::max: return int_result(t, less ? uy : ux);

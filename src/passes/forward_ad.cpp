@@ -77,10 +77,13 @@ class Tangents : public IRMutator {
       static const std::map<AtomicOp, BinOp> kCombine = {{AtomicOp::add, BinOp::add},
                                                           {AtomicOp::sub, BinOp::sub},
                                                           {AtomicOp::min, BinOp::min},
-                                                          {AtomicOp::max, BinOp::max}};
+                                                          {AtomicOp::max, BinOp::max},
+                                                          {AtomicOp::mul, BinOp::mul}};
       auto op = kCombine.find(a->op);
-      if (op == kCombine.end()) return {self};
-      Expr combined = Binary::make(op->second, Var::make(*a->local, a->type), a->value, a->type);
+      if (a->op != AtomicOp::xchg && op == kCombine.end()) return {self};
+      // An exchange stores the value itself, so the local's tangent becomes the value's.
+      Expr combined = a->op == AtomicOp::xchg ? a->value
+                                              : Binary::make(op->second, Var::make(*a->local, a->type), a->value, a->type);
       return {Assign::make(found->second, or_zero(tangent(combined), *a->type), s.loc), self};
     }
     auto dual = dual_of_.find(a->ref.array);

@@ -327,7 +327,9 @@ class TapeBuilder {
       static const std::map<AtomicOp, BinOp> kCombine = {
           {AtomicOp::add, BinOp::add},         {AtomicOp::sub, BinOp::sub},       {AtomicOp::min, BinOp::min},
           {AtomicOp::max, BinOp::max},         {AtomicOp::bit_and, BinOp::bit_and}, {AtomicOp::bit_or, BinOp::bit_or},
-          {AtomicOp::bit_xor, BinOp::bit_xor}};
+          {AtomicOp::bit_xor, BinOp::bit_xor}, {AtomicOp::mul, BinOp::mul}};
+      // An exchange stores the value itself; every other op combines it with the current value.
+      if (a->op == AtomicOp::xchg) return assign(*a->local, *a->type, rename(a->value), false);
       Expr current = rename(Var::make(*a->local, a->type));
       return assign(*a->local, *a->type, Binary::make(kCombine.at(a->op), current, rename(a->value), a->type), false);
     }

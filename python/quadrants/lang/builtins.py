@@ -81,8 +81,22 @@ min = _binary("min", _python_min)  # noqa: A001 - variadic inside kernels: qd.mi
 max = _binary("max", _python_max)  # noqa: A001
 
 
-def _atomic(op):
-    return Builtin(f"atomic_{op}", kernel_only(f"atomic_{op}"), "atomic", op)
+def _python_raw_div(a, b):
+    """C division: integers truncate toward zero (the quotient of a - fmod(a, b), which is exact)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if np.issubdtype(a.dtype, np.integer) and np.issubdtype(b.dtype, np.integer):
+        return (a - np.fmod(a, b)) // b
+    return np.true_divide(a, b)
+
+
+# C semantics, unlike // and %: the quotient truncates toward zero, the remainder takes the dividend's sign.
+raw_div = _binary("raw_div", _python_raw_div)
+raw_mod = _binary("raw_mod", np.fmod)
+
+
+def _atomic(op, name=None):
+    name = name or f"atomic_{op}"
+    return Builtin(name, kernel_only(name), "atomic", op)
 
 
 atomic_add = _atomic("add")
@@ -92,6 +106,8 @@ atomic_max = _atomic("max")
 atomic_and = _atomic("and")
 atomic_or = _atomic("or")
 atomic_xor = _atomic("xor")
+atomic_mul = _atomic("mul")
+atomic_exchange = _atomic("xchg", "atomic_exchange")  # stores the value; returns the old one
 
 
 def _python_cast(value, dtype):

@@ -16,7 +16,23 @@ _FOLD_BINARY = {
     "shl": operator.lshift, "shr": operator.rshift, "eq": operator.eq, "ne": operator.ne,
     "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
     "and": lambda a, b: a and b, "or": lambda a, b: a or b,
+    "raw_div": lambda a, b: _c_division(a, b, True), "raw_mod": lambda a, b: _c_division(a, b, False),
 }
+
+
+def _c_division(a, b, quotient):
+    """qd.raw_div/raw_mod of constants as qd_raw_div/qd_raw_mod compute them: C's signs, and an
+    integer division by zero gives 0 (a float one gives inf or nan)."""
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            return 0
+        q = abs(a) // abs(b) if (a < 0) == (b < 0) else -(abs(a) // abs(b))
+        return q if quotient else a - b * q
+    if b == 0:  # IEEE: x / ±0 is ±inf (nan for 0 / 0), fmod(x, 0) is nan
+        if quotient and a != 0 and not math.isnan(a):
+            return math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return math.nan
+    return a / b if quotient else math.fmod(a, b)
 
 
 def _round_half_away(x):

@@ -104,6 +104,25 @@ QD_FUNC double qd_mod(double a, double b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+// C semantics (qd.raw_div, qd.raw_mod): the quotient truncates toward zero and the remainder takes the
+// dividend's sign; with the same guards as above (division by zero gives 0, MIN / -1 wraps, MIN % -1 is 0).
+template <class T>
+QD_FUNC T qd_raw_div(T a, T b) {
+  if (b == 0) return 0;
+  if (T(-1) < T(0) && b == T(-1)) return static_cast<T>(0ull - static_cast<unsigned long long>(a));
+  return a / b;
+}
+QD_FUNC float qd_raw_div(float a, float b) { return a / b; }
+QD_FUNC double qd_raw_div(double a, double b) { return a / b; }
+
+template <class T>
+QD_FUNC T qd_raw_mod(T a, T b) {
+  if (b == 0 || (T(-1) < T(0) && b == T(-1))) return 0;
+  return a % b;
+}
+QD_FUNC float qd_raw_mod(float a, float b) { return QD_MATH(fmodf)(a, b); }
+QD_FUNC double qd_raw_mod(double a, double b) { return QD_MATH(fmod)(a, b); }
+
 // Shifts by an amount outside [0, bits) give what shifting one bit at a time would: 0, or -1 for an
 // arithmetic right shift of a negative value (C leaves them undefined). A left shift wraps.
 template <class T> struct qd_unsigned { typedef T type; };
@@ -273,6 +292,15 @@ template <class T>
 QD_FUNC T qd_atomic_min(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return v < o ? v : o; }); }
 template <class T>
 QD_FUNC T qd_atomic_max(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return o < v ? v : o; }); }
+// qd_half multiplies through float (its operator float), then rounds back on construction.
+template <class T>
+QD_FUNC T qd_atomic_mul(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o * v); }); }
+template <class T>
+QD_FUNC T qd_atomic_xchg(T* p, T v) {
+  T old;
+  __atomic_exchange(p, &v, &old, __ATOMIC_RELAXED);
+  return old;
+}
 
 // ---- debug-mode errors: the first one wins, later ones are dropped ----
 QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return __atomic_load_n(ctx->error_flag, __ATOMIC_RELAXED) != 0; }
@@ -341,6 +369,10 @@ template <class T>
 QD_FUNC T qd_atomic_or(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o | v); }); }
 template <class T>
 QD_FUNC T qd_atomic_xor(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o ^ v); }); }
+template <class T>
+QD_FUNC T qd_atomic_mul(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o * v); }); }
+template <class T>
+QD_FUNC T qd_atomic_xchg(T* p, T v) { return qd_atomic_cas_loop(p, [v](T) { return v; }); }
 
 // Native overloads (exact matches beat the templates above). Signed 64-bit adds and bitwise ops go
 // through the unsigned instruction: two's complement makes them the same bits.
@@ -375,6 +407,11 @@ QD_ATOMIC_NATIVE(max, uint64_t, atomicMax((qd_u64_word*)p, (qd_u64_word)v))
 QD_ATOMIC_BITWISE(and, atomicAnd)
 QD_ATOMIC_BITWISE(or, atomicOr)
 QD_ATOMIC_BITWISE(xor, atomicXor)
+QD_ATOMIC_NATIVE(xchg, int32_t, atomicExch(p, v))
+QD_ATOMIC_NATIVE(xchg, uint32_t, atomicExch(p, v))
+QD_ATOMIC_NATIVE(xchg, int64_t, atomicExch((qd_u64_word*)p, (qd_u64_word)v))
+QD_ATOMIC_NATIVE(xchg, uint64_t, atomicExch((qd_u64_word*)p, (qd_u64_word)v))
+QD_ATOMIC_NATIVE(xchg, float, atomicExch(p, v))
 #undef QD_ATOMIC_BITWISE
 #undef QD_ATOMIC_NATIVE
 

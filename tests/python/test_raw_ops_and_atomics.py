@@ -1,0 +1,254 @@
+# tests/python/test_raw_ops_and_atomics.py: qd.raw_div/qd.raw_mod (C semantics) and qd.atomic_mul/qd.atomic_exchange.
+#
+# raw_div/raw_mod run on runtime values (the generated code), on constants (folded by const_eval) and
+# in Python scope (the numpy fallbacks); all three must agree with C. The atomics run in parallel loops,
+# where only an order-independent property of the results can be checked.
+import math
+import re
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+from quadrants import _core
+
+I32_MIN = -(2**31)
+INT_CASES = [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 3), (0, 5), (0, -5), (1, 7), (-1, 7),
+             (I32_MIN, 1), (I32_MIN, 7), (2**31 - 1, -3)]
+FLOAT_CASES = [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-7.5, -2.0), (6.0, 3.0), (-0.5, 3.0), (5.25, 0.5)]
+
+
+def _c_div(a, b):
+    """C's truncating division, exact for any size (int(a / b) rounds through a float)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _c_mod(a, b):
+    return a - b * _c_div(a, b)
+
+
+def test_reference_matches_int_of_true_division_on_small_values():
+    for a, b in [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, -3)]:
+        assert _c_div(a, b) == int(a / b)
+        assert _c_mod(a, b) == int(math.fmod(a, b))
+
+
+def _run_int(a, b):
+    @qd.kernel
+    def raw(a: qd.types.ndarray(dtype=qd.i32, ndim=1), b: qd.types.ndarray(dtype=qd.i32, ndim=1),
+            q: qd.types.ndarray(dtype=qd.i32, ndim=1), r: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(a.shape[0]):
+            q[i] = qd.raw_div(a[i], b[i])
+            r[i] = qd.raw_mod(a[i], b[i])
+
+    a, b = np.array(a, np.int32), np.array(b, np.int32)
+    q, r = np.zeros_like(a), np.zeros_like(a)
+    raw(a, b, q, r)
+    return q.tolist(), r.tolist()
+
+
+def test_raw_div_mod_int_every_sign():
+    qd.init(arch=qd.cpu)
+    q, r = _run_int([c[0] for c in INT_CASES], [c[1] for c in INT_CASES])
+    assert q == [_c_div(a, b) for a, b in INT_CASES]
+    assert r == [_c_mod(a, b) for a, b in INT_CASES]
+
+
+def test_raw_div_mod_int_by_zero_and_min_by_minus_one():
+    qd.init(arch=qd.cpu)
+    q, r = _run_int([7, -7, 0, I32_MIN], [0, 0, 0, -1])
+    assert q == [0, 0, 0, I32_MIN]  # division by zero gives 0; MIN / -1 wraps (docs/IR.md)
+    assert r == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("dtype, np_dtype", [(qd.f32, np.float32), (qd.f64, np.float64)])
+def test_raw_div_mod_float_every_sign(dtype, np_dtype):
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def raw(a: qd.types.ndarray(dtype=dtype, ndim=1), b: qd.types.ndarray(dtype=dtype, ndim=1),
+            q: qd.types.ndarray(dtype=dtype, ndim=1), r: qd.types.ndarray(dtype=dtype, ndim=1)):
+        for i in range(a.shape[0]):
+            q[i] = qd.raw_div(a[i], b[i])
+            r[i] = qd.raw_mod(a[i], b[i])
+
+    cases = FLOAT_CASES + [(1.0, 0.0)]
+    a = np.array([c[0] for c in cases], np_dtype)
+    b = np.array([c[1] for c in cases], np_dtype)
+    q, r = np.zeros_like(a), np.zeros_like(a)
+    raw(a, b, q, r)
+    for i, (x, y) in enumerate(FLOAT_CASES):
+        assert q[i] == np_dtype(x / y)
+        assert r[i] == math.fmod(x, y)
+        assert math.copysign(1.0, r[i]) == math.copysign(1.0, x) or r[i] == 0
+    assert math.isinf(q[-1]) and math.isnan(r[-1])
+
+
+def test_int_operands_with_a_float_raw_div_promote():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def mixed(a: qd.i32, b: qd.f32) -> qd.f32:
+        return qd.raw_div(a, b) + qd.raw_mod(a, b)
+
+    assert mixed(-7, 2.0) == pytest.approx(-3.5 + -1.0)
+
+
+def _folded(expr, returns):
+    text = _core.run_passes(f"(kernel k (options) (params) (returns {returns}) (body (return {expr})))")
+    match = re.search(rf"\(return \(const {returns} ([^)]+)\)\)", text)
+    assert match, text
+    return match.group(1)
+
+
+@pytest.mark.parametrize("a, b", INT_CASES)
+def test_constant_raw_div_mod_fold_like_the_runtime(a, b):
+    assert int(_folded(f"(bin raw_div (const i32 {a}) (const i32 {b}))", "i32")) == _c_div(a, b)
+    assert int(_folded(f"(bin raw_mod (const i32 {a}) (const i32 {b}))", "i32")) == _c_mod(a, b)
+
+
+def test_constant_min_by_minus_one_folds_to_the_wrapped_value():
+    assert int(_folded(f"(bin raw_div (const i32 {I32_MIN}) (const i32 -1))", "i32")) == I32_MIN
+    assert int(_folded(f"(bin raw_mod (const i32 {I32_MIN}) (const i32 -1))", "i32")) == 0
+    assert int(_folded("(bin raw_div (const u8 250) (const u8 7))", "u8")) == 35
+    assert int(_folded("(bin raw_mod (const u8 250) (const u8 7))", "u8")) == 5
+
+
+def test_constants_in_a_kernel_agree_with_runtime_values():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def folded(q: qd.types.ndarray(dtype=qd.i32, ndim=1), f: qd.types.ndarray(dtype=qd.f64, ndim=1)):
+        q[0] = qd.raw_div(-7, 2)
+        q[1] = qd.raw_mod(-7, 2)
+        q[2] = qd.raw_div(7, -2)
+        q[3] = qd.raw_mod(7, -2)
+        q[4] = qd.raw_div(7, 0)
+        q[5] = qd.raw_mod(7, 0)
+        f[0] = qd.raw_div(-7.5, 2.0)
+        f[1] = qd.raw_mod(-7.5, 2.0)
+        f[2] = qd.raw_mod(7.5, -2.0)
+
+    q, f = np.zeros(6, np.int32), np.zeros(3, np.float64)
+    folded(q, f)
+    assert q.tolist() == [-3, -1, -3, 1, 0, 0]
+    assert f.tolist() == [-3.75, math.fmod(-7.5, 2.0), math.fmod(7.5, -2.0)]
+
+
+def test_python_scope_fallbacks():
+    assert qd.raw_div(-7, 2) == -3 and qd.raw_mod(-7, 2) == -1
+    assert qd.raw_div(7, -2) == -3 and qd.raw_mod(7, -2) == 1
+    assert qd.raw_div(-7.5, 2.0) == -3.75 and qd.raw_mod(-7.5, 2.0) == -1.5
+    np.testing.assert_array_equal(qd.raw_div(np.array([-7, 7]), 2), [-3, 3])
+
+
+ATOMIC_DTYPES = [(qd.i32, np.int32), (qd.i64, np.int64), (qd.f32, np.float32), (qd.f64, np.float64), (qd.u8, np.uint8),
+                 (qd.f16, np.float16)]
+N = 64
+
+
+@pytest.mark.parametrize("dtype, np_dtype", ATOMIC_DTYPES)
+def test_atomic_exchange_returns_a_permutation_chain(dtype, np_dtype):
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def swap(x: qd.types.ndarray(dtype=dtype, ndim=1), values: qd.types.ndarray(dtype=dtype, ndim=1),
+             old: qd.types.ndarray(dtype=dtype, ndim=1)):
+        for i in range(values.shape[0]):
+            old[i] = qd.atomic_exchange(x[0], values[i])
+
+    x = np.array([200], np_dtype)
+    values = np.arange(1, N + 1).astype(np_dtype)
+    old = np.zeros_like(values)
+    swap(x, values, old)
+    # Each value is stored once and read back once by the next exchange, or stays as the final value.
+    assert sorted(old.tolist() + x.tolist()) == sorted([200.0] + values.tolist())
+
+
+@pytest.mark.parametrize("dtype, np_dtype", ATOMIC_DTYPES)
+def test_atomic_mul_is_the_product(dtype, np_dtype):
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def product(x: qd.types.ndarray(dtype=dtype, ndim=1), values: qd.types.ndarray(dtype=dtype, ndim=1),
+                old: qd.types.ndarray(dtype=dtype, ndim=1)):
+        for i in range(values.shape[0]):
+            old[i] = qd.atomic_mul(x[0], values[i])
+
+    twos = 7 if np_dtype == np.uint8 else 10
+    values = np.ones(N, np_dtype)
+    values[:twos] = 2
+    values[5::17] = 3
+    signed = np_dtype not in (np.uint8,)
+    if signed:
+        values[40] = -1
+    np.random.default_rng(1).shuffle(values)
+    x = np.array([1], np_dtype)
+    old = np.zeros_like(values)
+    product(x, values, old)
+    expected = np.prod(values.astype(np.float64))
+    if np_dtype == np.uint8:
+        expected = float(int(expected) % 256)
+    assert float(x[0]) == expected
+    # Every old value divides the final product: it is the product of some of the values.
+    assert all(float(o) != 0 for o in old)
+
+
+@pytest.mark.parametrize("dtype, np_dtype", [(qd.i32, np.int32), (qd.f32, np.float32), (qd.f16, np.float16)])
+def test_atomics_on_locals(dtype, np_dtype):
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def local(out: qd.types.ndarray(dtype=dtype, ndim=1)):
+        for i in range(out.shape[0] // 3):
+            acc = qd.cast(1, dtype)
+            for j in range(4):
+                qd.atomic_mul(acc, qd.cast(j + 2, dtype))
+            slot = qd.cast(5, dtype)
+            previous = qd.atomic_exchange(slot, qd.cast(i, dtype))
+            out[3 * i] = acc
+            out[3 * i + 1] = previous
+            out[3 * i + 2] = slot
+
+    out = np.zeros(6, np_dtype)
+    local(out)
+    assert out.tolist() == [120, 5, 0, 120, 5, 1]
+
+
+def test_reverse_ad_rejects_atomic_mul_on_an_array_with_a_gradient():
+    qd.init(arch=qd.cpu)
+    x = qd.field(qd.f64, shape=4, needs_grad=True)
+    total = qd.field(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            qd.atomic_mul(total[None], x[i])
+
+    with pytest.raises(Exception, match="atomic mul to 'total'.*supports only atomic add and sub"):
+        k.grad()
+
+
+def test_reverse_ad_through_local_atomic_mul_exchange_and_raw_div():
+    qd.init(arch=qd.cpu)
+    x = qd.field(qd.f64, shape=3, needs_grad=True)
+    y = qd.field(qd.f64, shape=3, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            acc = 1.0
+            qd.atomic_mul(acc, x[i])
+            qd.atomic_mul(acc, x[i])
+            slot = 0.0
+            qd.atomic_exchange(slot, qd.raw_div(acc, 2.0))
+            y[i] = slot + qd.raw_mod(x[i], 0.75)
+
+    x.from_numpy(np.array([0.5, -1.5, 2.0]))
+    k()
+    np.testing.assert_allclose(y.to_numpy(), [0.125 + 0.5, 1.125 + math.fmod(-1.5, 0.75), 2.0 + 0.5])
+    y.grad.fill(1.0)
+    x.grad.fill(0.0)
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.5, -1.5, 2.0])  # d(x^2 / 2)/dx; raw_mod stops gradients
