@@ -191,7 +191,7 @@ def test_atomic_mul_is_the_product(dtype, np_dtype):
     if np_dtype == np.uint8:
         expected = float(int(expected) % 256)
     assert float(x[0]) == expected
-    # Every old value divides the final product: it is the product of some of the values.
+    # Each old value is a partial product of nonzero values, so none is 0 (nor a lost, uninitialized read).
     assert all(float(o) != 0 for o in old)
 
 
@@ -252,3 +252,39 @@ def test_reverse_ad_through_local_atomic_mul_exchange_and_raw_div():
     x.grad.fill(0.0)
     k.grad()
     np.testing.assert_allclose(x.grad.to_numpy(), [0.5, -1.5, 2.0])  # d(x^2 / 2)/dx; raw_mod stops gradients
+
+
+def test_forward_ad_through_local_atomic_mul_exchange_and_raw_div():
+    qd.init(arch=qd.cpu)
+    x = qd.field(qd.f64, shape=3, needs_dual=True)
+    y = qd.field(qd.f64, shape=3, needs_dual=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            acc = 1.0
+            qd.atomic_mul(acc, x[i])
+            qd.atomic_mul(acc, x[i])
+            slot = 0.0
+            qd.atomic_exchange(slot, qd.raw_div(acc, 2.0))
+            y[i] = slot + qd.raw_mod(x[i], 0.75)
+
+    x.from_numpy(np.array([0.5, -1.5, 2.0]))
+    with qd.ad.FwdMode(loss=y, param=x, seed=[1.0, 1.0, 1.0]):
+        k()
+    np.testing.assert_allclose(y.dual.to_numpy(), [0.5, -1.5, 2.0])  # d(x^2 / 2)/dx; raw_mod adds nothing
+
+
+def test_forward_ad_rejects_atomic_exchange_on_an_array_with_a_dual():
+    qd.init(arch=qd.cpu)
+    x = qd.field(qd.f64, shape=3, needs_dual=True)
+    y = qd.field(qd.f64, shape=(), needs_dual=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            qd.atomic_exchange(y[None], x[i])
+
+    with pytest.raises(Exception, match="atomic xchg to 'y'.*supports only atomic add and"):
+        with qd.ad.FwdMode(loss=y, param=x, seed=[1.0, 1.0, 1.0]):
+            k()
