@@ -74,6 +74,10 @@ from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(
 from .types.enums import Layout
 from . import types  # noqa: E402,F811
 
+from ._compiler import install_fallback_compiler as _install_fallback_compiler  # noqa: E402
+
+_install_fallback_compiler()  # ziglang's clang for CPU kernels where the system has no C++ compiler
+
 
 def _package_version():
     """The version pyproject.toml declares: from the installed metadata, else read from the source tree's pyproject."""

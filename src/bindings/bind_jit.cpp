@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "jit/compiler.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
 
@@ -71,6 +72,8 @@ void bind_jit(nb::module_& m) {
         "Whether compiled kernels are kept in and loaded from the disk cache (qd.init(offline_cache=...)).");
   m.def("disk_cache_enabled", &disk_cache_enabled, "Whether the disk cache is in use.");
   m.def("cache_dir_in_use", &cache_directory, "The kernel cache directory, after the privacy checks.");
+  m.def("set_fallback_compiler", &jit::set_fallback_compiler, nb::arg("command"), nb::arg("notice"),
+        "The C++ compiler (argument words) for CPU kernels when CXX is unset and PATH has no c++.");
 }
 
 }  // namespace qd::bindings

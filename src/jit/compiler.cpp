@@ -1,6 +1,7 @@
 // src/jit/compiler.cpp: the kernel cache: key, atomic writes, compiler invocation and dlopen.
 #include "jit/compiler.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <vector>
 #include <mutex>
 #include <new>
 #include <set>
@@ -33,9 +35,48 @@ constexpr const char* kVersion = "quadrants-jit-1";
 
 std::atomic<int> g_compiler_runs{0};
 
-std::string compiler_command() {
+std::mutex fallback_mutex;                  // guards the two below
+std::vector<std::string> fallback_command;  // set_fallback_compiler's words; empty: none
+std::string fallback_notice;                // printed once, before the fallback's first compile
+
+// Where `program` (a bare name) is in PATH, or "" when it is not there.
+std::string find_in_path(const std::string& program) {
+  const char* env_path = std::getenv("PATH");
+  std::stringstream dirs(env_path ? env_path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return dir + "/" + program;
+  }
+  return "";
+}
+
+// One word quoted so that split_command_words gives it back unchanged.
+std::string quote_word(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// $CXX when set; else `c++` when PATH has it; else the fallback (ziglang's clang, given by the Python
+// package); else "" (no compiler).
+std::string compiler_command(bool* is_fallback) {
+  *is_fallback = false;
   const char* cxx = std::getenv("CXX");
-  return cxx && *cxx ? cxx : "c++";
+  if (cxx && *cxx) return cxx;
+  if (!find_in_path("c++").empty()) return "c++";
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  std::string command;
+  for (const std::string& word : fallback_command) command += (command.empty() ? "" : " ") + quote_word(word);
+  *is_fallback = !command.empty();
+  return command;
+}
+
+// Says once per process, before the fallback compiler's first run, that its first use is slow.
+void announce_fallback_compiler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::lock_guard<std::mutex> lock(fallback_mutex);
+    if (!fallback_notice.empty()) std::fprintf(stderr, "%s\n", fallback_notice.c_str());
+  });
 }
 
 // The compiler binary's resolved path, size and mtime: enough to notice an upgrade without running it.
@@ -44,14 +85,8 @@ std::string compiler_fingerprint(const std::string& command) {
   std::string program = words.empty() ? command : words[0];
   std::string path = program;
   if (program.find('/') == std::string::npos) {
-    const char* env_path = std::getenv("PATH");
-    std::stringstream dirs(env_path ? env_path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-      if (::access((dir + "/" + program).c_str(), X_OK) == 0) {
-        path = dir + "/" + program;
-        break;
-      }
-    }
+    std::string found = find_in_path(program);
+    if (!found.empty()) path = found;
   }
   char resolved[4096];
   if (::realpath(path.c_str(), resolved)) path = resolved;
@@ -140,7 +175,64 @@ LoadedLibrary open_cached_library(const std::string& path, const std::string& ke
   return lib.entry ? lib : LoadedLibrary{};
 }
 
+std::string cache_key(const std::string& identity, const std::vector<std::string>& flags, const std::string& source) {
+  Hasher key_parts;
+  key_parts.add(kVersion).add(identity).add(cpu_identity());
+  for (const std::string& flag : flags) key_parts.add(flag);
+  return key_parts.add(source).hex();
+}
+
+// With no compiler at all: the library cached for `source` under any compiler identity this cache
+// recorded (compiler-*.txt), so a warm cache loads without a compiler. Which one wins when several
+// compilers built the same source is unspecified; each was verified under its own key.
+LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const std::string& source,
+                                           const std::vector<std::string>& flags) {
+  std::string dir = cache_dir();
+  std::vector<std::string> identity_files;
+  if (DIR* listing = ::opendir(dir.c_str())) {
+    while (dirent* entry = ::readdir(listing)) {
+      std::string name = entry->d_name;
+      if (name.rfind("compiler-", 0) == 0 && name.size() > 4 && name.compare(name.size() - 4, 4, ".txt") == 0) {
+        identity_files.push_back(dir + "/" + name);
+      }
+    }
+    ::closedir(listing);
+  }
+  for (const std::string& file : identity_files) {
+    std::string identity;
+    if (!read_file(file, &identity)) continue;
+    std::string base = dir + "/" + kernel_name + "-" + cache_key(identity, flags, source);
+    LoadedLibrary lib = open_cached_library(base + ".so", cache_key(identity, flags, source));
+    if (lib.entry) {
+      lib.source_path = base + ".cpp";
+      return lib;
+    }
+  }
+  return {};
+}
+
+// A header's text minus its `#pragma once` line: pasted into the main file it is already included
+// once, and compilers warn "#pragma once in main file" about it (our code, not the user's).
+std::string without_pragma_once(const std::string& header) {
+  std::string out;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find_first_not_of(" \t") != std::string::npos &&
+        line.compare(line.find_first_not_of(" \t"), 12, "#pragma once") == 0) {
+      continue;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+void set_fallback_compiler(const std::vector<std::string>& command, const std::string& notice) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  fallback_command = command;
+  fallback_notice = notice;
+}
 
 int compiler_runs() { return g_compiler_runs.load(); }
 
@@ -157,7 +249,7 @@ std::string expand_embedded_includes(const std::string& source) {
       continue;
     }
     size_t line_end = out.find('\n', end);
-    std::string replacement = done.insert(name).second ? header->second : "";
+    std::string replacement = done.insert(name).second ? without_pragma_once(header->second) : "";
     out.replace(pos, line_end == std::string::npos ? std::string::npos : line_end - pos, replacement);
   }
   return out;
@@ -172,12 +264,18 @@ std::string expand_embedded_includes(const std::string& source) {
 // directory, so no path it uses can be swapped under it; what it produced is what gets loaded.
 LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math) {
   bool cached = disk_cache_enabled();
-  std::string command = compiler_command();
+  bool is_fallback = false;
+  std::string command = compiler_command(&is_fallback);
   std::vector<std::string> flags = compile_flags(fast_math);
-  Hasher key_parts;
-  key_parts.add(kVersion).add(compiler_identity(command, cached ? cache_dir() : "")).add(cpu_identity());
-  for (const std::string& flag : flags) key_parts.add(flag);
-  std::string key = key_parts.add(source).hex();
+  if (command.empty()) {
+    LoadedLibrary lib = cached ? open_cached_without_compiler(kernel_name, source, flags) : LoadedLibrary{};
+    if (lib.entry) return lib;
+    throw CompileError("No C++ compiler to compile kernel '" + kernel_name + "' for the CPU: CXX is not set and " +
+                       "there is no c++ in PATH. Do one of: `pip install quadrants[compiler]` (the clang that the " +
+                       "ziglang package ships), install g++ or clang (e.g. `apt-get install g++`), or set CXX to a " +
+                       "C++17 compiler.");
+  }
+  std::string key = cache_key(compiler_identity(command, cached ? cache_dir() : ""), flags, source);
   std::string base = cached ? cache_dir() + "/" + kernel_name + "-" + key : "";
   if (cached) {
     LoadedLibrary lib = open_cached_library(base + ".so", key);
@@ -192,6 +290,7 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
   std::vector<std::string> argv = split_command_words(command);
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-x", "c++", work_source, "-o", work_library});
+  if (is_fallback) announce_fallback_compiler();
   ++g_compiler_runs;
   std::string output;
   int status = run_program(argv, &output);

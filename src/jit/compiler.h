@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "quadrants/kernel_abi.h"
 
@@ -21,6 +22,10 @@ std::string expand_embedded_includes(const std::string& source);
 // `source` must be self-contained (see expand_embedded_includes). A warm cache only dlopen()s.
 // Throws CompileError with the compiler's output and the path of the kept source.
 LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math);
+
+// The compiler used when CXX is unset and PATH has no c++ (the Python package passes ziglang's
+// clang); `notice` is printed to stderr once, before its first compile. Empty command: none.
+void set_fallback_compiler(const std::vector<std::string>& command, const std::string& notice);
 
 // How many times this process has run the compiler on a kernel (for tests of the cache).
 int compiler_runs();
