@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from finite_differences import central_difference
 
 
 @pytest.fixture(autouse=True)
@@ -16,20 +17,6 @@ def _init():
 
 
 N = 5
-
-
-def _finite_difference(run, x, h=1e-6):
-    """d sum(run(x)) / dx by central differences, one element at a time (run returns the output as numpy)."""
-    base = x.to_numpy()
-    grad = np.zeros_like(base)
-    for index in np.ndindex(*base.shape):
-        for sign in (1, -1):
-            shifted = base.copy()
-            shifted[index] += sign * h
-            x.from_numpy(shifted)
-            grad[index] += sign * run().sum() / (2 * h)
-    x.from_numpy(base)
-    return grad
 
 
 def _check_unary(fn, inputs):
@@ -47,7 +34,7 @@ def _check_unary(fn, inputs):
         k()
         return y.to_numpy()
 
-    expected = _finite_difference(run, x)
+    expected = central_difference(run, x)
     k()
     y.grad.fill(1.0)
     x.grad.fill(0.0)
@@ -289,8 +276,8 @@ def test_binary_rules_match_finite_differences(name):
         k()
         return y.to_numpy()
 
-    expected_a = _finite_difference(run, a)
-    expected_b = _finite_difference(run, b)
+    expected_a = central_difference(run, a)
+    expected_b = central_difference(run, b)
     y.grad.fill(1.0)
     k.grad()
     np.testing.assert_allclose(a.grad.to_numpy(), expected_a, rtol=1e-6, atol=1e-7)
@@ -322,8 +309,8 @@ def test_branches_locals_and_serial_loop():
         k()
         return np.array([loss[None]])
 
-    expected_x = _finite_difference(run, x)
-    expected_w = _finite_difference(run, w)
+    expected_x = central_difference(run, x)
+    expected_w = central_difference(run, w)
     with qd.ad.Tape(loss=loss):
         k()
     np.testing.assert_allclose(x.grad.to_numpy(), expected_x, rtol=1e-6)
