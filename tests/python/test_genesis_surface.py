@@ -268,6 +268,7 @@ def test_struct_member_fill_inside_a_func():
 
 
 # --- zero-copy exports (genesis/utils/misc.py qd_to_torch) ---------------------------------------------------------
+@pytest.mark.cpu_only  # host memory shared with numpy/torch; CUDA containers are exported through DLPack
 @pytest.mark.parametrize("make", [lambda: qd.ndarray(qd.f32, 4), lambda: qd.Vector.field(3, qd.f32, shape=4)])
 def test_to_torch_and_to_numpy_share_memory_without_copy(make):
     torch = pytest.importorskip("torch")

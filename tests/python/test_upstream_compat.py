@@ -77,6 +77,7 @@ def test_quadrants_math_is_an_import_path_for_qd_math():
     assert vec3 is qd.math.vec3 and ivec3 is qd.math.ivec3
 
 
+@pytest.mark.cpu_only  # checks that qd.cpu stays the CPU, which QD_TEST_ARCH=cuda swaps on purpose
 def test_upstream_test_utils_init_options_are_accepted():
     # What upstream's conftest passes to every qd.init().
     with pytest.warns(UserWarning):
@@ -230,6 +231,7 @@ def test_has_clangpp_looks_on_path(monkeypatch):
     assert util.has_clangpp() is False
 
 
+@pytest.mark.cpu_only  # checks that the arch stays qd.cpu, which QD_TEST_ARCH=cuda swaps on purpose
 def test_qd_init_same_arch_keeps_the_arch_and_takes_new_options():
     from quadrants._test_tools import qd_init_same_arch
 
