@@ -244,3 +244,26 @@ def test_wrong_func_arguments_use_upstreams_words():
                        (twice, "Multiple values for argument 'a'")):
         with pytest.raises(QuadrantsSyntaxError, match=message):
             k()
+
+
+def test_a_name_assigned_from_qd_static_stays_a_compile_time_value():
+    qd.init(arch=qd.cpu)
+
+    @qd.func
+    def write_if(x: qd.template(), cond: qd.template()):
+        if qd.static(cond):  # needs a compile-time value, as Genesis' func_write_field_if does
+            x[0] = 7
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(), flag: qd.template()):
+        on = qd.static(flag)
+        write_if(x, on)
+        if qd.static(on):
+            x[1] = 8
+
+    a = np.zeros(2, np.int32)
+    k(a, True)
+    assert a.tolist() == [7, 8]
+    b = np.zeros(2, np.int32)
+    k(b, False)
+    assert b.tolist() == [0, 0]

@@ -87,8 +87,21 @@ class StmtTranslator(LoopTranslator):
     # ---- assignment -----------------------------------------------------------------------------
     def visit_Assign(self, node):
         value = self.visit(node.value)
+        if self.binds_static_value(node):
+            for target in node.targets:  # `x = qd.static(v)`: x is v itself, as upstream binds it
+                self.bind(target.id, StaticBinding(self.capture(value)))
+            return
         for target in node.targets:
             self.assign(target, value)
+
+    def binds_static_value(self, node):
+        """Whether the statement gives new names the compile-time result of a qd.static(...) call."""
+        from . import builtins as qd_builtins
+
+        call = node.value
+        if not isinstance(call, ast.Call) or self.visit(call.func) is not qd_builtins.static:
+            return False
+        return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in node.targets)
 
     def visit_AnnAssign(self, node):
         if not isinstance(node.target, ast.Name):
