@@ -267,3 +267,28 @@ def test_a_name_assigned_from_qd_static_stays_a_compile_time_value():
     b = np.zeros(2, np.int32)
     k(b, False)
     assert b.tolist() == [0, 0]
+
+
+def test_a_local_given_to_a_template_func_parameter_is_passed_by_reference():
+    qd.init(arch=qd.cpu)
+
+    @qd.func
+    def add_one(ret: qd.template()):
+        ret += 1
+
+    @qd.kernel
+    def serial() -> qd.i32:
+        total = 0
+        add_one(total)
+        add_one(total)
+        return total
+
+    @qd.kernel
+    def parallel(n: qd.i32) -> qd.i32:
+        total = 0
+        for i in range(n):
+            add_one(total)  # every iteration shares the kernel's local: the update must be atomic
+        return total
+
+    assert serial() == 2
+    assert parallel(1000) == 1000

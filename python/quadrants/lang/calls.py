@@ -13,7 +13,7 @@ from .ir_builder import Expr, string_text
 from .source import function_source
 from .struct_values import Struct, StructField, StructType
 from .types import Template, VectorType, scalar_dtype_name
-from .values import ArrayRef, FormattedText, ParamVar, StaticBinding, VectorValue
+from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue
 from .vector_ops import describe, is_number
 
 # Python functions that mean the same as a qd built-in inside a kernel.
@@ -370,9 +370,14 @@ class CallTranslator:
             return
         if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
-        if isinstance(annotation, Template) or annotation is Template or not (
-            is_runtime(value) or is_number(value)
-        ):
+        is_template = isinstance(annotation, Template) or annotation is Template
+        if is_template and isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
+            # A caller's local given to a qd.template() parameter is passed by reference, as upstream: the
+            # func's writes go to the caller's variable. Depth 0 keeps `+=` atomic inside parallel loops
+            # (correct for a private local too, only slower).
+            self.bind(name, LocalVar(value.text[5:-1], 0))
+            return
+        if is_template or not (is_runtime(value) or is_number(value)):
             self.bind(name, StaticBinding(value))
             return
         dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
