@@ -1,4 +1,5 @@
-// src/passes/ad_rules.cpp: one derivative rule per differentiable primitive, in two tables (binary, unary).
+// src/passes/ad_rules.cpp: one derivative rule per differentiable primitive, in two tables (binary, unary),
+// and the check of adjoint/tangent pairs that both autodiff passes share.
 //
 // Adding an operator means adding its row here; reverse_ad.cpp never looks at operators itself.
 // Conventions follow upstream Quadrants' make_adjoint.cpp where it has a rule: min/max send the
@@ -8,6 +9,8 @@
 #include "passes/ad_rules.h"
 
 #include <cmath>
+
+#include "quadrants/errors.h"
 
 namespace qd::passes::ad {
 namespace {
@@ -118,5 +121,31 @@ Expr arith(BinOp op, const Expr& a, const Expr& b) { return Binary::make(op, a, 
 Expr compare(BinOp op, const Expr& a, const Expr& b) { return Binary::make(op, a, b, DtypeCode::i32); }
 Expr unary(UnOp op, const Expr& a) { return Unary::make(op, a, a->type); }
 Expr constant(DtypeCode type, double value) { return Const::make_float(type, value); }
+
+std::map<std::string, std::string> checked_pairs(const ir::Kernel& kernel, const std::vector<ir::AdjointPair>& pairs,
+                                                 const std::string& what) {
+  std::map<std::string, std::string> partner_of;
+  for (const ir::AdjointPair& pair : pairs) {
+    const ir::Param* primal = kernel.find_param(pair.primal);
+    const ir::Param* partner = kernel.find_param(pair.grad);
+    auto fail = [&](const std::string& why) {
+      throw KernelUserError(KernelUserError::Kind::type,
+                            "Kernel '" + kernel.name + "' pairs '" + pair.primal + "' with the " + what + " '" +
+                                pair.grad + "', but " + why,
+                            0, 0);
+    };
+    if (!primal || primal->kind != ir::Param::Kind::array || !partner || partner->kind != ir::Param::Kind::array) {
+      fail("both must be array params.");
+    }
+    if (!is_float(primal->dtype)) fail("only float arrays have " + what + "s.");
+    if (partner->dtype != primal->dtype || partner->ndim != primal->ndim ||
+        partner->element_shape != primal->element_shape) {
+      fail("the " + what + " must have the same dtype, dims and element shape.");
+    }
+    if (!partner->writable) fail("the " + what + " must be writable.");
+    partner_of[pair.primal] = pair.grad;
+  }
+  return partner_of;
+}
 
 }  // namespace qd::passes::ad

@@ -5,6 +5,10 @@
 // so a rule may use them any number of times without recomputing anything.
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "ir/ir.h"
 
 namespace qd::passes::ad {
@@ -32,5 +36,11 @@ ir::Expr arith(ir::BinOp op, const ir::Expr& a, const ir::Expr& b);
 ir::Expr compare(ir::BinOp op, const ir::Expr& a, const ir::Expr& b);
 ir::Expr unary(ir::UnOp op, const ir::Expr& a);
 ir::Expr constant(DtypeCode type, double value);
+
+// The PRIMAL -> partner map of a kernel's (adjoint ...) or (tangent ...) pairs, after checking that
+// each names two float array params of one dtype and shape, the partner writable; `what` names the
+// partner in the type errors ("gradient", "dual").
+std::map<std::string, std::string> checked_pairs(const ir::Kernel& kernel, const std::vector<ir::AdjointPair>& pairs,
+                                                 const std::string& what);
 
 }  // namespace qd::passes::ad

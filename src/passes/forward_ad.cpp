@@ -196,26 +196,7 @@ class Tangents : public IRMutator {
 
 Kernel forward_ad(const Kernel& kernel) {
   if (kernel.tangents.empty()) return kernel;
-  std::map<std::string, std::string> dual_of;
-  for (const AdjointPair& pair : kernel.tangents) {
-    const Param* primal = kernel.find_param(pair.primal);
-    const Param* dual = kernel.find_param(pair.grad);
-    auto fail = [&](const std::string& why) {
-      throw KernelUserError(KernelUserError::Kind::type,
-                            "Kernel '" + kernel.name + "' pairs '" + pair.primal + "' with the dual '" + pair.grad +
-                                "', but " + why,
-                            0, 0);
-    };
-    if (!primal || primal->kind != Param::Kind::array || !dual || dual->kind != Param::Kind::array) {
-      fail("both must be array params.");
-    }
-    if (!is_float(primal->dtype)) fail("only float arrays have duals.");
-    if (dual->dtype != primal->dtype || dual->ndim != primal->ndim || dual->element_shape != primal->element_shape) {
-      fail("the dual must have the same dtype, dims and element shape.");
-    }
-    if (!dual->writable) fail("the dual must be writable.");
-    dual_of[pair.primal] = pair.grad;
-  }
+  std::map<std::string, std::string> dual_of = checked_pairs(kernel, kernel.tangents, "dual");
   Tangents tangents(kernel, dual_of);
   Kernel out = mutate_kernel(tangents, kernel);
   out.tangents.clear();
