@@ -2,7 +2,7 @@
 # run unchanged. Each maps to something quadrants already has, or stands in for something it does not.
 import enum
 
-from . import _runtime
+from . import _core, _runtime
 from ._container import ArrayContainer
 
 # --- architectures: upstream's backend names. The host CPU's name is qd.cpu itself; every other
@@ -100,6 +100,9 @@ class MatrixTensor(_ElementTensor):
 
     __slots__ = ()
     _element_ndim = 2
+
+
+_core.register_tensor_wrapper_type(Tensor)  # kernels take a qd.Tensor as the field or ndarray it wraps
 
 
 def wrap(impl):

@@ -18,6 +18,7 @@ namespace qd::bindings {
 namespace {
 
 PyTypeObject* container_type = nullptr;
+PyTypeObject* tensor_wrapper_type = nullptr;
 
 // Exchange APIs found on tensor types, cached by type (torch.Tensor, nn.Parameter, ...).
 struct ExchangeCache {
@@ -390,6 +391,11 @@ void register_container_type(nb::handle type) {
   container_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
 }
 
+void register_tensor_wrapper_type(nb::handle type) {
+  Py_XDECREF(reinterpret_cast<PyObject*>(tensor_wrapper_type));
+  tensor_wrapper_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
+}
+
 std::string describe_object(PyObject* obj) {
   PyTypeObject* type = Py_TYPE(obj);
   std::string name = type->tp_name;
@@ -400,6 +406,14 @@ std::string describe_object(PyObject* obj) {
 
 bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder) {
   element_ndim = 0;
+  if (tensor_wrapper_type && PyObject_TypeCheck(obj, tensor_wrapper_type)) {
+    // qd.Tensor wraps a field or ndarray: upstream kernels take the wrapper wherever they take what it wraps.
+    static PyObject* impl_name = PyUnicode_InternFromString("_impl");
+    PyObject* impl = PyObject_GetAttr(obj, impl_name);
+    if (!impl) throw nb::python_error();
+    Py_DECREF(impl);  // the wrapper's slot keeps it alive for the call
+    obj = impl;
+  }
   if (container_type && PyObject_TypeCheck(obj, container_type)) {
     static PyObject* array_name = PyUnicode_InternFromString("_array");
     nb::object core_array = nb::steal(PyObject_GetAttr(obj, array_name));

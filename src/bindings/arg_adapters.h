@@ -68,6 +68,9 @@ void register_numpy_type(nanobind::handle type);
 // Registers the Python base class of qd.field / qd.ndarray objects (they hold `_array`).
 void register_container_type(nanobind::handle type);
 
+// Registers qd.Tensor, the wrapper around a field or ndarray; kernels take it as what it wraps (its `_impl`).
+void register_tensor_wrapper_type(nanobind::handle type);
+
 // Whether obj.__dlpack_device__() is CUDA memory (device or managed), and which device.
 bool dlpack_on_cuda(PyObject* obj, int* device);
 

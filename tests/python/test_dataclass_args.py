@@ -271,7 +271,7 @@ def test_unsupported_member_type_names_member_expected_and_given():
 
     message = str(info.value)
     assert "member 'items' of dataclass" in message and "Bad is annotated list" in message
-    assert "qd.types.ndarray(...), a scalar dtype" in message and "another dataclass" in message
+    assert "qd.types.ndarray(...), qd.Tensor, a scalar dtype" in message and "another dataclass" in message
 
 
 def test_vector_member_is_rejected_at_decoration():

@@ -7,6 +7,7 @@ import math as _py_math
 
 from . import builtins as qd_builtins
 from .compound_params import CompoundRef, is_dataclass_type
+from .tensor_params import is_tensor_annotation
 from .exprs import VectorMethod, is_runtime
 from .func_args import ArgumentError, bind_arguments
 from .ir_builder import Expr, string_text
@@ -370,7 +371,7 @@ class CallTranslator:
             return
         if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
-        is_template = isinstance(annotation, Template) or annotation is Template
+        is_template = isinstance(annotation, Template) or annotation is Template or is_tensor_annotation(annotation)
         if is_template and isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
             # A caller's local given to a qd.template() parameter is passed by reference, as upstream: the
             # func's writes go to the caller's variable. Depth 0 keeps `+=` atomic inside parallel loops
@@ -400,6 +401,9 @@ class CallTranslator:
             if param.kind == "struct":
                 obj = struct_values.get(param.name) if struct_values else None
                 self.bind(param.name, StaticBinding(CompoundRef((param.name,), obj, param.schema)))
+                continue
+            if param.kind == "tensor":  # an array leaf or a template value (tensor_params.py)
+                self.bind(param.name, StaticBinding(self.tensor_argument((param.name,), struct_values)))
                 continue
             entry = next(specs)
             if entry[0] == "vector":  # by value: one scalar IR param per entry, copied into a local vector

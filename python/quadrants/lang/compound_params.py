@@ -16,6 +16,7 @@
 import dataclasses
 import typing
 
+from .tensor_params import is_tensor_annotation
 from .types import NdarrayType, Template, VectorType, scalar_dtype_name
 
 
@@ -24,7 +25,7 @@ class MemberTypeError(TypeError):
 
 
 class Member:
-    """One member of a dataclass annotation: kind is 'array', 'scalar', 'template' or 'struct'."""
+    """One member of a dataclass annotation: kind is 'array', 'scalar', 'template', 'tensor' or 'struct'."""
 
     __slots__ = ("name", "kind", "annotation", "schema")
 
@@ -43,15 +44,16 @@ class DataclassSchema:
         self.members = members  # name -> Member, in declaration order
 
     def template_paths(self, prefix):
-        """Paths of the members annotated qd.template(), which select a compiled kernel by their value."""
+        """(path, kind) of the members that select a compiled kernel by their value: those annotated
+        qd.template() (kind 'template') and qd.Tensor (kind 'tensor': by value for fields, see tensor_params.py)."""
         for member in self.members.values():
-            if member.kind == "template":
-                yield prefix + (member.name,)
+            if member.kind in ("template", "tensor"):
+                yield prefix + (member.name,), member.kind
             elif member.kind == "struct":
                 yield from member.schema.template_paths(prefix + (member.name,))
 
 
-_EXPECTED = ("qd.types.ndarray(...), a scalar dtype (qd.f32, qd.i32, int, float, bool), qd.template() "
+_EXPECTED = ("qd.types.ndarray(...), qd.Tensor, a scalar dtype (qd.f32, qd.i32, int, float, bool), qd.template() "
              "(for fields and compile-time values) or another dataclass")
 _schemas = {}
 
@@ -90,12 +92,14 @@ def dataclass_schema(cls, _outer=()):
 
 
 def member_kind(annotation):
-    """'array', 'scalar', 'template' or 'struct' for a member annotation kernels accept, else None."""
+    """'array', 'scalar', 'template', 'tensor' or 'struct' for a member annotation kernels accept, else None."""
     from ..field import Field
     from ..ndarray import Ndarray
 
     if annotation is Template or isinstance(annotation, Template):
         return "template"
+    if is_tensor_annotation(annotation):
+        return "tensor"
     if annotation is NdarrayType or isinstance(annotation, NdarrayType):
         return "array"
     if isinstance(annotation, type):

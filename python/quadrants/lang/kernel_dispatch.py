@@ -9,7 +9,9 @@
 import keyword
 import numbers
 
-_PLAIN = frozenset({int, float, bool, str, complex, type(None)})
+from .tensor_params import ARRAY, slot_value
+
+_PLAIN = frozenset({int, float, bool, str, complex, type(None), type(ARRAY)})
 _BY_ID = set()  # types whose template values are keyed by id(), so later calls skip _slow_key
 
 
@@ -51,26 +53,34 @@ def _access(base, path):
     return text
 
 
-def _slot_key(base, path):
+def tensor_key(value):
+    """The template key of a qd.Tensor slot: one key for every array, the template key of anything else."""
+    return template_key(slot_value(value))
+
+
+def _slot_key(base, path, kind):
     """template_key() of one slot, inlined: a call costs more than the key itself."""
     value = _access(base, path)
+    if kind == "tensor":
+        return f"_qd_tensor_key({value})"
     return (f"((_qd_t, _qd_v) if (_qd_t := type(_qd_v := {value})) in _qd_PLAIN "
             f"else id(_qd_v) if _qd_t in _qd_BY_ID else _qd_slow_key(_qd_v))")
 
 
 def _keys_source(names, slots):
-    return "(" + "".join(_slot_key(names[k], path) + ", " for k, path in slots) + ")"
+    return "(" + "".join(_slot_key(names[k], path, kind) + ", " for k, path, kind in slots) + ")"
 
 
 def _compile(source, function_name, label, namespace):
-    namespace.update(_qd_PLAIN=_PLAIN, _qd_BY_ID=_BY_ID, _qd_slow_key=_slow_key)
+    namespace.update(_qd_PLAIN=_PLAIN, _qd_BY_ID=_BY_ID, _qd_slow_key=_slow_key, _qd_tensor_key=tensor_key)
     code = compile(source, f"<quadrants {label}>", "exec")
     exec(code, namespace)  # noqa: S102 - source built here from parameter names, positions and attribute names
     return namespace[function_name]
 
 
 def make_key_function(names, slots):
-    """key(*args): the template key of one call; slots are (parameter position, attribute path) pairs."""
+    """key(*args): the template key of one call; slots are (parameter position, attribute path, kind) triples,
+    kind 'template' or 'tensor' (tensor_params.py)."""
     source = f"def key({', '.join(names)}):\n    return {_keys_source(names, slots)}\n"
     return _compile(source, "key", "template key", {})
 
@@ -88,7 +98,11 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check):
     args = f"({params},)" if names else "()"
     source = (
         f"def kernel({params}):\n"
-        f"    _qd_key = {_keys_source(names, slots)}\n"
+        f"    try:\n"
+        f"        _qd_key = {_keys_source(names, slots)}\n"
+        f"    except AttributeError:\n"
+        f"        _qd_check({args})\n"
+        f"        raise\n"
         f"    _qd_entry = _qd_lookup(_qd_key)\n"
         f"    if _qd_entry is None:\n"
         f"        _qd_entry = _qd_miss(_qd_key, {args})\n"

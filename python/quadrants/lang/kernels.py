@@ -27,13 +27,15 @@ from .kernel_dispatch import identified_objects, make_entry_function, make_key_f
 from .pitfalls import warn_about_pitfalls
 from .return_values import return_spec
 from .source import function_source
+from .tensor_params import is_tensor_annotation, slot_value, unwrap
 from .translator import translate_kernel
 from .types import NdarrayType, Template, VectorType, scalar_dtype_name
 
 
 class KernelParam:
-    """One kernel parameter: kind is 'scalar', 'vector' (a vector/matrix by value), 'array', 'template' or
-    'struct' (annotated with a dataclass)."""
+    """One kernel parameter: kind is 'scalar', 'vector' (a vector/matrix by value), 'array', 'template',
+    'tensor' (annotated qd.Tensor: an array or a template by value, tensor_params.py) or 'struct' (annotated
+    with a dataclass)."""
 
     def __init__(self, name, kind, annotation, schema=None):
         self.name = name
@@ -84,6 +86,8 @@ def _kernel_params(fn, annotations):
                                f"'{p.name}: qd.template()'.")
         if isinstance(annotation, Template) or annotation is Template or getattr(annotation, "_data_oriented", False):
             params.append(KernelParam(p.name, "template", annotation))
+        elif is_tensor_annotation(annotation):
+            params.append(KernelParam(p.name, "tensor", annotation))
         elif is_dataclass_type(annotation):
             try:
                 schema = dataclass_schema(annotation)
@@ -100,7 +104,7 @@ def _kernel_params(fn, annotations):
                 scalar_dtype_name(annotation)
             except TypeError:
                 raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' has the annotation {annotation!r}, "
-                                   "which is not a dtype, qd.types.ndarray() or qd.template().", None) from None
+                                   "which is not a dtype, qd.types.ndarray(), qd.Tensor or qd.template().", None) from None
             params.append(KernelParam(p.name, "scalar", annotation))
     return params
 
@@ -131,13 +135,15 @@ class KernelDefinition:
         self.template_positions = [k for k, p in enumerate(self.params) if p.kind == "template"]
         self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind in ("scalar", "vector", "array")]
         self.struct_positions = [k for k, p in enumerate(self.params) if p.kind == "struct"]
+        self.tensor_positions = [k for k, p in enumerate(self.params) if p.kind == "tensor"]
         self.has_self = bool(self.params) and self.params[0].name == "self" and self.params[0].kind == "template"
-        # What selects a compiled kernel besides the argument specialization: (position, attribute
-        # path) of every template parameter and of every qd.template() member of a dataclass parameter.
-        self.template_slots = [(k, ()) for k in self.template_positions]
+        # What selects a compiled kernel besides the argument specialization: (position, attribute path,
+        # kind) of every template and qd.Tensor parameter and of such members of dataclass parameters.
+        self.template_slots = [(k, (), "template") for k in self.template_positions]
+        self.template_slots += [(k, (), "tensor") for k in self.tensor_positions]
         for k in self.struct_positions:
             name = self.params[k].name
-            self.template_slots += [(k, path[1:]) for path in self.params[k].schema.template_paths((name,))]
+            self.template_slots += [(k, path[1:], kind) for path, kind in self.params[k].schema.template_paths((name,))]
         self.return_spec = self._return_spec()  # reports a bad return annotation at decoration time
         self.result_fn = self.return_spec.result_fn() if self.return_spec is not None else None
 
@@ -149,11 +155,11 @@ class KernelDefinition:
     def slot_values(self, args):
         """The template values of one call, keyed by path: ('self',), ('info', 'config')."""
         values = {}
-        for k, attrs in self.template_slots:
+        for k, attrs, kind in self.template_slots:
             value = args[k]
             for attr in attrs:
                 value = getattr(value, attr)
-            values[(self.params[k].name,) + attrs] = value
+            values[(self.params[k].name,) + attrs] = slot_value(value) if kind == "tensor" else unwrap(value)
         return values
 
     def template_values_by_path(self, template_values):
@@ -190,7 +196,7 @@ class KernelDefinition:
                                 f"instance (its annotation), but got {type(args[k]).__qualname__}.")
         regular = tuple(probe_spec(name, self.params[k].launcher_entry(), args[k]) for k in self.runtime_positions)
         leaves = DiscoverLeaves(name)
-        structs = {self.params[k].name: args[k] for k in self.struct_positions}
+        structs = {self.params[k].name: args[k] for k in self.struct_positions + self.tensor_positions}
         return self.translate(regular, slot_values, leaves, structs), regular, leaves
 
     def launcher_params(self):

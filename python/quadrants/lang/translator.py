@@ -9,6 +9,7 @@ import numpy as np
 from .calls import CallTranslator
 from .compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array, member_annotation
 from .data_oriented import bakes_primitives, is_compound
+from .tensor_params import ARRAY, unwrap
 from .exprs import ExprTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from .random_numbers import RandomTranslator
@@ -117,6 +118,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
 
     def capture(self, value, py_name=None, label=None):
         """Turns a Python value seen by a kernel into a translated value (fields become globals)."""
+        value = unwrap(value)
         if isinstance(value, np.generic) and value.ndim == 0:
             return value.item()
         if hasattr(value, "_array") and hasattr(value, "_element_shape"):
@@ -139,6 +141,15 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         return ref
 
     # ---- dataclass and data_oriented arguments (compound_params.py) -------------------------------
+    def tensor_argument(self, path, call_values):
+        """A qd.Tensor kernel parameter: its array as a leaf read on every call, or its template value."""
+        value = self.slot_values[path]
+        if value is not ARRAY:
+            return self.template_argument(path, value)
+        has_value = call_values is not None
+        return self.leaf(Leaf(path, "array", NdarrayType()), unwrap(call_values[path[0]]) if has_value else None,
+                         has_value)
+
     def template_argument(self, path, value):
         """A template argument: dataclass and data_oriented objects are read member by member."""
         if is_compound(value):
@@ -157,6 +168,10 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
                 return CompoundRef(path, child, member.schema)
             if member.kind == "template":
                 return self.object_member(ref, path, self.slot_values[path])
+            if member.kind == "tensor" and self.slot_values[path] is not ARRAY:
+                return self.object_member(ref, path, self.slot_values[path])
+            if member.kind == "tensor":
+                return self.leaf(Leaf(path, "array", NdarrayType()), unwrap(child), ref.obj is not None)
             return self.leaf(Leaf(path, member.kind, member_annotation(member)), child, ref.obj is not None)
         return self.object_member(ref, path, self.member_of(ref, attr))
 
@@ -183,6 +198,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         """What an attribute value of a data_oriented or dataclass object stands for in the kernel."""
         from .kernels import BoundFunc
 
+        value = unwrap(value)
         if isinstance(value, BoundFunc):
             return BoundFunc(value.func, ref) if value.instance is ref.obj else value
         if is_compound(value):
