@@ -292,3 +292,22 @@ def test_a_local_given_to_a_template_func_parameter_is_passed_by_reference():
 
     assert serial() == 2
     assert parallel(1000) == 1000
+
+
+def test_a_vector_local_given_to_a_template_func_parameter_is_passed_by_reference():
+    qd.init(arch=qd.cpu)
+
+    @qd.func
+    def pull(ret: qd.template(), d):
+        ret -= d * 2.0
+
+    @qd.kernel
+    def run(out: qd.types.ndarray(dtype=qd.math.vec3, ndim=1)):
+        for i in range(out.shape[0]):
+            v = qd.Vector([1.0, 2.0, 3.0])
+            pull(v, qd.Vector([0.5, 0.5, float(i)]))
+            out[i] = v
+
+    out = qd.Vector.ndarray(3, qd.f32, 3)
+    run(out)
+    np.testing.assert_array_equal(out.to_numpy(), [[0, 1, 3], [0, 1, 1], [0, 1, -1]])

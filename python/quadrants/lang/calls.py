@@ -14,7 +14,7 @@ from .ir_builder import Expr, string_text
 from .source import function_source
 from .struct_values import Struct, StructField, StructType
 from .types import Template, VectorType, scalar_dtype_name
-from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue
+from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
 # Python functions that mean the same as a qd built-in inside a kernel.
@@ -372,11 +372,14 @@ class CallTranslator:
         if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
         is_template = isinstance(annotation, Template) or annotation is Template or is_tensor_annotation(annotation)
-        if is_template and isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
+        if is_template and _local_name(value):
             # A caller's local given to a qd.template() parameter is passed by reference, as upstream: the
             # func's writes go to the caller's variable. Depth 0 keeps `+=` atomic inside parallel loops
             # (correct for a private local too, only slower).
-            self.bind(name, LocalVar(value.text[5:-1], 0))
+            self.bind(name, LocalVar(_local_name(value), 0))
+            return
+        if is_template and isinstance(value, VectorValue) and all(_local_name(e) for e in value.entries):
+            self.bind(name, VectorVar([_local_name(e) for e in value.entries], value.shape, 0))  # likewise
             return
         if is_template or not (is_runtime(value) or is_number(value)):
             self.bind(name, StaticBinding(value))
@@ -458,3 +461,10 @@ def _flat_items(items):
             yield from _flat_items(item)
         else:
             yield item
+
+
+def _local_name(value):
+    """The name of the caller's local that `value` reads (`(var NAME)`), else None."""
+    if isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
+        return value.text[5:-1]
+    return None
