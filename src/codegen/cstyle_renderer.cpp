@@ -165,7 +165,9 @@ std::string CStyleRenderer::unary(const Unary& u) {
 
 std::string CStyleRenderer::cast(const Cast& c) {
   std::string x = operand(c.a);
-  if (c.to == DtypeCode::f16) return "qd_half((float)(" + x + "))";
+  if (c.to == DtypeCode::f16) {  // from f64 in one rounding (qd_runtime.h), else through float exactly
+    return *c.a->type == DtypeCode::f64 ? "qd_half::from_double(" + x + ")" : "qd_half((float)(" + x + "))";
+  }
   if (c.to == DtypeCode::u1) return "((" + x + ") != 0)";
   if (is_float(*c.a->type) && !is_float(c.to)) return "qd_float_to_int<" + type_name(c.to) + ">(" + x + ")";
   return "(" + type_name(c.to) + ")(" + x + ")";
@@ -427,7 +429,7 @@ void CStyleRenderer::emit_prologue() {
     std::string arg = "args[" + std::to_string(k) + "]", t = type_name(p.dtype);
     if (p.kind == Param::Kind::scalar) {
       std::string raw = is_float(p.dtype) ? arg + ".scalar.f" : arg + ".scalar.i";
-      std::string value = p.dtype == DtypeCode::f16 ? "qd_half((float)" + raw + ")" : "(" + t + ")" + raw;
+      std::string value = p.dtype == DtypeCode::f16 ? "qd_half::from_double(" + raw + ")" : "(" + t + ")" + raw;
       emit_line("const " + t + " p_" + p.name + " = " + value + ";");
       continue;
     }

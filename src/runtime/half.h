@@ -59,4 +59,24 @@ inline Half float_to_half(float f) {
   return {static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13))};
 }
 
+// f64 -> f16 in one rounding, as numpy does: through float rounded to odd (see qd_double_to_half_bits
+// in src/codegen/runtime/qd_runtime.h), since float_to_half(float(d)) rounds twice.
+inline Half double_to_half(double d) {
+  float f = static_cast<float>(d);
+  double back = f;
+  uint64_t want, got;
+  std::memcpy(&want, &d, sizeof want);
+  std::memcpy(&got, &back, sizeof got);
+  want &= 0x7fffffffffffffffull;
+  got &= 0x7fffffffffffffffull;
+  if (got != want) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    if (got > want) bits -= 1;  // rounded away from zero: step back toward it
+    bits |= 1u;
+    std::memcpy(&f, &bits, sizeof f);
+  }
+  return float_to_half(f);
+}
+
 }  // namespace qd

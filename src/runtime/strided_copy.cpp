@@ -12,11 +12,13 @@
 namespace qd {
 namespace {
 
-// Converted through float for f16 and through a bool test for u1, as numpy does.
+// Converted through float for f16 (f64 -> f16 in one rounding) and through a bool test for u1, as numpy does.
 template <typename To, typename From>
 inline To convert(From value) {
   if constexpr (std::is_same_v<From, Half>) {
     return convert<To>(half_to_float(value));
+  } else if constexpr (std::is_same_v<To, Half> && std::is_same_v<From, double>) {
+    return double_to_half(value);
   } else if constexpr (std::is_same_v<To, Half>) {
     return float_to_half(static_cast<float>(value));
   } else if constexpr (std::is_same_v<To, bool>) {

@@ -67,10 +67,39 @@ QD_FUNC float qd_half_bits_to_float(uint16_t h) {
 }
 #endif
 
+#ifdef __CUDACC__
+QD_FUNC uint16_t qd_double_to_half_bits(double value) {
+  unsigned short h;
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(value));
+  return h;
+}
+#else
+// f64 -> f16 in one rounding, as numpy does: a plain (float) first would round twice (1 + 2^-11 + 2^-30
+// would become the tie 1 + 2^-11, then 1.0; 65519.99999 would become 65520, then inf). So the double
+// goes to float rounded to odd (truncated, lowest bit set when inexact), which keeps the information
+// the float -> f16 round-to-nearest-even needs. Bit compares, not ==, so fast-math flags cannot fold it.
+QD_FUNC uint16_t qd_double_to_half_bits(double value) {
+  float f = static_cast<float>(value);
+  double back = static_cast<double>(f);
+  uint64_t want, got;
+  QD_BIT_COPY(&want, &value, 8);
+  QD_BIT_COPY(&got, &back, 8);
+  want &= 0x7fffffffffffffffull;
+  got &= 0x7fffffffffffffffull;
+  if (got != want) {
+    uint32_t bits = qd_float_bits(f);
+    if (got > want) bits -= 1;  // rounded away from zero: step back toward it
+    f = qd_bits_float(bits | 1u);
+  }
+  return qd_float_to_half_bits(f);
+}
+#endif
+
 struct qd_half {
   uint16_t bits;
   qd_half() = default;
   QD_FUNC qd_half from_bits(uint16_t b) { qd_half h; h.bits = b; return h; }
+  QD_FUNC qd_half from_double(double d) { return from_bits(qd_double_to_half_bits(d)); }
   QD_METHOD qd_half(float f) : bits(qd_float_to_half_bits(f)) {}
   QD_METHOD operator float() const { return qd_half_bits_to_float(bits); }
 };
