@@ -139,3 +139,117 @@ def test_f16_copies_round_like_numpy():
     x.from_numpy(a)
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(x.to_numpy(), a.astype(np.float16))
+
+
+# Values whose f64 -> f16 conversion must round once, as numpy does: through float first, the first two
+# become ties (then 1.0 and 1 + 2^-10, the wrong way), the third becomes 65520 (then inf, not 65504).
+F64_F16_CASES = [
+    1 + 2.0**-11 + 2.0**-30,
+    1 + 3 * 2.0**-11 - 2.0**-30,
+    65519.99999,
+    -65519.99999,
+    2.0**-25 + 2.0**-50,  # just above half the smallest subnormal: rounds up to it
+    2.0**-25,  # exactly half the smallest subnormal: a tie, rounds to zero
+    -0.0,
+    1e300,
+    float("-inf"),
+    float("nan"),
+]
+
+# Every kind of f16: zeros, the smallest and largest subnormals, the smallest normal, the largest finite,
+# infinities, NaN, and ordinary values of both signs.
+F16_SPECIALS = [0.0, -0.0, 2.0**-24, -(2.0**-24), 1023 * 2.0**-24, 2.0**-14, 65504.0, -65504.0,
+                float("inf"), float("-inf"), float("nan"), 1.5, -3.140625]
+
+
+def _assert_same_halves(got, want):
+    """Bit-equal f16 arrays (so -0.0 is not 0.0), except that any NaN matches any NaN."""
+    got, want = np.asarray(got, np.float16), np.asarray(want, np.float16)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = ~np.isnan(want)
+    np.testing.assert_array_equal(got[finite].view(np.uint16), want[finite].view(np.uint16))
+
+
+def _as_f16(values):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(values, np.float64).astype(np.float16)
+
+
+@pytest.mark.filterwarnings("ignore::quadrants.lang.pitfalls.PrecisionWarning")  # f64 with f16 on purpose
+def test_f64_to_f16_in_kernels_rounds_once_like_numpy():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def narrow(a: qd.types.ndarray(dtype=qd.f64, ndim=1), b: qd.types.ndarray(dtype=qd.f16, ndim=1)):
+        for i in range(a.shape[0]):
+            b[i] = qd.cast(a[i], qd.f16)
+
+    b = np.zeros(len(F64_F16_CASES), np.float16)
+    narrow(np.array(F64_F16_CASES), b)
+    _assert_same_halves(b, _as_f16(F64_F16_CASES))
+    assert b[0] == np.float16(1.0009765625) and b[2] == np.float16(65504.0)
+
+
+@pytest.mark.parametrize("source", ["f64", "f32"])
+@pytest.mark.parametrize("kind", ["ndarray", "field"])
+def test_converting_copies_into_f16_round_once_like_numpy(kind, source):
+    qd.init(arch=qd.cpu)
+    cases = F64_F16_CASES if source == "f64" else F16_CASES
+    a = np.array(cases, np.float64 if source == "f64" else np.float32)
+    x = (qd.ndarray if kind == "ndarray" else qd.field)(qd.f16, shape=len(a))
+    x.from_numpy(a)
+    _assert_same_halves(x.to_numpy(), _as_f16(a))
+
+
+def test_f16_scalar_parameters_round_python_floats_once_like_numpy():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def identity(x: qd.f16) -> qd.f16:
+        return x
+
+    got = [identity(value) for value in F64_F16_CASES]
+    _assert_same_halves(got, _as_f16(F64_F16_CASES))
+
+
+@pytest.mark.filterwarnings("ignore::quadrants.lang.pitfalls.PrecisionWarning")  # f64 with f16 on purpose
+@pytest.mark.parametrize("wide", ["f32", "f64"])
+def test_f16_widens_exactly_in_kernels_and_copies(wide):
+    qd.init(arch=qd.cpu)
+    wide_dtype, np_wide = getattr(qd, wide), np.dtype("float" + wide[1:])
+
+    @qd.kernel
+    def widen(a: qd.types.ndarray(dtype=qd.f16, ndim=1), b: qd.types.ndarray(dtype=wide_dtype, ndim=1)):
+        for i in range(a.shape[0]):
+            b[i] = qd.cast(a[i], wide_dtype)
+
+    a = np.array(F16_SPECIALS, np.float16)
+    want = a.astype(np_wide)
+    b = np.zeros(len(a), np_wide)
+    widen(a, b)
+    np.testing.assert_array_equal(np.signbit(b), np.signbit(want))
+    np.testing.assert_array_equal(b, want)  # NaN == NaN here; every other value exactly
+    y = qd.ndarray(wide_dtype, shape=len(a))
+    y.from_numpy(a)  # converting copy f16 -> wider
+    np.testing.assert_array_equal(y.to_numpy(), want)
+
+
+def test_f16_arithmetic_in_kernels_rounds_each_result_like_numpy():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def arith(a: qd.types.ndarray(dtype=qd.f16, ndim=1), b: qd.types.ndarray(dtype=qd.f16, ndim=1),
+              total: qd.types.ndarray(dtype=qd.f16, ndim=1), product: qd.types.ndarray(dtype=qd.f16, ndim=1)):
+        for i in range(a.shape[0]):
+            total[i] = a[i] + b[i]
+            product[i] = a[i] * b[i]
+
+    # Sums that land on ties (1 + 3*2^-11, 2048 + 1), overflow (65504 + 16, 300 * 300), subnormal products.
+    a = np.array([1.0, 1.0, 2048.0, 65504.0, 300.0, 2.0**-12, -1.0, float("nan")], np.float16)
+    b = np.array([3 * 2.0**-11, 2.0**-11, 1.0, 16.0, 300.0, 2.0**-12, 2.0**-11, 1.0], np.float16)
+    total, product = np.zeros_like(a), np.zeros_like(a)
+    arith(a, b, total, product)
+    with np.errstate(over="ignore", under="ignore"):
+        _assert_same_halves(total, a + b)
+        _assert_same_halves(product, a * b)
+    assert total[0] == np.float16(1.001953125) and total[2] == 2048.0 and np.isinf(total[3])
