@@ -34,6 +34,7 @@ struct ParamSpec {
   std::optional<DtypeCode> dtype;
   int ndim = -1;                       // -1: any, specialized per call
   std::vector<int64_t> element_shape;  // arrays: from a vector/matrix annotation; vectors: their shape
+  int element_dim = 0;                 // arrays: element_dim= without a shape: an external array's last axes
   int count = 1;                       // QdArgs filled
 };
 
@@ -237,6 +238,11 @@ class Launcher {
     if (p.is_array) {
       if (!t[3].is_none()) p.ndim = nb::cast<int>(t[3]);
       p.element_shape = nb::cast<std::vector<int64_t>>(t[4]);
+      if (nb::len(t) > 5 && !t[5].is_none()) p.element_dim = nb::cast<int>(t[5]);
+      if (p.element_dim < 0 || p.element_dim > 2) {
+        throw ValueError("Launcher: array parameter '" + p.name + "' has element_dim " + std::to_string(p.element_dim) +
+                         "; it must be 0, 1 or 2.");
+      }
     }
     if (p.is_vector) {  // ("vector", name, dtype, shape): passed by value as its entries
       p.element_shape = nb::cast<std::vector<int64_t>>(t[3]);
@@ -297,6 +303,7 @@ class Launcher {
         }
       }
     }
+    if (p.element_dim > 0) take_element_dims(i, view, element_ndim);
     if (p.dtype && view.dtype != *p.dtype) {
       throw TypeError(where(i) + ": expected dtype " + std::string(dtype_name(*p.dtype)) + ", but got " +
                       std::string(dtype_name(view.dtype)) + " (" + describe_object(obj) + ").");
@@ -354,6 +361,30 @@ class Launcher {
   }
 
   // A qd vector/matrix container must have the annotation's element shape.
+  // qd.types.ndarray(element_dim=K): an array without element axes of its own (numpy, torch) gives its last K
+  // axes; a vector/matrix container must already have K. Element extents live in 16 bits of the signature.
+  void take_element_dims(size_t i, const ArrayView& view, int& element_ndim) const {
+    const int wanted = params_[i].element_dim;
+    if (element_ndim == 0) {
+      if (view.ndim < wanted) {
+        throw ValueError(where(i) + ": element_dim=" + std::to_string(wanted) + " takes the last " +
+                         std::to_string(wanted) + " axes as vector/matrix elements, but got an array of shape " +
+                         shape_text(view.shape, view.ndim) + ".");
+      }
+      element_ndim = wanted;
+    } else if (element_ndim != wanted) {
+      throw TypeError(where(i) + ": expected " + (wanted == 1 ? "vector" : "matrix") + " elements (element_dim=" +
+                      std::to_string(wanted) + "), but got a container of " +
+                      (element_ndim == 1 ? "vectors" : "matrices") + ".");
+    }
+    for (int e = view.ndim - element_ndim; e < view.ndim; ++e) {
+      if (view.shape[e] > 0xffff) {
+        throw ValueError(where(i) + ": a vector/matrix element extent is at most 65535, but the array of shape " +
+                         shape_text(view.shape, view.ndim) + " gives " + std::to_string(view.shape[e]) + ".");
+      }
+    }
+  }
+
   void check_element_shape(size_t i, const ArrayView& view, int element_ndim) const {
     const std::vector<int64_t>& expected = params_[i].element_shape;
     const int64_t* given = view.shape + (view.ndim - element_ndim);

@@ -186,8 +186,7 @@ class Leaf:
         """The tuple `_core.Launcher` expects for this leaf (error messages name it 'info.member')."""
         if self.kind == "scalar":
             return ("scalar", self.label, scalar_dtype_name(self.annotation))
-        annotation = self.annotation
-        return ("array", self.label, annotation.dtype_name(), annotation.ndim, tuple(annotation.element_shape()))
+        return self.annotation.launcher_entry(self.label)
 
 
 class PlanChanged(Exception):

@@ -50,8 +50,7 @@ class KernelParam:
         if self.kind == "vector":  # the launcher packs its entries as scalars
             dtype = float if self.annotation.dtype is None else self.annotation.dtype
             return ("vector", self.name, scalar_dtype_name(dtype), tuple(self.annotation.shape))
-        return ("array", self.name, self.annotation.dtype_name(), self.annotation.ndim,
-                tuple(self.annotation.element_shape()))
+        return self.annotation.launcher_entry(self.name)
 
 
 def _annotations(fn):

@@ -25,8 +25,8 @@ class NdarrayType:
         self.dtype = _element_dtype(dtype, element_dim, element_shape)
         self.ndim = ndim
         # Upstream's element_dim= without element_shape=: vector (1) or matrix (2) elements of any size. A quadrants
-        # vector/matrix ndarray specializes its element shape per call, as for qd.types.ndarray(); an external array's
-        # trailing axes are not split off into elements yet (they stay scalar axes).
+        # vector/matrix ndarray specializes its element shape per call, as for qd.types.ndarray(), and an external
+        # array's last element_dim axes become the elements (the launcher splits them off).
         self.element_dim = element_dim if element_shape is None else len(element_shape)
         self.needs_grad = needs_grad  # accepted as upstream does; gradients come from the argument itself
         self.boundary = boundary  # upstream's out-of-bound policy name; quadrants checks bounds in debug mode
@@ -39,6 +39,12 @@ class NdarrayType:
 
     def element_shape(self):
         return self.dtype.shape if isinstance(self.dtype, VectorType) else ()
+
+    def launcher_entry(self, name):
+        """The tuple `_core.Launcher` expects for a parameter of this type; element_dim= without an element
+        shape makes an external array's last axes the vector/matrix elements."""
+        element_dim = 0 if self.element_shape() else (self.element_dim or 0)
+        return ("array", name, self.dtype_name(), self.ndim, tuple(self.element_shape()), element_dim)
 
     def __repr__(self):
         return f"qd.types.ndarray(dtype={self.dtype!r}, ndim={self.ndim!r})"
