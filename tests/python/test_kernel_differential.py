@@ -397,12 +397,26 @@ def fast(max_examples):
                     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 
 
+# Each property runs twice: over a fixed corpus (derandomized, no example database), the same cases on
+# every run for a given hypothesis version, so coverage does not change from run to run; and over
+# fresh random draws. A failure prints its falsifying example, including the `seed` drawn for the data.
+def corpus(max_examples):
+    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
+                    phases=[Phase.explicit, Phase.generate],
+                    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+
+
+def fixed_and_random(fixed, random, **strategies):
+    """(corpus test, random test) of one property body: `fixed` corpus cases, then `random` fresh ones."""
+    def build(body):
+        return corpus(fixed)(given(**strategies)(body)), fast(random)(given(**strategies)(body))
+    return build
+
+
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-@fast(40)
-@given(case=typed_programs(), seed=st.integers(0, 2**32 - 1))
-def test_random_expressions_match_the_reference(kernel_dir, case, seed):
+def expressions_match_the_reference(kernel_dir, case, seed):
     var_types, expression = case
     result_type = node_type(expression, var_types)
     kernel = load_module(kernel_dir, expression_kernel_source(expression, var_types, result_type)).compute
@@ -414,6 +428,10 @@ def test_random_expressions_match_the_reference(kernel_dir, case, seed):
         out = np.zeros(rows, dtype=NUMPY[result_type])
         kernel(*data, out)
         assert_matches(expression, var_types, columns, out, expected)
+
+
+test_corpus_expressions_match_the_reference, test_random_expressions_match_the_reference = fixed_and_random(
+    40, 20, case=typed_programs(), seed=st.integers(0, 2**32 - 1))(expressions_match_the_reference)
 
 
 def test_comparison_as_operand_of_a_runtime_helper(kernel_dir):
@@ -503,9 +521,7 @@ def control_flow_functions(draw):
     return f"def f(a, b) -> qd.i32:\n    s = a\n    t = b\n{body}    return s * 3 + t\n"
 
 
-@fast(25)
-@given(function=control_flow_functions(), seed=st.integers(0, 2**32 - 1))
-def test_random_control_flow_matches_python(kernel_dir, function, seed):
+def control_flow_matches_python(kernel_dir, function, seed):
     source = (f"{function}\n\nreference = f\nf = qd.func(f)\n\n\n@qd.kernel\n"
               "def run(a: qd.types.ndarray(dtype=qd.i32, ndim=1), b: qd.types.ndarray(dtype=qd.i32, ndim=1),\n"
               "        out: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
@@ -521,6 +537,10 @@ def test_random_control_flow_matches_python(kernel_dir, function, seed):
                                 f"{out[mismatch[0]]}, Python {expected[mismatch[0]]}")
 
 
+test_corpus_control_flow_matches_python, test_random_control_flow_matches_python = fixed_and_random(
+    25, 12, function=control_flow_functions(), seed=st.integers(0, 2**32 - 1))(control_flow_matches_python)
+
+
 # ---- 3. atomics, empty loops, vectors ---------------------------------------------------------------
 @qd.kernel
 def histogram_and_extremes(x: qd.types.ndarray(dtype=qd.i32, ndim=1), bins: qd.types.ndarray(dtype=qd.i64, ndim=1),
@@ -534,9 +554,7 @@ def histogram_and_extremes(x: qd.types.ndarray(dtype=qd.i32, ndim=1), bins: qd.t
     return total
 
 
-@fast(15)
-@given(values=st.lists(st.integers(-2**31, 2**31 - 1), max_size=3000), bin_count=st.integers(1, 9))
-def test_atomics_under_parallel_loops_are_exact(values, bin_count):
+def atomics_under_parallel_loops_are_exact(values, bin_count):
     x = np.array(values, dtype=np.int32)
     bins = np.zeros(bin_count, dtype=np.int64)
     extremes = np.array([np.iinfo(np.int32).min, np.iinfo(np.int32).max], dtype=np.int32)
@@ -545,6 +563,11 @@ def test_atomics_under_parallel_loops_are_exact(values, bin_count):
     np.testing.assert_array_equal(bins, np.bincount(x.astype(np.int64) % bin_count, minlength=bin_count))
     if values:
         assert extremes.tolist() == [max(values), min(values)]
+
+
+test_corpus_atomics_under_parallel_loops_are_exact, test_random_atomics_under_parallel_loops_are_exact = (
+    fixed_and_random(15, 8, values=st.lists(st.integers(-2**31, 2**31 - 1), max_size=3000),
+                     bin_count=st.integers(1, 9))(atomics_under_parallel_loops_are_exact))
 
 
 @qd.kernel
@@ -557,11 +580,14 @@ def count_iterations(x: qd.types.ndarray(dtype=qd.f32, ndim=2), a: qd.i32, b: qd
     return n
 
 
-@fast(15)
-@given(shape=st.tuples(st.integers(0, 3), st.integers(0, 3)), a=st.integers(-2, 3), b=st.integers(-1, 4))
-def test_struct_for_and_ndrange_with_empty_extents(shape, a, b):
+def struct_for_and_ndrange_with_empty_extents(shape, a, b):
     expected = shape[0] * shape[1] + 100 * max(a, 0) * max(2 - b, 0)
     assert count_iterations(np.zeros(shape, dtype=np.float32), a, b) == expected
+
+
+test_corpus_struct_for_and_ndrange_with_empty_extents, test_random_struct_for_and_ndrange_with_empty_extents = (
+    fixed_and_random(15, 8, shape=st.tuples(st.integers(0, 3), st.integers(0, 3)), a=st.integers(-2, 3),
+                     b=st.integers(-1, 4))(struct_for_and_ndrange_with_empty_extents))
 
 
 @qd.kernel
@@ -579,9 +605,7 @@ def vector_ops(m: qd.types.ndarray(dtype=qd.types.matrix(3, 3, qd.f64), ndim=1),
         norms[i] = v[i].norm() + w[i].dot(v[i])
 
 
-@fast(15)
-@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(0, 40))
-def test_vector_and_matrix_ops_match_numpy(seed, rows):
+def vector_and_matrix_ops_match_numpy(seed, rows):
     rng = np.random.default_rng(seed)
     m, v, w = rng.normal(size=(rows, 3, 3)), rng.normal(size=(rows, 3)), rng.normal(size=(rows, 3))
     product, crossed, norms = np.zeros((rows, 3)), np.zeros((rows, 3)), np.zeros(rows)
@@ -591,3 +615,7 @@ def test_vector_and_matrix_ops_match_numpy(seed, rows):
     np.testing.assert_allclose(crossed, np.cross(v, w), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(transposed, np.einsum("rki,rkj->rij", m, m), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(norms, np.linalg.norm(v, axis=1) + (v * w).sum(axis=1), rtol=1e-12, atol=1e-12)
+
+
+test_corpus_vector_and_matrix_ops_match_numpy, test_random_vector_and_matrix_ops_match_numpy = fixed_and_random(
+    15, 8, seed=st.integers(0, 2**32 - 1), rows=st.integers(0, 40))(vector_and_matrix_ops_match_numpy)
