@@ -186,3 +186,71 @@ def test_numbers_given_to_a_tensor_parameter_are_compile_time_values():
 def test_dataclass_with_a_tensor_member_must_be_given_its_dataclass():
     with pytest.raises(TypeError, match="must be a Info instance"):
         shift(object(), np.zeros(4, np.float32))
+
+
+@dataclasses.dataclass(frozen=True)
+class Fields:
+    src: qd.Tensor
+    dst: qd.Tensor
+
+
+@qd.kernel
+def copy_fields(f: Fields):
+    for i in range(f.src.shape[0]):
+        f.dst[i] = f.src[i]
+
+
+def _field(values):
+    f = qd.tensor(qd.f32, len(values), backend=qd.Backend.FIELD)
+    f.from_numpy(np.asarray(values, np.float32))
+    return f
+
+
+def test_a_frozen_dataclass_keeps_its_key_and_copies_never_reuse_it():
+    import copy
+
+    a = Fields(_field([1, 2]), _field([0, 0]))
+    copy_fields(a)
+    copy_fields(a)  # the key kept on the instance
+    np.testing.assert_array_equal(a.dst.to_numpy(), [1, 2])
+    b = copy.copy(a)  # the kept key is copied along with the instance's __dict__ ...
+    object.__setattr__(b, "src", _field([7, 8]))  # ... so it must not select a's entry for b's new fields
+    object.__setattr__(b, "dst", _field([0, 0]))
+    copy_fields(b)
+    np.testing.assert_array_equal(b.dst.to_numpy(), [7, 8])
+    np.testing.assert_array_equal(a.dst.to_numpy(), [1, 2])
+    c = dataclasses.replace(a, dst=_field([0, 0]))
+    copy_fields(c)
+    np.testing.assert_array_equal(c.dst.to_numpy(), [1, 2])
+
+
+def test_mutable_and_slotted_dataclasses_are_keyed_on_every_call():
+    @dataclasses.dataclass
+    class Mutable:
+        src: qd.Tensor
+        dst: qd.Tensor
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Slotted:
+        src: qd.Tensor
+        dst: qd.Tensor
+
+    @qd.kernel
+    def run(m: Mutable):
+        for i in range(m.src.shape[0]):
+            m.dst[i] = m.src[i] * 2
+
+    @qd.kernel
+    def run_slotted(m: Slotted):
+        for i in range(m.src.shape[0]):
+            m.dst[i] = m.src[i] * 3
+
+    m = Mutable(_field([1, 2]), _field([0, 0]))
+    run(m)
+    m.src = _field([5, 6])  # reassigned member: a different field, a different entry
+    run(m)
+    np.testing.assert_array_equal(m.dst.to_numpy(), [10, 12])
+    s = Slotted(_field([1, 2]), _field([0, 0]))
+    run_slotted(s)
+    run_slotted(Slotted(_field([4, 5]), s.dst))
+    np.testing.assert_array_equal(s.dst.to_numpy(), [12, 15])

@@ -9,7 +9,7 @@
 import keyword
 import numbers
 
-from .tensor_params import ARRAY, slot_value
+from .tensor_params import _ARRAY_TYPES, _WRAPPERS, ARRAY, slot_value
 
 _PLAIN = frozenset({int, float, bool, str, complex, type(None), type(ARRAY)})
 _BY_ID = set()  # types whose template values are keyed by id(), so later calls skip _slow_key
@@ -59,33 +59,65 @@ def tensor_key(value):
 
 
 def _slot_key(base, path, kind):
-    """template_key() of one slot, inlined: a call costs more than the key itself."""
+    """template_key() (tensor_key() for kind 'tensor') of one slot, inlined: a call costs more than the key."""
     value = _access(base, path)
-    if kind == "tensor":
-        return f"_qd_tensor_key({value})"
+    if kind == "tensor":  # arrays, bare or in a qd.Tensor wrapper, all have one key
+        return (f"(_qd_ARRAY_KEY if (_qd_t := type(_qd_v := {value})) in _qd_ARRAYS or (_qd_t in _qd_WRAPPERS "
+                f"and type(_qd_v._impl) in _qd_ARRAYS) else _qd_tensor_key(_qd_v))")
     return (f"((_qd_t, _qd_v) if (_qd_t := type(_qd_v := {value})) in _qd_PLAIN "
             f"else id(_qd_v) if _qd_t in _qd_BY_ID else _qd_slow_key(_qd_v))")
 
 
-def _keys_source(names, slots):
-    return "(" + "".join(_slot_key(names[k], path, kind) + ", " for k, path, kind in slots) + ")"
+def _keys_source(names, slots, cached):
+    """The key tuple's source. The slots of a parameter in `cached` ({position: attribute}: frozen dataclasses)
+    make one sub-key, computed once per instance and kept on it with the instance's id(), which a copy does not
+    share (a deep copy has new members). Genesis passes frozen dataclasses with dozens of qd.Tensor members."""
+    parts, seen = [], set()
+    for k, path, kind in slots:
+        if k not in cached:
+            parts.append(_slot_key(names[k], path, kind))
+        elif k not in seen:
+            seen.add(k)
+            name = names[k]
+            parts.append(f"(_qd_c[1] if (_qd_c := getattr({name}, {cached[k]!r}, None)) is not None and "
+                         f"_qd_c[0] == id({name}) else _qd_store{k}({name}))")
+    return "(" + "".join(part + ", " for part in parts) + ")"
+
+
+def _store_functions_source(names, slots, cached):
+    """The _qd_storeK functions: compute a cached parameter's sub-key and keep it on the instance if it can."""
+    source = ""
+    for k, attr in cached.items():
+        own = [(0, path, kind) for j, path, kind in slots if j == k]
+        source += (f"def _qd_store{k}(v):\n"
+                   f"    key = {_keys_source(['v'], own, {})}\n"
+                   f"    try:\n"
+                   f"        _qd_setattr(v, {attr!r}, (id(v), key))\n"
+                   f"    except (AttributeError, TypeError):  # __slots__ dataclasses: computed on every call\n"
+                   f"        pass\n"
+                   f"    return key\n")
+    return source
 
 
 def _compile(source, function_name, label, namespace):
-    namespace.update(_qd_PLAIN=_PLAIN, _qd_BY_ID=_BY_ID, _qd_slow_key=_slow_key, _qd_tensor_key=tensor_key)
+    namespace.update(_qd_PLAIN=_PLAIN, _qd_BY_ID=_BY_ID, _qd_slow_key=_slow_key, _qd_tensor_key=tensor_key,
+                     _qd_ARRAY_KEY=template_key(ARRAY), _qd_ARRAYS=_ARRAY_TYPES, _qd_WRAPPERS=frozenset(_WRAPPERS),
+                     _qd_setattr=object.__setattr__)
     code = compile(source, f"<quadrants {label}>", "exec")
     exec(code, namespace)  # noqa: S102 - source built here from parameter names, positions and attribute names
     return namespace[function_name]
 
 
-def make_key_function(names, slots):
+def make_key_function(names, slots, cached=None):
     """key(*args): the template key of one call; slots are (parameter position, attribute path, kind) triples,
-    kind 'template' or 'tensor' (tensor_params.py)."""
-    source = f"def key({', '.join(names)}):\n    return {_keys_source(names, slots)}\n"
+    kind 'template' or 'tensor' (tensor_params.py); cached: see _keys_source."""
+    cached = cached or {}
+    source = _store_functions_source(names, slots, cached)
+    source += f"def key({', '.join(names)}):\n    return {_keys_source(names, slots, cached)}\n"
     return _compile(source, "key", "template key", {})
 
 
-def make_kernel_function(label, names, slots, lookup, miss, retry, check):
+def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached=None):
     """The function users call: finds the entry for this call's template key and runs it.
 
     lookup(key) -> entry or None; miss(key, args) -> a new entry; retry(key, args) runs the call again
@@ -96,10 +128,11 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check):
 
     params = ", ".join(names)
     args = f"({params},)" if names else "()"
-    source = (
+    cached = cached or {}
+    source = _store_functions_source(names, slots, cached) + (
         f"def kernel({params}):\n"
         f"    try:\n"
-        f"        _qd_key = {_keys_source(names, slots)}\n"
+        f"        _qd_key = {_keys_source(names, slots, cached)}\n"
         f"    except AttributeError:\n"
         f"        _qd_check({args})\n"
         f"        raise\n"

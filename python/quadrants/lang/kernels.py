@@ -108,6 +108,12 @@ def _kernel_params(fn, annotations):
     return params
 
 
+def _all_frozen(schema):
+    if not schema.cls.__dataclass_params__.frozen:
+        return False
+    return all(_all_frozen(m.schema) for m in schema.members.values() if m.kind == "struct")
+
+
 def _depends_on_defaults(param):
     """Whether the parameter's dtype comes from qd.init()'s default_fp/default_ip (int, float, or a
     vector type without a dtype), so its launcher must be rebuilt after every init."""
@@ -145,6 +151,12 @@ class KernelDefinition:
             self.template_slots += [(k, path[1:], kind) for path, kind in self.params[k].schema.template_paths((name,))]
         self.return_spec = self._return_spec()  # reports a bad return annotation at decoration time
         self.result_fn = self.return_spec.result_fn() if self.return_spec is not None else None
+
+    def cached_struct_keys(self):
+        """{position: attribute} of the frozen dataclass parameters (nested dataclasses frozen too) whose part of
+        the template key is computed once per instance (kernel_dispatch._keys_source)."""
+        return {k: f"_qd_key_{id(self.params[k].schema.cls):x}" for k in self.struct_positions
+                if _all_frozen(self.params[k].schema)}
 
     @property
     def needs_python_dispatch(self):
@@ -311,9 +323,10 @@ class Kernel(KernelMixin):
         self.fn = definition.fn
         self._instances = {}  # template key -> entry; cleared, never replaced: the function holds its .get
         names = [p.name for p in definition.params]
-        self._key_of = make_key_function(names, definition.template_slots)
+        cached = definition.cached_struct_keys()
+        self._key_of = make_key_function(names, definition.template_slots, cached)
         function = make_kernel_function(self.fn.__name__, names, definition.template_slots, self._instances.get,
-                                        self._miss, self._retry, self._check_struct_arguments)
+                                        self._miss, self._retry, self._check_struct_arguments, cached)
         functools.update_wrapper(function, self.fn)
         function.__defaults__ = self.fn.__defaults__
         for attr in ("definition", "fn", "ir", "export_ir", "grad", "params", "runtime_positions"):
