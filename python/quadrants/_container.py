@@ -96,6 +96,7 @@ class ArrayContainer:
 
     def copy_from(self, other):
         """Copies another field or ndarray of the same shape into this one."""
+        other = getattr(other, "_unwrap", lambda: other)()  # a qd.Tensor copies as what it wraps
         if not isinstance(other, ArrayContainer):
             raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
         self._array.copy_from(other._array, "copy_from", parallel=True)
@@ -206,6 +207,11 @@ class ArrayContainer:
             raise BufferError("Cannot export read-only memory as a legacy DLPack capsule, which cannot mark "
                               "it read-only; ask for max_version=(1, 0) or later.")
         return self._array.to_dlpack(versioned)
+
+    def to_dlpack(self, versioned=False):
+        """A DLPack capsule of this container's memory, without a copy (upstream's to_dlpack()): the legacy
+        capsule, or a versioned one (DLPack 1.0, which can mark memory read-only) with versioned=True."""
+        return self.__dlpack__(max_version=(1, 0) if versioned else None)
 
     def __dlpack_device__(self):
         return self._array.device

@@ -264,6 +264,7 @@ class Field(ArrayContainer):
     def copy_from(self, other):
         """Copies another field or ndarray of the same shape into this one (activating every cell)."""
         self._check_storage()
+        other = getattr(other, "_unwrap", lambda: other)()  # a qd.Tensor copies as what it wraps
         if self._layout is None:
             ArrayContainer.copy_from(self, other)
             return

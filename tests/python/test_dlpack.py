@@ -330,3 +330,24 @@ def test_from_dlpack_of_an_unsupported_dtype_names_it_and_the_supported_ones():
     message = r"Unsupported DLPack dtype \(code 5, 64 bits, 1 lanes\); quadrants supports bool"
     with pytest.raises(TypeError, match=message):
         qd.from_dlpack(torch.zeros(2, dtype=torch.complex64))
+
+
+@pytest.mark.parametrize("make", [qd.ndarray, qd.field])
+@pytest.mark.parametrize("versioned", [False, True])
+def test_to_dlpack_gives_a_capsule_that_shares_memory(make, versioned):
+    x = make(qd.i32, (3, 2))
+    x[1, 1] = 5
+    t = torch.utils.dlpack.from_dlpack(x.to_dlpack(versioned=versioned))
+    assert t.dtype == torch.int32 and tuple(t.shape) == (3, 2) and t[1, 1].item() == 5
+    t[2, 0] = 9
+    assert x[2, 0] == 9
+
+
+def test_copy_from_looks_through_tensor_wrappers():
+    a = qd.tensor(qd.f32, 3)
+    a.from_numpy(np.array([1, 2, 3], np.float32))
+    b = qd.tensor(qd.f32, 3, backend=qd.Backend.FIELD)
+    b.copy_from(a)
+    c = qd.ndarray(qd.f32, 3)
+    c.copy_from(b)
+    assert c.to_numpy().tolist() == [1, 2, 3]
