@@ -33,7 +33,7 @@ from ._logging import CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, is_logging_effe
 from ._runtime import cpu, cuda, gpu, init, reset, sync
 from .backends import backend_of
 from .cpp_kernels import cpp_kernel
-from .field import Field, MatrixField, field
+from .field import Field, MatrixField, ScalarField, field
 from .interop import from_dlpack
 from .lang import *  # noqa: F401,F403  kernel, func, types, math, atomics, errors, ...
 from .lang import impl  # noqa: F401  qd.lang.impl, upstream's runtime internals that programs reach into

@@ -33,14 +33,16 @@ class Tensor:
     Wrapping one of ours gives `_unwrap()`, `shape`, `dtype` and the container's own methods.
     """
 
-    __slots__ = ("_impl",)
+    __slots__ = ("_impl", "_grad", "_dual")
 
     def __init__(self, impl):
-        if isinstance(impl, Tensor):
-            impl = impl._impl
+        if isinstance(impl, Tensor):  # as upstream: a wrapper of a wrapper would confuse identity
+            raise TypeError("qd.Tensor(...) requires a qd.field or qd.ndarray, but got a qd.Tensor, which is wrapped "
+                            "already; pass it as it is, or its ._unwrap().")
         if not isinstance(impl, ArrayContainer):
-            raise TypeError(f"qd.Tensor(...) wraps a qd.field or qd.ndarray, but got {type(impl).__name__}.")
+            raise TypeError(f"qd.Tensor(...) requires a qd.field or qd.ndarray, but got {type(impl).__name__}.")
         self._impl = impl
+        self._grad = self._dual = None
 
     def _unwrap(self):
         return self._impl
@@ -63,12 +65,28 @@ class Tensor:
         self._impl[key] = value
 
     @property
+    def grad(self):
+        """The gradient container, wrapped like this one (the same wrapper on every access)."""
+        if self._grad is None:
+            self._grad = wrap(self._impl.grad)
+        return self._grad
+
+    @property
+    def dual(self):
+        """The dual (forward-mode) container, wrapped like this one (the same wrapper on every access)."""
+        if self._dual is None:
+            self._dual = wrap(self._impl.dual)
+        return self._dual
+
+    @property
     def layout(self):
         """The axis permutation given to qd.tensor(layout=...), None for the natural order (see tensor())."""
         return getattr(self._impl, "_qd_layout", None)
 
     def __repr__(self):
-        return f"qd.Tensor({self._impl!r})"
+        layout = "" if self.layout is None else f", layout={self.layout}"
+        return (f"qd.{type(self).__name__}(backend={self.backend.name}, shape={tuple(self._impl.shape)}, "
+                f"dtype={self._impl.dtype}{layout})")
 
 
 class _ElementTensor(Tensor):
@@ -174,7 +192,8 @@ def _check_tensor_kwargs(factory, kwargs, accepted):
     """Upstream's tensor factories take only these options; the others belong to qd.field/qd.ndarray."""
     if "order" in kwargs:
         hint = ("pass layout=(...) instead" if "layout" in accepted else
-                "use the underlying qd.Vector.field / qd.Matrix.field for non-default storage order")
+                "layout= is not supported for vector/matrix tensors either; use the underlying qd.Vector.field / "
+                "qd.Matrix.field for non-default storage order")
         raise TypeError(f"{factory}(...) does not accept order=; {hint}")
     extra = sorted(set(kwargs) - set(accepted))
     if extra:

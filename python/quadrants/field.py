@@ -312,6 +312,10 @@ class MatrixField(MatrixContainer, Field):
         )
 
 
+class ScalarField(Field):
+    """A field of scalars (upstream's class name: qd.field(qd.f32, ...) is a ScalarField)."""
+
+
 class HiddenField(Field):
     """Storage the layout adds (activity masks, dynamic lengths): a dense array in no SNode tree."""
 
@@ -335,7 +339,7 @@ def field(dtype, shape=None, **kwargs):
         return MatrixField(element_dtype(dtype), shape, dtype.shape, **kwargs)
     if isinstance(dtype, StructType):  # a struct field: one field per member (struct.py)
         return dtype.field(shape, **kwargs)
-    return Field(dtype, shape, (), **kwargs)
+    return ScalarField(dtype, shape, (), **kwargs)
 
 
 def element_dtype(vector_type):

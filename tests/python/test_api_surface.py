@@ -56,13 +56,22 @@ def test_layout_and_backend_enums():
 def test_tensor_wraps_a_container():
     field = qd.field(qd.f32, shape=(2, 3))
     tensor = qd.Tensor(field)
-    assert tensor._unwrap() is field and qd.Tensor(tensor)._unwrap() is field
+    assert tensor._unwrap() is field and isinstance(field, qd.ScalarField)
     assert tensor.shape == (2, 3) and tensor.backend is qd.Backend.FIELD
     tensor.fill(1.5)
     assert tensor.to_numpy().tolist() == [[1.5] * 3] * 2
     assert qd.Tensor(qd.ndarray(qd.i32, shape=4)).backend is qd.Backend.NDARRAY
-    with pytest.raises(TypeError, match=r"qd.Tensor\(...\) wraps a qd.field or qd.ndarray, but got list."):
+    with pytest.raises(TypeError, match=r"qd.Tensor\(...\) requires a qd.field or qd.ndarray, but got list."):
         qd.Tensor([1, 2])
+    with pytest.raises(TypeError, match=r"requires a qd.field or qd.ndarray, but got a qd.Tensor, which is wrapped"):
+        qd.Tensor(tensor)  # as upstream: a wrapper of a wrapper would confuse identity
+    assert repr(qd.tensor(qd.i32, (2, 3), layout=(1, 0))) == "qd.Tensor(backend=NDARRAY, shape=(2, 3), dtype=qd.i32, layout=(1, 0))"
+
+
+def test_tensor_grad_is_wrapped_once():
+    tensor = qd.tensor(qd.f32, 4, needs_grad=True, backend=qd.Backend.FIELD)
+    assert isinstance(tensor.grad, qd.Tensor) and tensor.grad is tensor.grad
+    assert tensor.grad._unwrap() is tensor._unwrap().grad
 
 
 def test_extensions():
