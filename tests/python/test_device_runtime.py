@@ -291,6 +291,11 @@ static float atomicExch(float* p, float v) { float old; __atomic_exchange(p, &v,
 static unsigned short qd_ptx_cvt_rn_f16_f32(float x) { _Float16 h = (_Float16)x; unsigned short b; memcpy(&b, &h, 2); return b; }
 static unsigned short qd_ptx_cvt_rn_f16_f64(double x) { _Float16 h = (_Float16)x; unsigned short b; memcpy(&b, &h, 2); return b; }
 static float qd_ptx_cvt_f32_f16(unsigned short b) { _Float16 h; memcpy(&h, &b, 2); return (float)h; }
+static unsigned short qd_ptx_cvt_rz_f16_f32(float x) {  // toward zero: one step back where rn went away
+  unsigned short b = qd_ptx_cvt_rn_f16_f32(x);
+  float back = qd_ptx_cvt_f32_f16(b);
+  return __builtin_fabsf(back) > __builtin_fabsf(x) ? (unsigned short)(b - 1) : b;
+}
 """
 
 ASM = re.compile(r'asm\(\s*"([a-z0-9.]+) %0, %1;"\s*:\s*"=\w+"\((\w+)\)\s*:\s*"\w+"\((.*?)\)\);')

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+# scripts/mutation_check.py: plants known plausible bugs one at a time in a scratch worktree and reports which the tests catch.
+"""Mutation check: does the test suite notice plausible bugs?
+
+Each mutant below replaces one exact piece of text in one file (the text must occur exactly once)
+with a plausible bug, in a scratch git worktree of the commit under test (never in this checkout).
+For each mutant the script applies it, rebuilds (scripts/build.sh: incremental, under the shared
+build lock), runs the tests chosen for that mutant (not the whole suite) on the CPU and/or on the
+CUDA driver emulation, restores the file and records CAUGHT (a test failed, or the build did) or
+MISSED (every chosen test passed). It first runs every chosen test set unmutated, so a failure of
+the baseline is reported instead of being counted as a catch.
+
+It is a developer tool, not part of CI: a full run takes about 20-30 minutes on 2 cores.
+
+    python3 scripts/mutation_check.py                  # every mutant, worktree /tmp/wt-mut
+    python3 scripts/mutation_check.py --list           # the mutants and their tests
+    python3 scripts/mutation_check.py --only cuda_float_atomic_sub_adds numpy_u16_as_i16
+    python3 scripts/mutation_check.py --markdown out.md  # also write the result table
+
+The worktree is created at the commit under test (default HEAD) with `git worktree add --detach` and
+set up with scripts/setup.sh (its own .venv and build, about 3 minutes) the first time; later runs
+check out the commit there again and rebuild incrementally. Commit tests before checking them.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RUNTIME = "src/codegen/runtime/qd_runtime.h"
+
+
+@dataclass
+class Mutant:
+    name: str
+    path: str
+    old: str
+    new: str
+    tests: list  # pytest arguments (files, -k expressions)
+    why: str  # what the planted bug does
+    modes: tuple = ("cpu",)  # "cpu": plain pytest; "cuda": QD_TEST_ARCH=cuda on the driver emulation
+    extra: dict = field(default_factory=dict)
+
+
+MUTANTS = [
+    # ---- the three blind spots of issue 18 ----
+    Mutant("numpy_u16_as_i16", "src/bindings/arg_adapters.cpp",
+           "case 4: out = DtypeCode::u16; return true;", "case 4: out = DtypeCode::i16; return true;",
+           ["tests/python/test_dtype_values.py", "tests/python/test_dtype_paths.py"],
+           "interop: numpy uint16 arrays read as int16 by the argument adapter"),
+    Mutant("f16_round_without_ties_to_even", RUNTIME,
+           "x += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;",
+           "x += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu;",
+           ["tests/python/test_dtype_values.py", "-k", "f16"],
+           "runtime: f32 -> f16 in kernels rounds ties down instead of to even"),
+    Mutant("cuda_float_atomic_sub_adds", RUNTIME,
+           "QD_ATOMIC_NATIVE(sub, float, atomicAdd(p, -v))", "QD_ATOMIC_NATIVE(sub, float, atomicAdd(p, v))",
+           ["tests/python/test_device_runtime.py"],
+           "runtime (CUDA only): float atomic_sub adds"),
+    # ---- interop and the launcher ----
+    Mutant("buffer_uint16_signed", "src/bindings/arg_adapters.cpp",
+           "bool is_signed = c == 'b' || c == 'h' ||", "bool is_signed = c == 'b' || c == 'h' || c == 'H' ||",
+           ["tests/python/test_dtype_paths.py"],
+           "interop: buffer-protocol format 'H' (uint16) taken as signed"),
+    Mutant("dlpack_matches_bits_only", "src/runtime/dtype.cpp",
+           "if (ours.code == dtype.code && ours.bits == dtype.bits) return info.code;",
+           "if (ours.bits == dtype.bits) return info.code;",
+           ["tests/python/test_dtype_paths.py", "tests/python/test_dtype_values.py"],
+           "interop: a DLPack dtype matched by width only (uint16 tensors become int16)"),
+    Mutant("signature_ignores_contiguity", "src/runtime/launch.cpp",
+           "(static_cast<uint64_t>(view.is_contiguous()) << 12)", "(static_cast<uint64_t>(1) << 12)",
+           ["tests/python/test_dtype_paths.py", "-k", "strided"],
+           "launcher: a strided array reuses the specialization compiled for contiguous ones"),
+    Mutant("bounds_check_off_by_one", RUNTIME,
+           "if (index[d] < 0 || index[d] >= arg->shape[d]) {", "if (index[d] < 0 || index[d] > arg->shape[d]) {",
+           ["tests/python/test_launch_errors.py", "tests/python/test_runtime_indexing.py"],
+           "runtime: the debug bounds check lets index == shape through"),
+    Mutant("cache_digest_unchecked", "src/jit/disk_cache.cpp",
+           "if (!whole || sha256_hex(bytes) != digest) return std::nullopt;", "if (!whole) return std::nullopt;",
+           ["tests/python/test_kernel_cache.py"],
+           "jit: a cached library whose bytes no longer match its manifest's SHA-256 is loaded"),
+    # ---- runtime: the CUDA branches (only test_device_runtime.py can see them without a GPU) ----
+    Mutant("cuda_byte_lane_mask_too_wide", RUNTIME,
+           "unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;",
+           "unsigned int mask = 0xffffu << shift;",
+           ["tests/python/test_device_runtime.py"],
+           "runtime (CUDA only): 1-byte atomics overwrite the neighbouring byte"),
+    Mutant("cuda_u64_min_signed", RUNTIME,
+           "QD_ATOMIC_NATIVE(min, uint64_t, atomicMin((qd_u64_word*)p, (qd_u64_word)v))",
+           "QD_ATOMIC_NATIVE(min, uint64_t, atomicMin((long long*)p, (long long)v))",
+           ["tests/python/test_device_runtime.py"],
+           "runtime (CUDA only): u64 atomic_min compares as signed"),
+    Mutant("cuda_f16_round_toward_zero", RUNTIME,
+           'asm("cvt.rn.f16.f32 %0, %1;"', 'asm("cvt.rz.f16.f32 %0, %1;"',
+           ["tests/python/test_device_runtime.py"],
+           "runtime (CUDA only): f32 -> f16 truncates"),
+    Mutant("cuda_cas_loop_no_retry", RUNTIME,
+           "      seen = atomicCAS(word, assumed, bits);\n    } while (seen != assumed);",
+           "      seen = atomicCAS(word, assumed, bits);\n    } while (false);",
+           ["tests/python/test_device_runtime.py"],
+           "runtime (CUDA only): a lost compare-and-swap race is not retried (lost updates)"),
+    Mutant("cuda_error_claim_inverted", RUNTIME,
+           "return atomicCAS(ctx->error_flag, 0, 1) == 0; }", "return atomicCAS(ctx->error_flag, 0, 1) != 0; }",
+           ["tests/python/test_device_runtime.py"],
+           "runtime (CUDA only): every error after the first claims the record, the first does not"),
+    # ---- runtime: the CPU branches ----
+    Mutant("cpu_atomic_add_not_atomic", RUNTIME,
+           "QD_FUNC T qd_atomic_add(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }",
+           "QD_FUNC T qd_atomic_add(T* p, T v) { T old = *(volatile T*)p; *(volatile T*)p = old + v; return old; }",
+           ["tests/python/test_device_runtime.py", "-k", "kernel_atomics",
+            "tests/python/test_kernel_differential.py", "-k", "atomics"],
+           "runtime (CPU): integer atomic_add is a plain read-modify-write (the emulation runs threads serially)"),
+    Mutant("floordiv_exact_division", RUNTIME,
+           "if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;", "if ((a < 0) != (b < 0)) q -= 1;",
+           ["tests/python/test_kernel_differential.py", "tests/python/test_defined_semantics.py"],
+           "runtime: integer // of opposite signs subtracts one even when it divides exactly"),
+    Mutant("copy_f64_to_f16_double_rounding", "src/runtime/strided_copy.cpp",
+           "return double_to_half(value);", "return float_to_half(static_cast<float>(value));",
+           ["tests/python/test_dtype_values.py"],
+           "runtime: from_numpy of float64 into f16 rounds twice (through float)"),
+    # ---- codegen and passes ----
+    Mutant("codegen_f64_to_f16_double_rounding", "src/codegen/cstyle_renderer.cpp",
+           'return *c.a->type == DtypeCode::f64 ? "qd_half::from_double(" + x + ")" : "qd_half((float)(" + x + "))";',
+           'return "qd_half((float)(" + x + "))";',
+           ["tests/python/test_dtype_values.py"],
+           "codegen: qd.cast(f64, qd.f16) rounds twice (through float)"),
+    Mutant("ad_cos_derivative_sign", "src/passes/ad_rules.cpp",
+           "{UnOp::cos, [](R x) { return to_a(neg(mul(x.seed, unary(UnOp::sin, x.a)))); }},",
+           "{UnOp::cos, [](R x) { return to_a(mul(x.seed, unary(UnOp::sin, x.a))); }},",
+           ["tests/python/test_autodiff.py", "tests/python/test_autodiff_forward.py"],
+           "passes: d cos(a) / da = +sin(a)"),
+    Mutant("ad_sub_rhs_sign", "src/passes/ad_rules.cpp",
+           "{BinOp::sub, [](R x) { return Contributions{x.seed, neg(x.seed)}; }},",
+           "{BinOp::sub, [](R x) { return Contributions{x.seed, x.seed}; }},",
+           ["tests/python/test_autodiff.py", "tests/python/test_autodiff_forward.py"],
+           "passes: the adjoint of a - b gives b +seed"),
+]
+
+
+def run(command, cwd, env=None, timeout=1800):
+    """(returncode, combined output) of a command; never raises on failure."""
+    try:
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+        return done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired as expired:
+        return 124, f"timed out after {timeout} s: {expired}"
+
+
+def prepare_worktree(worktree, commit):
+    if not (worktree / ".git").exists():
+        code, out = run(["git", "worktree", "add", "--detach", str(worktree), commit], REPO)
+        if code:
+            sys.exit(f"git worktree add failed:\n{out}")
+    else:
+        status = run(["git", "status", "--porcelain", "--untracked-files=no"], worktree)[1]
+        if status.strip():
+            sys.exit(f"{worktree} has local changes (a mutant left behind?); clean it first:\n{status}")
+        code, out = run(["git", "checkout", "-q", "--detach", commit], worktree)
+        if code:
+            sys.exit(f"git checkout {commit} in {worktree} failed:\n{out}")
+    if not (worktree / ".venv" / "bin" / "python").exists():
+        print(f"setting up {worktree} (scripts/setup.sh, a few minutes)", flush=True)
+        code, out = run(["bash", "scripts/setup.sh"], worktree, timeout=3600)
+        if code:
+            sys.exit(f"setup failed:\n{out[-4000:]}")
+
+
+def build(worktree):
+    return run(["bash", "scripts/build.sh"], worktree, timeout=3600)
+
+
+def test_env(worktree, mode, cache):
+    env = dict(os.environ, QD_CACHE_DIR=cache, PYTHONDONTWRITEBYTECODE="1")
+    for name in ("QD_TEST_ARCH", "QD_CUDA_DRIVER_PATH", "QD_NVRTC_PATH", "QD_CHECK_CUDA"):
+        env.pop(name, None)
+    if mode == "cuda":
+        emulator = worktree / "build" / "cpp" / "cuda_emulator"
+        env.update(QD_TEST_ARCH="cuda", QD_CUDA_DRIVER_PATH=str(emulator / "libqd_emulated_driver.so"),
+                   QD_NVRTC_PATH=str(emulator / "libqd_emulated_nvrtc.so"))
+    return env
+
+
+def split_test_args(tests):
+    """['a.py', '-k', 'x', 'b.py'] -> [['a.py', '-k', 'x'], ['b.py']]: each file with its own -k."""
+    groups = []
+    for arg in tests:
+        if arg.endswith(".py"):
+            groups.append([arg])
+        else:
+            groups[-1].append(arg)
+    return groups
+
+
+def run_tests(worktree, mutant):
+    """(passed, summary): False as soon as one group of the mutant's tests fails."""
+    python = str(worktree / ".venv" / "bin" / "python")
+    for mode in mutant.modes:
+        for group in split_test_args(mutant.tests):
+            with tempfile.TemporaryDirectory(prefix="qd-mut-cache-") as cache:
+                command = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-W", "ignore::RuntimeWarning",
+                           *group]
+                code, out = run(command, worktree, env=test_env(worktree, mode, cache))
+            if code != 0:
+                failed = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))]
+                return False, f"{mode}: {' '.join(group)}: " + (failed[0] if failed else out.strip().splitlines()[-1])
+    return True, "all chosen tests passed"
+
+
+def apply(worktree, mutant):
+    path = worktree / mutant.path
+    text = path.read_text()
+    count = text.count(mutant.old)
+    if count != 1:
+        return None, f"the text to replace occurs {count} times in {mutant.path} (the source moved on: update the mutant)"
+    path.write_text(text.replace(mutant.old, mutant.new))
+    return text, ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worktree", default="/tmp/wt-mut", type=Path)
+    parser.add_argument("--commit", default="HEAD")
+    parser.add_argument("--only", nargs="*", help="names of the mutants to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--markdown", type=Path, help="also write the result table to this file")
+    parser.add_argument("--skip-baseline", action="store_true", help="do not run the chosen tests unmutated first")
+    args = parser.parse_args()
+    mutants = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.list:
+        for m in mutants:
+            print(f"{m.name:38} {m.path}: {m.why}\n{'':38} tests ({'/'.join(m.modes)}): {' '.join(m.tests)}")
+        return 0
+    commit = run(["git", "rev-parse", args.commit], REPO)[1].strip()
+    started = time.time()
+    worktree = args.worktree.resolve()
+    prepare_worktree(worktree, commit)
+    code, out = build(worktree)
+    if code:
+        sys.exit(f"the unmutated build fails:\n{out[-4000:]}")
+    if not args.skip_baseline:
+        seen = set()
+        for m in mutants:  # each distinct test set once
+            key = (m.modes, tuple(m.tests))
+            if key in seen:
+                continue
+            seen.add(key)
+            passed, summary = run_tests(worktree, m)
+            if not passed:
+                sys.exit(f"baseline: the tests chosen for {m.name} fail without any mutant: {summary}")
+        print(f"baseline passed ({time.time() - started:.0f} s)", flush=True)
+    rows = []
+    try:
+        for m in mutants:
+            t0 = time.time()
+            original, problem = apply(worktree, m)
+            if original is None:
+                rows.append((m, "STALE", problem, 0.0))
+                print(f"{m.name}: STALE: {problem}", flush=True)
+                continue
+            try:
+                code, out = build(worktree)
+                if code:
+                    verdict, detail = "CAUGHT", "the build fails"
+                else:
+                    passed, detail = run_tests(worktree, m)
+                    verdict = "MISSED" if passed else "CAUGHT"
+            finally:
+                (worktree / m.path).write_text(original)
+            rows.append((m, verdict, detail, time.time() - t0))
+            print(f"{m.name}: {verdict} ({time.time() - t0:.0f} s): {detail}", flush=True)
+    finally:
+        build(worktree)  # leave the worktree built as committed
+    caught = sum(1 for _, verdict, _, _ in rows if verdict == "CAUGHT")
+    total = sum(1 for _, verdict, _, _ in rows if verdict != "STALE")
+    lines = [f"Mutation check of {commit[:10]}: {caught}/{total} caught, {time.time() - started:.0f} s in all.", "",
+             "| mutant | where | planted bug | tests run | result | s |", "| --- | --- | --- | --- | --- | --- |"]
+    for m, verdict, detail, seconds in rows:
+        tests = " ".join(t.removeprefix("tests/python/") for t in m.tests) + f" ({'+'.join(m.modes)})"
+        lines.append(f"| {m.name} | {m.path} | {m.why} | {tests} | {verdict} | {seconds:.0f} |")
+    print("\n".join(lines))
+    if args.markdown:
+        args.markdown.write_text("\n".join(lines) + "\n")
+    return 0 if caught == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
