@@ -99,6 +99,20 @@ class Field(ArrayContainer):
     def _describe(self):
         return f"field '{self.name}'" if self.name else f"a qd.field({self.dtype.name})"
 
+    def __reduce__(self):
+        """pickle: a new dense field of the same dtype, shape, element shape, name and offset holding a copy of the
+        elements (and of the gradient); a tensor layout= goes along. The SNode tree is not pickled, so a field
+        under pointer, bitmasked or dynamic nodes, whose activity would be lost, is refused."""
+        if self.shape is None or isinstance(self._array, NoStorage):
+            raise TypeError(f"Cannot pickle {self._describe()}: it has no storage (not placed, or not finalized).")
+        if self._layout is not None and self._place_node._activity_path():
+            raise TypeError(f"Cannot pickle {self._describe()}: it lives under pointer, bitmasked or dynamic SNodes, "
+                            "whose activity a pickle would not keep; pickle x.to_numpy() instead.")
+        offset = self._layout.offset if self._layout is not None else None
+        grad = self.grad.to_numpy() if self.grad is not None else None
+        return _unpickle_field, (self.dtype, self.shape, self._element_shape, self.name, offset, self.to_numpy(),
+                                 grad, getattr(self, "_qd_layout", None))
+
     # ---- placement and storage (snode.py) -------------------------------------------------------
     def _place(self, node, offset):
         from .field_layout import FieldLayout
@@ -326,6 +340,18 @@ class HiddenField(Field):
 
 def hidden_field(dtype, shape):
     return HiddenField(dtype, shape)
+
+
+def _unpickle_field(dtype, shape, element_shape, name, offset, data, grad, tensor_layout):
+    options = {"name": name, "offset": offset, "needs_grad": grad is not None}
+    restored = MatrixField(dtype, shape, element_shape, **options) if element_shape else \
+        ScalarField(dtype, shape, (), **options)
+    restored.from_numpy(data)
+    if grad is not None:
+        restored.grad.from_numpy(grad)
+    if tensor_layout is not None:
+        restored._qd_layout = tensor_layout
+    return restored
 
 
 def field(dtype, shape=None, **kwargs):

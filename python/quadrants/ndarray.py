@@ -33,7 +33,7 @@ class Ndarray(ArrayContainer):
 
     def __reduce__(self):
         """pickle: the dtype, shape, element shape and a numpy copy of the elements (never the memory)."""
-        return _unpickle, (self.dtype, self.shape, self._element_shape, self.to_numpy())
+        return _unpickle, (self.dtype, self.shape, self._element_shape, self.to_numpy(), getattr(self, "_qd_layout", None))
 
     def _get_element_size(self):
         """Bytes per element (a vector/matrix element counts all its entries), as upstream reports it."""
@@ -57,9 +57,11 @@ class MatrixNdarray(MatrixContainer, Ndarray):
             self.dual = dual_twin(self, lambda: MatrixNdarray(self.dtype, self.shape, self._element_shape))
 
 
-def _unpickle(dtype, shape, element_shape, data):
+def _unpickle(dtype, shape, element_shape, data, tensor_layout=None):
     array = MatrixNdarray(dtype, shape, element_shape) if element_shape else Ndarray(dtype, shape, ())
     array.from_numpy(data)
+    if tensor_layout is not None:  # qd.tensor(layout=...) (_compat_names.py)
+        array._qd_layout = tensor_layout
     return array
 
 

@@ -353,3 +353,29 @@ def test_non_integer_index_is_a_type_error():
 def test_writing_a_non_number_names_dtype_and_type():
     with pytest.raises(TypeError, match="Expected a number to store into a i32 array, but got str"):
         qd.ndarray(qd.i32, shape=2)[0] = "1"
+
+
+def test_fields_pickle_with_values_offset_name_and_gradient():
+    import pickle
+
+    f = qd.field(qd.f32, (2, 3), offset=(-1, 0), needs_grad=True, name="x")
+    f.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+    f.grad.fill(2)
+    g = pickle.loads(pickle.dumps(f))
+    assert isinstance(g, qd.ScalarField) and g.name == "x" and g.shape == (2, 3)
+    np.testing.assert_array_equal(g.to_numpy(), f.to_numpy())
+    assert g[-1, 2] == 2 and g.grad.to_numpy().tolist() == [[2] * 3] * 2
+    v = qd.Vector.field(3, qd.i32, 4)
+    v.from_numpy(np.arange(12, dtype=np.int32).reshape(4, 3))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(v)).to_numpy(), v.to_numpy())
+    t = qd.tensor(qd.f32, (3, 4), backend=qd.Backend.FIELD, layout=(1, 0))
+    assert pickle.loads(pickle.dumps(t)).layout == (1, 0)
+
+
+def test_sparse_fields_refuse_to_pickle():
+    import pickle
+
+    p = qd.field(qd.f32)
+    qd.root.pointer(qd.i, 4).place(p)
+    with pytest.raises(TypeError, match="lives under pointer, bitmasked or dynamic SNodes"):
+        pickle.dumps(p)
