@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 
-SCENES = ("rigid", "franka", "sph", "boxes", "mpm")
+SCENES = ("rigid", "franka", "sph", "boxes", "mpm", "pbd", "fem")
 SCENE_TIMEOUT_S = 1800
 
 
@@ -169,6 +169,43 @@ def scene_mpm(steps):
     pos = _as_list(cube.get_particles_pos() if hasattr(cube, "get_particles_pos") else cube.get_particles())
     state = {"particle_count": [len(_flatten(pos)) // 3], "particles_pos": pos}
     return state, t1 - t0, t2 - t1
+
+
+def scene_pbd(steps):
+    """The bundled cloth mesh as PBD cloth, pinned at two corners (PBD solver: constraints, spatial hashing)."""
+    gs = _init_genesis()
+    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=5), show_viewer=False)
+    scene.add_entity(gs.morphs.Plane())
+    cloth = scene.add_entity(material=gs.materials.PBD.Cloth(),
+                             morph=gs.morphs.Mesh(file="meshes/cloth.obj", scale=1.0, pos=(0, 0, 0.5)))
+    t0 = time.perf_counter()
+    scene.build()
+    t1 = time.perf_counter()
+    cloth.fix_particles(cloth.find_closest_particle((-0.5, -0.5, 0.5)))
+    cloth.fix_particles(cloth.find_closest_particle((0.5, 0.5, 0.5)))
+    for _ in range(steps):
+        scene.step()
+    t2 = time.perf_counter()
+    pos = _as_list(cloth.get_particles_pos() if hasattr(cloth, "get_particles_pos") else cloth.get_particles())
+    return {"particle_count": [len(_flatten(pos)) // 3], "particles_pos": pos}, t1 - t0, t2 - t1
+
+
+def scene_fem(steps):
+    """An explicit-FEM elastic box (tetrahedralized) falling onto the ground (FEM solver)."""
+    gs = _init_genesis()
+    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=1e-4, substeps=5),
+                     fem_options=gs.options.FEMOptions(use_implicit_solver=False), show_viewer=False)
+    scene.add_entity(gs.morphs.Plane())
+    cube = scene.add_entity(morph=gs.morphs.Box(pos=(0.0, 0.0, 0.12), size=(0.1, 0.1, 0.1)),
+                            material=gs.materials.FEM.Elastic(E=1.0e5, nu=0.4, rho=1000.0, model="linear"))
+    t0 = time.perf_counter()
+    scene.build()
+    t1 = time.perf_counter()
+    for _ in range(steps):
+        scene.step()
+    t2 = time.perf_counter()
+    state = cube.get_state()
+    return {"vertex_pos": _as_list(state.pos)}, t1 - t0, t2 - t1
 
 
 def _flatten(value):

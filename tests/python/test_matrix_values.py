@@ -499,3 +499,17 @@ def test_element_read_in_python_is_a_constant_inside_kernels():
 
     copy_in(out)
     assert out.to_numpy().tolist() == [[5, 6], [6, 7]]
+
+
+def test_matrix_constructors_take_upstreams_keyword_names():
+    @qd.kernel
+    def build(out: qd.types.ndarray()):
+        eye = qd.Matrix.identity(dt=qd.f32, n=3)
+        zeros = qd.Vector.zero(dt=qd.f32, n=2)
+        ones = qd.Matrix.one(dt=qd.f32, n=2, m=2)
+        unit = qd.Vector.unit(3, 1, dt=qd.f32)
+        out[0] = eye[1, 1] + eye[0, 1] + zeros[1] + ones[1, 0] * 10 + unit[1] * 100
+
+    out = np.zeros(1, np.float32)
+    build(out)
+    assert out[0] == 111

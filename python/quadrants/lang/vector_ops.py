@@ -284,33 +284,33 @@ def _constant_matrix(ops, what, dtype, shape, entry):
     return ops.cast(dtype_name, VectorValue(entries, shape))
 
 
-def vector_zero(ops, dtype, n):
-    return _constant_matrix(ops, "qd.Vector.zero(dtype, n)", dtype, (n,), lambda i, j: 0)
+def vector_zero(ops, dt, n):  # upstream's parameter names, which callers pass as keywords (dt=, n=)
+    return _constant_matrix(ops, "qd.Vector.zero(dt, n)", dt, (n,), lambda i, j: 0)
 
 
-def vector_one(ops, dtype, n):
-    return _constant_matrix(ops, "qd.Vector.one(dtype, n)", dtype, (n,), lambda i, j: 1)
+def vector_one(ops, dt, n):
+    return _constant_matrix(ops, "qd.Vector.one(dt, n)", dt, (n,), lambda i, j: 1)
 
 
-def vector_unit(ops, n, i, dtype=None):
+def vector_unit(ops, n, i, dt=None):
     if not isinstance(n, int) or not isinstance(i, int) or not 0 <= i < n:
         raise ops.tr.fail(f"qd.Vector.unit(n, i) needs compile-time ints with 0 <= i < n, but got n={describe(n)} "
                           f"and i={describe(i)}", kind="type")
-    return _constant_matrix(ops, "qd.Vector.unit(n, i)", dtype, (n,), lambda k, _: int(k == i))
+    return _constant_matrix(ops, "qd.Vector.unit(n, i)", dt, (n,), lambda k, _: int(k == i))
 
 
-def matrix_zero(ops, dtype, n, m=None):
+def matrix_zero(ops, dt, n, m=None):
     shape = (n,) if m is None else (n, m)
-    return _constant_matrix(ops, "qd.Matrix.zero(dtype, n, m)", dtype, shape, lambda i, j: 0)
+    return _constant_matrix(ops, "qd.Matrix.zero(dt, n, m)", dt, shape, lambda i, j: 0)
 
 
-def matrix_one(ops, dtype, n, m=None):
+def matrix_one(ops, dt, n, m=None):
     shape = (n,) if m is None else (n, m)
-    return _constant_matrix(ops, "qd.Matrix.one(dtype, n, m)", dtype, shape, lambda i, j: 1)
+    return _constant_matrix(ops, "qd.Matrix.one(dt, n, m)", dt, shape, lambda i, j: 1)
 
 
-def matrix_identity(ops, dtype, n):
-    return _constant_matrix(ops, "qd.Matrix.identity(dtype, n)", dtype, (n, n), lambda i, j: int(i == j))
+def matrix_identity(ops, dt, n):
+    return _constant_matrix(ops, "qd.Matrix.identity(dt, n)", dt, (n, n), lambda i, j: int(i == j))
 
 
 # qd.Vector.zero(...) and friends inside kernels, by class and attribute name.
