@@ -104,7 +104,12 @@ class StructType:
                                               name=member_name, **kwargs)
             else:
                 field_dict[key] = Field(member_type, shape, (), name=member_name, **kwargs)
-        return StructField(field_dict, self.methods, name=name, struct_type=self)
+        result = StructField(field_dict, self.methods, name=name, struct_type=self)
+        for twin in ("grad", "dual"):  # needs_grad/needs_dual: a struct field of the members' twins
+            if kwargs.get(f"needs_{twin}"):
+                setattr(result, twin, StructField({k: getattr(m, twin) for k, m in field_dict.items()}, self.methods,
+                                                  name=f"{name}.{twin}" if name else None, struct_type=self))
+        return result
 
     # -- the scalars of a value, in one order: for passing structs through scalar kernel parameters --
     def scalar_leaves(self):

@@ -518,3 +518,20 @@ def test_scalar_leaves_flatten_and_unflatten():
     assert Rec.flatten({"v": 0, "inner": {"a": 1.9, "m": 2}, "w": 3}) == [0, 0, 0, 1, 2, 2, 2, 2, 3]
     with pytest.raises(ValueError, match="has 9 scalars, but got 2"):
         Rec.unflatten([1, 2])
+
+
+def test_struct_fields_with_needs_grad_have_a_struct_field_of_gradients():
+    pair = qd.types.struct(pos=qd.math.vec3, mass=qd.f32, inner=qd.types.struct(a=qd.f32))
+    f = pair.field(shape=4, needs_grad=True)
+    assert f.grad.keys == ["pos", "mass", "inner"] and f.grad.pos is f.pos.grad and f.grad.inner.a is f.inner.a.grad
+    f.grad.fill(0)
+
+    @qd.kernel
+    def bump():
+        for i in range(4):
+            f.grad[i].mass += 2.0
+            f.grad.inner.a[i] += 1.0
+
+    bump()
+    assert f.grad.mass.to_numpy().tolist() == [2] * 4 and f.inner.a.grad.to_numpy().tolist() == [1] * 4
+    assert pair.field(shape=2).grad is None
