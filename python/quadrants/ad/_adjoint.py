@@ -84,9 +84,11 @@ class AdjointLaunchers:
         self.name = name
         self.key_of = key_of  # the template key of a call (Kernel._key_of); None: no templates
         self.entries = {}  # key -> (launcher, the template values its key names by id(), kept alive)
+        self.plans = {}  # template key -> the leaves (compound_params.py) the kernel reads, in launch order
 
     def _release(self):
         self.entries.clear()
+        self.plans.clear()
 
     def __call__(self, args):
         definition = self.definition
@@ -94,30 +96,31 @@ class AdjointLaunchers:
             raise TypeError(f"kernel.grad() of '{self.name}' takes the kernel's {len(definition.params)} arguments, "
                             f"but got {len(args)}.")
         template_key = self.key_of(*args) if self.key_of is not None and definition.template_slots else None
-        if definition.struct_positions:
-            raise NotImplementedError(f"kernel.grad() of '{self.name}', which takes dataclass arguments, is not "
-                                      "supported yet; pass the dataclass's ndarrays as separate arguments.")
-        params = [definition.params[k] for k in definition.runtime_positions]
-        regular = [args[k] for k in definition.runtime_positions]
-        grads = [self._companion(a) if p.kind == "array" else None for a, p in zip(regular, params)]
+        plan = self.plans.get(template_key)
+        if plan is None:  # the arrays and scalars read through dataclass, data_oriented and qd.Tensor arguments
+            _runtime.track(self)
+            plan = self.plans[template_key] = definition.discover(args, definition.slot_values(args))[2].plan
+        kinds = [definition.params[k].kind for k in definition.runtime_positions] + [leaf.kind for leaf in plan]
+        values = [args[k] for k in definition.runtime_positions] + [_leaf_value(definition, args, leaf) for leaf in plan]
+        grads = [self._companion(v) if kind == "array" else None for v, kind in zip(values, kinds)]
         mask = tuple(g is not None for g in grads)
         key = (template_key, mask)
         entry = self.entries.get(key)
         if entry is None:
-            _runtime.track(self)
-            entry = self.entries[key] = (self._make(args, mask), tuple(definition.slot_values(args).values()))
-        return entry[0](*regular, *[g for g in grads if g is not None])
+            entry = self.entries[key] = (self._make(args, mask, plan), tuple(definition.slot_values(args).values()))
+        return entry[0](*values, *[g for g in grads if g is not None])
 
     def _companion(self, container):
         return grad_of(container)
 
-    def _make(self, args, mask):
+    def _make(self, args, mask, plan):
         from .. import _core
-        from ..lang.compound_params import DiscoverLeaves
+        from ..lang.compound_params import PlanChanged, PlannedLeaves
 
         definition = self.definition
         values = definition.slot_values(args)
-        base = definition.launcher_params()
+        regular = len(definition.runtime_positions)
+        base = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
         suffix = "__dual" if self.tangent else "__grad"
         grad_entries = [(e[0], e[1] + suffix) + tuple(e[2:]) for e, has in zip(base, mask) if has]
         n = len(base)
@@ -125,11 +128,12 @@ class AdjointLaunchers:
         name = self.name
 
         def compile_fn(spec, flat_args):
-            leaves = DiscoverLeaves(name)
-            text, containers, line_sources = definition.translate(spec[:n], values, leaves)
-            if leaves.plan:
-                raise NotImplementedError(f"kernel.grad() of '{name}', which reads ndarray or scalar members of "
-                                          "data_oriented or dataclass arguments, is not supported yet.")
+            try:
+                text, containers, line_sources = definition.translate(
+                    spec[:regular], values, PlannedLeaves(plan, spec[regular:n]))
+            except PlanChanged as exc:
+                raise NotImplementedError(f"kernel.grad() of '{name}': this specialization reads '{exc}', which the "
+                                          "first call did not; call kernel.grad() with arguments of one kind.") from None
             companion = _field_dual if self.tangent else _field_grad
             fields = [k for k, c in enumerate(containers) if companion(c) is not None]
             array_grads = list(zip([k for k, has in enumerate(mask) if has], spec[n:]))
@@ -148,6 +152,14 @@ class AdjointLaunchers:
         launcher = _core.Launcher(name, base + grad_entries, compile_fn)
         holder.append(launcher)
         return launcher
+
+
+def _leaf_value(definition, args, leaf):
+    """A leaf's value in this call: its root argument's member at the leaf's path."""
+    value = args[next(k for k, p in enumerate(definition.params) if p.name == leaf.path[0])]
+    for attr in leaf.path[1:]:
+        value = getattr(value, attr)
+    return value
 
 
 def _field_grad(container):

@@ -2,6 +2,7 @@
 import weakref
 
 from .. import _runtime
+from ..lang.tensor_params import unwrap
 
 # field -> the qd.init() generation it was made in: the fields whose gradient clear_all_gradients()
 # zeroes (those of earlier generations were freed by qd.reset()).
@@ -47,7 +48,8 @@ def clear_all_duals():
 
 
 def dual_of(container):
-    """The dual container paired with a field or ndarray argument, or None."""
+    """The dual container paired with a field or ndarray argument (or a qd.Tensor of one), or None."""
+    container = unwrap(container)
     return getattr(container, "dual", None) if hasattr(container, "_array") else None
 
 
@@ -64,5 +66,6 @@ def clear_all_gradients():
 
 
 def grad_of(container):
-    """The gradient container paired with a field or ndarray argument, or None."""
+    """The gradient container paired with a field or ndarray argument (or a qd.Tensor of one), or None."""
+    container = unwrap(container)
     return getattr(container, "grad", None) if hasattr(container, "_array") else None
