@@ -3,6 +3,7 @@
 import dataclasses
 
 import numpy as np
+import pytest
 
 import quadrants as qd
 
@@ -86,3 +87,33 @@ def test_data_oriented_ndarray_members():
     with qd.ad.Tape(loss=loss):
         model.forward(x, loss)
     np.testing.assert_allclose(model.w.grad.to_numpy(), np.cos([0.5, 6.0]) * [1.0, 3.0], rtol=1e-5)
+
+
+def test_kernels_read_and_write_the_gradient_of_array_arguments():
+    @qd.kernel
+    def seed(a: qd.types.ndarray(), s: State):
+        for i in range(a.shape[0]):
+            a.grad[i] = 3.0 * i
+            s.x.grad[i] += 1.0
+            s.y.grad[i] = a.grad[i] + s.x.grad[i]
+
+    a = _ndarray([0, 0, 0])
+    state = State(_ndarray([0, 0, 0]), qd.tensor(qd.f32, 3, needs_grad=True), 1.0)
+    seed(a, state)
+    seed(a, state)
+    np.testing.assert_array_equal(a.grad.to_numpy(), [0, 3, 6])
+    np.testing.assert_array_equal(state.x.grad.to_numpy(), [2, 2, 2])
+    np.testing.assert_array_equal(state.y.grad.to_numpy(), [2, 5, 8])
+    fresh = _ndarray([0, 0, 0])  # another array: its own gradient, not the first call's
+    seed(fresh, state)
+    np.testing.assert_array_equal(fresh.grad.to_numpy(), [0, 3, 6])
+
+
+def test_reading_the_gradient_of_an_array_without_one_is_a_clear_error():
+    @qd.kernel
+    def read(a: qd.types.ndarray()):
+        for i in range(a.shape[0]):
+            a.grad[i] = 1.0
+
+    with pytest.raises(qd.QuadrantsTypeError, match="'a.grad' is read, but the array passed for 'a' has no grad"):
+        read(np.zeros(3, np.float32))

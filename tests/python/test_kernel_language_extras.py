@@ -293,7 +293,7 @@ def test_vector_zero_with_a_runtime_size_is_a_type_error():
         v = qd.Vector.zero(qd.f32, n)
         return v[0]
 
-    with pytest.raises(qd.QuadrantsTypeError, match=r"qd.Vector.zero\(dtype, n\) needs positive compile-time int "
+    with pytest.raises(qd.QuadrantsTypeError, match=r"qd.Vector.zero\(dt, n\) needs positive compile-time int "
                                                     r"sizes, but got a scalar expression"):
         bad(3)
 

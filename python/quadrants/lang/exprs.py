@@ -201,6 +201,8 @@ class ExprTranslator(DynamicIndexing):
         if method is not None:
             return method
         if isinstance(base, ArrayRef):
+            if attr in ("grad", "dual") and base.path is not None:  # translator.py
+                return self.array_twin(base, attr)
             if attr == "shape":
                 if base.static_shape is not None:
                     return base.static_shape

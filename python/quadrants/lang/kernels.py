@@ -108,6 +108,18 @@ def _kernel_params(fn, annotations):
     return params
 
 
+def _reads_twins(fn, params):
+    """Whether the kernel's body reads `.grad` or `.dual` of an array or qd.Tensor parameter (then it needs the
+    call's arguments to find the twin arrays, so it dispatches in Python)."""
+    names = {p.name for p in params if p.kind in ("array", "tensor")}
+    try:
+        tree = function_source(fn).tree
+    except QuadrantsSyntaxError:  # no source (exec): the first call reports it
+        return False
+    return any(isinstance(n, ast.Attribute) and n.attr in ("grad", "dual") and isinstance(n.value, ast.Name)
+               and n.value.id in names for n in ast.walk(tree))
+
+
 def _all_frozen(schema):
     if not schema.cls.__dataclass_params__.frozen:
         return False
@@ -141,6 +153,7 @@ class KernelDefinition:
         self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind in ("scalar", "vector", "array")]
         self.struct_positions = [k for k, p in enumerate(self.params) if p.kind == "struct"]
         self.tensor_positions = [k for k, p in enumerate(self.params) if p.kind == "tensor"]
+        self.reads_twins = _reads_twins(fn, self.params)  # x.grad / x.dual of an array argument: leaves
         self.has_self = bool(self.params) and self.params[0].name == "self" and self.params[0].kind == "template"
         # What selects a compiled kernel besides the argument specialization: (position, attribute path,
         # kind) of every template and qd.Tensor parameter and of such members of dataclass parameters.
@@ -161,7 +174,8 @@ class KernelDefinition:
     @property
     def needs_python_dispatch(self):
         """Templates and dataclasses pick a launcher per call; `int`/`float` params take their dtype from qd.init()."""
-        return bool(self.template_slots or self.struct_positions) or any(_depends_on_defaults(p) for p in self.params)
+        return bool(self.template_slots or self.struct_positions or self.reads_twins) or \
+            any(_depends_on_defaults(p) for p in self.params)
 
     def slot_values(self, args):
         """The template values of one call, keyed by path: ('self',), ('info', 'config')."""
@@ -207,7 +221,7 @@ class KernelDefinition:
                                 f"instance (its annotation), but got {type(args[k]).__qualname__}.")
         regular = tuple(probe_spec(name, self.params[k].launcher_entry(), args[k]) for k in self.runtime_positions)
         leaves = DiscoverLeaves(name)
-        structs = {self.params[k].name: args[k] for k in self.struct_positions + self.tensor_positions}
+        structs = {p.name: arg for p, arg in zip(self.params, args)}
         return self.translate(regular, slot_values, leaves, structs), regular, leaves
 
     def launcher_params(self):
@@ -359,7 +373,7 @@ class Kernel(KernelMixin):
         _runtime.config()  # initializes on first use
         _runtime.track(self)  # reset() and init() call _release
         definition = self.definition
-        if not definition.template_slots and not definition.struct_positions:
+        if not definition.template_slots and not definition.struct_positions and not definition.reads_twins:
             entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
         else:
             entry = self._discover(key, args)

@@ -68,6 +68,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.leaf_values = {}  # path -> the ArrayRef or (arg ...) Expr of a leaf read so far
         self.leaf_texts = {}  # path -> its IR param text
         self.slot_values = {}  # path -> template value (template params, qd.template() dataclass members)
+        self.call_values = None  # parameter name -> the call's argument, when translating for a call
         self.scalar_leaf_labels = {}  # "(arg NAME)" of a scalar leaf -> 'obj.member', for error messages
         self.random_key_name = None  # qd.random(): this launch's key, once a call needs it (random_numbers.py)
         self.random_key_text = None
@@ -141,6 +142,22 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         return ref
 
     # ---- dataclass and data_oriented arguments (compound_params.py) -------------------------------
+    def array_twin(self, ref, attr):
+        """`x.grad` / `x.dual` of a runtime array argument: the twin array, a leaf read from the argument per call."""
+        path = ref.path + (attr,)
+        value, has_value = None, self.call_values is not None
+        if has_value:
+            value = self.call_values[path[0]]
+            for name in path[1:]:
+                value = getattr(unwrap(value), name, None)
+            if value is None:
+                raise self.fail(f"'{ref.label}.{attr}' is read, but the array passed for '{ref.label}' has no {attr}",
+                                hint=f"create it with needs_{attr}=True.", kind="type")
+        elif isinstance(self.leaves, DiscoverLeaves):
+            raise self.fail(f"'{ref.label}.{attr}' can only be read in the kernel's own body",
+                            hint=f"read it in the kernel, or pass {ref.label}.{attr} as an argument.", kind="type")
+        return self.leaf(Leaf(path, "array", NdarrayType()), unwrap(value), has_value)
+
     def tensor_argument(self, path, call_values):
         """A qd.Tensor kernel parameter: its array as a leaf read on every call, or its template value."""
         value = self.slot_values[path]
@@ -222,7 +239,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
             self.scalar_leaf_labels[found.text] = leaf.label
         else:
             _, dtype, ndim, element_shape, contiguous, writable = spec
-            found = ArrayRef(name, dtype, ndim, element_shape, label=leaf.label)
+            found = ArrayRef(name, dtype, ndim, element_shape, label=leaf.label, path=leaf.path)
             shape = " ".join(map(str, element_shape))
             self.leaf_texts[leaf.path] = f"(array {name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})"
         self.leaf_values[leaf.path] = found
@@ -308,6 +325,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr = Translator(config)
     tr.leaves = leaves if leaves is not None else DiscoverLeaves(name)
     tr.slot_values = slot_values
+    tr.call_values = struct_values
     source = function_source(fn)
     saved = tr.enter_function(source, is_kernel=True)
     param_texts = tr.bind_kernel_params(params, spec, slot_values, struct_values)

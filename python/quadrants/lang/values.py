@@ -40,18 +40,20 @@ def _size(shape):
 class ArrayRef:
     """An array parameter or global field: `name` is its IR param name.
 
-    `static_shape` is the outer shape when it is known at compile time (fields), else None.
+    `static_shape` is the outer shape when it is known at compile time (fields), else None. `path` is
+    where a runtime array argument comes from ((param,) or a leaf's path), whose .grad/.dual a kernel can read.
     """
 
-    __slots__ = ("name", "dtype_name", "ndim", "element_shape", "static_shape", "label")
+    __slots__ = ("name", "dtype_name", "ndim", "element_shape", "static_shape", "label", "path")
 
-    def __init__(self, name, dtype_name, ndim, element_shape, static_shape=None, label=None):
+    def __init__(self, name, dtype_name, ndim, element_shape, static_shape=None, label=None, path=None):
         self.name = name
         self.dtype_name = dtype_name
         self.ndim = ndim
         self.element_shape = tuple(element_shape)
         self.static_shape = static_shape
         self.label = label or name
+        self.path = path
 
 
 class LocalVar:
