@@ -116,7 +116,7 @@ MUTANTS = [
            "runtime (CPU): integer atomic_add is a plain read-modify-write (the emulation runs threads serially)"),
     Mutant("floordiv_exact_division", RUNTIME,
            "if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;", "if ((a < 0) != (b < 0)) q -= 1;",
-           ["tests/python/test_kernel_differential.py", "tests/python/test_defined_semantics.py"],
+           ["tests/python/test_kernel_differential.py", "-k", "corpus", "tests/python/test_defined_semantics.py"],
            "runtime: integer // of opposite signs subtracts one even when it divides exactly"),
     Mutant("copy_f64_to_f16_double_rounding", "src/runtime/strided_copy.cpp",
            "return double_to_half(value);", "return float_to_half(static_cast<float>(value));",

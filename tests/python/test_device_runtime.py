@@ -74,43 +74,33 @@ CELLS = {
     "f32": [(0.1, 0.3), (3.0e38, -2.5e-3), (-1.0e-38, 70000.5), (1.0, 2.0**-24)],
     "f64": [(0.1, 0.3), (1e300, -7.25), (-1e-300, 2.0**60 + 1.0), (1.0, 2.0**-53)],
 }
-THREADS, ITERATIONS = 8, 2000  # thread t works on cell t % 4: two threads per cell, 4000 operations each
+# Thread t works on cell t % 4: two threads per cell, 40000 operations each, started together behind a
+# barrier, so that on a busy 2-core machine the two still overlap (a lost update shows in the results).
+THREADS, ITERATIONS = 8, 20000
 
 
 def _np_dtype(name):
     return np.dtype({"u": "uint", "i": "int", "f": "float"}[name[0]] + name[1:])
 
 
-def _combine(op, name, old, value):
-    """old <op> value in the dtype, as the atomic must compute it (numpy scalars: wrapping ints, IEEE floats)."""
-    dt = _np_dtype(name).type
-    if op == "add":
-        return dt(old + value)
-    if op == "sub":
-        return dt(old - value)
-    if op == "mul":
-        return dt(old * value)
-    if op == "min":
-        return min(old, value)
-    if op == "max":
-        return max(old, value)
-    if op == "xchg":
-        return value
-    return {"and": old & value, "or": old | value, "xor": old ^ value}[op]
+ACCUMULATE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
+              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
 def _simulate(op, name, count):
-    """Per cell: the final value and the sorted old values after `count` atomic ops. Each cell's
-    threads apply one operand, so the sequence of values is the same in any interleaving."""
-    dt = _np_dtype(name).type
+    """Per cell: the final value and the old values (unsorted) after `count` atomic ops, as numpy computes
+    them in the dtype (wrapping ints, IEEE floats). Each cell's threads apply one operand, so the
+    sequence of values is the same in any interleaving: a left fold (ufunc.accumulate is sequential)."""
+    dt = _np_dtype(name)
     results = []
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for init, value in CELLS[name]:
-            x, v, olds = dt(init), dt(value), []
-            for _ in range(count):
-                olds.append(x)
-                x = _combine(op, name, x, v)
-            results.append((x, sorted(olds)))
+            if op == "xchg":
+                sequence = np.array([init] + [value] * count, dt)
+            else:
+                operands = np.array([init] + [value] * count, dt)
+                sequence = ACCUMULATE[op].accumulate(operands, dtype=dt)
+            results.append((sequence[-1], sequence[:-1]))
     return results
 
 
@@ -323,6 +313,7 @@ def _driver_source():
 #include <stdio.h>
 #include <stdlib.h>
 #include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 {chr(10).join(declarations)}
@@ -347,8 +338,12 @@ static void run(const char* label, B (*fn)(B*, B), std::vector<unsigned long lon
   for (int c = 0; c < 4; ++c) cells[c] = (B)init[c];
   std::vector<std::vector<B>> olds({THREADS});
   std::vector<std::thread> threads;
+  std::atomic<int> ready(0);
   for (int t = 0; t < {THREADS}; ++t)
     threads.emplace_back([&, t] {{
+      olds[t].reserve({ITERATIONS});
+      ready.fetch_add(1);
+      while (ready.load() < {THREADS}) std::this_thread::yield();
       for (int i = 0; i < {ITERATIONS}; ++i) olds[t].push_back(fn(&cells[t % 4], (B)values[t % 4]));
     }});
   for (auto& thread : threads) thread.join();
@@ -393,12 +388,15 @@ int main(int argc, char** argv) {{
 """
 
 
-def _mix(x):
-    mask = (1 << 64) - 1
-    x = (x + 0x9E3779B97F4A7C15) & mask
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
-    return x ^ (x >> 31)
+def _digest(bits):
+    """The driver's multiset digest: the sum of splitmix64 of each element, modulo 2^64."""
+    x = bits.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x ^ (x >> np.uint64(31))
+        return int(x.sum(dtype=np.uint64))
 
 
 CONVERSION_CASES = [1 + 3 * 2.0**-11, 1 + 2.0**-11, 2.0**-24, 3 * 2.0**-26, 65519.0, 65520.0, -70000.0,
@@ -442,7 +440,7 @@ def test_device_atomics_built_for_the_host_match_numpy(host_device_run, op, name
     for cell, ((final, olds), (got_final, got_digest)) in enumerate(zip(_simulate(op, name, 2 * ITERATIONS), got)):
         want_final = int(_bits(name, [final])[0])
         assert got_final == want_final, (op, name, cell, CELLS[name][cell], got_final, want_final)
-        want_digest = sum(_mix(int(b)) for b in _bits(name, olds)) & ((1 << 64) - 1)
+        want_digest = _digest(_bits(name, olds))
         assert got_digest == want_digest, f"{op} {name} cell {cell}: the old values returned are wrong"
 
 
@@ -514,14 +512,14 @@ def _run_atomics_kernel(op, name, per_cell):
 def test_kernel_atomics_return_old_values_and_combine_like_numpy(op, name):
     """On the CPU with real threads (or the CUDA emulation under QD_TEST_ARCH=cuda)."""
     qd.init(arch=qd.cpu)
-    _run_atomics_kernel(op, name, 2000)
+    _run_atomics_kernel(op, name, 100000)
 
 
 @needs_gpu
 @pytest.mark.parametrize("op,name", KERNEL_CASES, ids=[f"{op}-{name}" for op, name in KERNEL_CASES])
 def test_gpu_atomics_return_old_values_and_combine_like_numpy(op, name):
     qd.init(arch=qd.cuda)
-    _run_atomics_kernel(op, name, 20000)
+    _run_atomics_kernel(op, name, 250000)
 
 
 @needs_gpu
