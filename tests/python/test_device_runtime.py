@@ -9,7 +9,7 @@
 #    installs the pip package nvidia-cuda-nvrtc).
 # 2. A host build of the same branches: the header compiled by the system C++ compiler with __CUDACC__
 #    defined, CUDA's atomic functions given host definitions with CUDA's semantics, and each PTX
-#    conversion replaced by the host conversion with the same rounding. Eight real threads hammer
+#    conversion replaced by the host conversion with the same rounding. Eight real threads all hammer
 #    four adjacent cells (so 1- and 2-byte lanes share words), and the final values and the multiset
 #    of returned old values are compared with a sequential numpy simulation. This catches a wrong
 #    operation, a wrong lane mask or a lost update in device code on a machine without a GPU.
@@ -74,9 +74,10 @@ CELLS = {
     "f32": [(0.1, 0.3), (3.0e38, -2.5e-3), (-1.0e-38, 70000.5), (1.0, 2.0**-24)],
     "f64": [(0.1, 0.3), (1e300, -7.25), (-1e-300, 2.0**60 + 1.0), (1.0, 2.0**-53)],
 }
-# Thread t works on cell t % 4: two threads per cell, 40000 operations each, started together behind a
-# barrier, so that on a busy 2-core machine the two still overlap (a lost update shows in the results).
+# Every thread cycles through the four cells (operation i on cell i % 4), all started together behind a
+# barrier, so that even on a busy 2-core machine threads race on every word (a lost update shows).
 THREADS, ITERATIONS = 8, 20000
+PER_CELL = THREADS * ITERATIONS // 4
 
 
 def _np_dtype(name):
@@ -251,8 +252,13 @@ static T qd_host_rmw(T* p, F f) {
   while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) next = f(old);
   return old;
 }
+// Every 8th compare-and-swap of a thread first lets the other threads run, so the value its loop read
+// has likely changed: each CAS loop's retry path runs, and a loop that did not retry would lose updates.
+extern "C" int sched_yield(void);
+static thread_local unsigned qd_host_cas_count = 0;
 #define QD_HOST_ALL(T)                                                                                     \
   static T atomicCAS(T* p, T compare, T value) {                                                          \
+    if (++qd_host_cas_count % 8 == 0) sched_yield();                                                      \
     __atomic_compare_exchange_n(p, &compare, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
     return compare;                                                                                       \
   }                                                                                                       \
@@ -344,14 +350,14 @@ static void run(const char* label, B (*fn)(B*, B), std::vector<unsigned long lon
       olds[t].reserve({ITERATIONS});
       ready.fetch_add(1);
       while (ready.load() < {THREADS}) std::this_thread::yield();
-      for (int i = 0; i < {ITERATIONS}; ++i) olds[t].push_back(fn(&cells[t % 4], (B)values[t % 4]));
+      for (int i = 0; i < {ITERATIONS}; ++i) olds[t].push_back(fn(&cells[i % 4], (B)values[i % 4]));
     }});
   for (auto& thread : threads) thread.join();
   printf("%s", label);
   for (int c = 0; c < 4; ++c) {{
     uint64_t digest = 0;
-    for (int t = c; t < {THREADS}; t += 4)
-      for (B old : olds[t]) digest += mix((uint64_t)old);
+    for (int t = 0; t < {THREADS}; ++t)
+      for (int i = c; i < {ITERATIONS}; i += 4) digest += mix((uint64_t)olds[t][i]);
     printf(" %llu:%llu", (unsigned long long)cells[c], (unsigned long long)digest);
   }}
   printf("\\n");
@@ -437,7 +443,7 @@ def host_device_run(tmp_path_factory):
 def test_device_atomics_built_for_the_host_match_numpy(host_device_run, op, name):
     line = next(line for line in host_device_run if line.startswith(f"{op} {name} "))
     got = [tuple(int(x) for x in cell.split(":")) for cell in line.split()[2:]]
-    for cell, ((final, olds), (got_final, got_digest)) in enumerate(zip(_simulate(op, name, 2 * ITERATIONS), got)):
+    for cell, ((final, olds), (got_final, got_digest)) in enumerate(zip(_simulate(op, name, PER_CELL), got)):
         want_final = int(_bits(name, [final])[0])
         assert got_final == want_final, (op, name, cell, CELLS[name][cell], got_final, want_final)
         want_digest = _digest(_bits(name, olds))
@@ -510,8 +516,9 @@ def _run_atomics_kernel(op, name, per_cell):
 
 @pytest.mark.parametrize("op,name", KERNEL_CASES, ids=[f"{op}-{name}" for op, name in KERNEL_CASES])
 def test_kernel_atomics_return_old_values_and_combine_like_numpy(op, name):
-    """On the CPU with real threads (or the CUDA emulation under QD_TEST_ARCH=cuda)."""
-    qd.init(arch=qd.cpu)
+    """On the CPU with 8 pool threads (more than the cores, so a thread preempted inside a non-atomic
+    read-modify-write loses updates; or the CUDA emulation under QD_TEST_ARCH=cuda)."""
+    qd.init(arch=qd.cpu, cpu_max_num_threads=8)
     _run_atomics_kernel(op, name, 100000)
 
 
