@@ -168,10 +168,11 @@ static_print = Builtin("static_print", print, "static_print")
 class NdRange:
     """`qd.ndrange(n, (a, b), ...)`: each argument is an extent n (meaning [0, n)) or a pair (a, b).
 
-    Bounds may be Python ints or (inside kernels) IR expressions.
+    Bounds may be Python ints or (inside kernels) IR expressions. axes= orders the iteration: axes[0] is the
+    outermost dimension visited, axes[-1] the innermost; the loop variables stay bound to their own dimensions.
     """
 
-    def __init__(self, *dims):
+    def __init__(self, *dims, axes=None):
         self.bounds = []
         for dim in dims:
             if isinstance(dim, (tuple, list)):
@@ -180,10 +181,31 @@ class NdRange:
                 self.bounds.append((dim[0], dim[1]))
             else:
                 self.bounds.append((0, dim))
+        self.axes = _checked_axes(axes, len(self.bounds))
 
     def __iter__(self):
-        ranges = [range(begin, end) for begin, end in self.bounds]
-        return iter(itertools.product(*ranges)) if len(ranges) != 1 else iter(ranges[0])
+        axes = self.axes or tuple(range(len(self.bounds)))
+        ranges = [range(*self.bounds[axis]) for axis in axes]
+        if len(ranges) == 1:
+            return iter(ranges[0])
+        return (tuple(visit[axes.index(d)] for d in range(len(axes))) for visit in itertools.product(*ranges))
+
+
+def _checked_axes(axes, ndim):
+    """ndrange(axes=...) as a tuple, or None for the natural order; upstream's errors for anything else."""
+    if axes is None:
+        return None
+    from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+
+    axes = tuple(axes)
+    if any(type(a) is not int for a in axes):  # bool is an int, but True/False as axes is a mistake
+        raise QuadrantsTypeError(f"qd.ndrange(axes={axes!r}): entries must be Python ints naming dimensions.")
+    if len(axes) != ndim:
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={axes!r}) has {len(axes)} entries but ndrange has {ndim} "
+                                   "dimensions; give one entry per dimension.")
+    if sorted(axes) != list(range(ndim)):
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={axes!r}) is not a permutation of range({ndim}).")
+    return None if axes == tuple(range(ndim)) else axes
 
 
 ndrange = Builtin("ndrange", NdRange, "ndrange")

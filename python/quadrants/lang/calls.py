@@ -177,7 +177,7 @@ class CallTranslator:
         if kind in ("static_assert", "static_print"):  # compile-time only (stmts.py)
             return self.static_assert(args, kwargs) if kind == "static_assert" else self.static_print(args, kwargs)
         if kind == "ndrange":
-            return self.python_op(lambda: qd_builtins.NdRange(*args))
+            return self.python_op(lambda: qd_builtins.NdRange(*args, **kwargs))
         if kind == "grouped":
             return self.call_grouped(func, args, kwargs)
         if kind == "select":

@@ -20,13 +20,14 @@ class LoopSpace:
     """What a loop iterates: per dimension a (begin, end) pair and an optional (start, step), meaning
     the loop variable is start + k * step for k in [begin, end); `grouped` binds one index vector."""
 
-    def __init__(self, bounds, steps=None, grouped=False):
+    def __init__(self, bounds, steps=None, grouped=False, axes=None):
         # A 0-d space (a shape () field or ndarray) has one point: one iteration of a hidden index,
         # and a grouped loop variable that is the empty index vector.
         self.zero_dim = not bounds
         self.bounds = bounds or [(0, 1)]
         self.steps = steps or [None] * len(self.bounds)
         self.grouped = grouped
+        self.axes = axes  # ndrange(axes=): the order in which the dimensions nest, outermost first; None: natural
         self.guard = None  # struct-fors over sparse cells: guard(tr, index_names, kind) skips inactive ones
         self.blocked = None  # or blocked(tr, node, targets): the parallel loop over sparse blocks, if it takes it
 
@@ -93,7 +94,7 @@ class LoopTranslator:
             value = value.container
         if isinstance(value, qd_builtins.NdRange):
             return LoopSpace([(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
-                              for b, e in value.bounds], grouped=grouped)
+                              for b, e in value.bounds], grouped=grouped, axes=value.axes)
         space = sparse_iteration_space(self, value, grouped)  # SNodes, offsets, sparse fields (sparse_access.py)
         if space is not None:
             return space
@@ -161,14 +162,15 @@ class LoopTranslator:
         if serialize and _breaks_directly(node.body):
             self.serial_loop(node, targets, space)  # a serial `for` can break; a parallel_for cannot
             return
-        extents = " ".join(self.ops.text(end if _is_zero(begin) else self.ops.bin("sub", end, begin))
-                           for begin, end in space.bounds)
+        extents = [self.ops.text(end if _is_zero(begin) else self.ops.bin("sub", end, begin))
+                   for begin, end in space.bounds]
         offsets = [begin for begin, _ in space.bounds]
         index_names = self.index_names(targets, offsets, space)
         random_scope = self.open_random_scope(index_names)
         block = self.close_random_scope(random_scope, self.loop_body(node, targets, index_names, offsets, space,
                                                                      "parallel"))
-        head = (f"parallel_for ({' '.join(index_names)}) ({extents}) "
+        order = space.axes or range(len(index_names))  # the IR nests its dimensions in the order they are listed
+        head = (f"parallel_for ({' '.join(index_names[d] for d in order)}) ({' '.join(extents[d] for d in order)}) "
                 f"(config (block_dim {block_dim}) (serialize {int(serialize)}))")
         self.builder.emit(head, [block], loc=loc)
 
@@ -180,8 +182,8 @@ class LoopTranslator:
         offsets = [0] * len(space.bounds)
         index_names = self.index_names(targets, offsets, space)
         block = self.loop_body(node, targets, index_names, offsets, space, "serial")
-        for index_name, (begin, end) in reversed(list(zip(index_names, ranges))):
-            block = [Stmt(f"for {index_name} {begin} {end}", [block], loc)]
+        for d in reversed(space.axes or range(len(index_names))):  # outermost first, as ndrange(axes=) orders them
+            block = [Stmt(f"for {index_names[d]} {ranges[d][0]} {ranges[d][1]}", [block], loc)]
         self.builder.append(block[0])
 
     def loop_body(self, node, targets, index_names, offsets, space, kind):
