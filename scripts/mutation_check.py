@@ -116,7 +116,7 @@ MUTANTS = [
     Mutant("cpu_atomic_add_not_atomic", RUNTIME,
            "QD_FUNC T qd_atomic_add(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }",
            "QD_FUNC T qd_atomic_add(T* p, T v) { T old = *(volatile T*)p; *(volatile T*)p = old + v; return old; }",
-           ["tests/python/test_device_runtime.py", "-k", "kernel_atomics",
+           ["tests/python/test_device_runtime.py", "-k", "contention or kernel_atomics",
             "tests/python/test_kernel_differential.py", "-k", "atomics"],
            "runtime (CPU): integer atomic_add is a plain read-modify-write (the emulation runs threads serially)"),
     Mutant("floordiv_exact_division", RUNTIME,

@@ -522,6 +522,25 @@ def test_kernel_atomics_return_old_values_and_combine_like_numpy(op, name):
     _run_atomics_kernel(op, name, 100000)
 
 
+@pytest.mark.cpu_only  # needs the CPU pool's real threads; the emulation runs GPU threads one after another
+@pytest.mark.parametrize("name", ["i32", "u64", "f32", "f64"])
+def test_cpu_kernel_atomic_add_loses_no_updates_under_contention(name):
+    """16 pool threads on 2 cores: a non-atomic read-modify-write preempted midway loses updates in
+    almost every launch, so twenty launches all exact make a lost update very unlikely to go unseen."""
+    qd.init(arch=qd.cpu, cpu_max_num_threads=16)
+    dtype = getattr(qd, name)
+
+    @qd.kernel
+    def hammer(cells: qd.types.ndarray(dtype=dtype, ndim=1), n: qd.i32):
+        for i in range(n):
+            qd.atomic_add(cells[i % 4], 1)
+
+    for _ in range(20):
+        cells = np.zeros(4, _np_dtype(name))
+        hammer(cells, 2_000_000)
+        np.testing.assert_array_equal(cells, np.full(4, 500_000, _np_dtype(name)))
+
+
 @needs_gpu
 @pytest.mark.parametrize("op,name", KERNEL_CASES, ids=[f"{op}-{name}" for op, name in KERNEL_CASES])
 def test_gpu_atomics_return_old_values_and_combine_like_numpy(op, name):
