@@ -69,6 +69,7 @@ from .ndarray import Ndarray, ndarray
 from . import ad  # noqa: E402  qd.ad: reverse-mode autodiff (Tape, clear_all_gradients, custom gradients)
 from . import algorithms  # noqa: E402  qd.algorithms: upstream's radix sort sizing (the sort itself is not built yet)
 from .torch_ops import torch_op
+from .linear_solve import solve  # noqa: E402  qd.solve(A, b) inside kernels
 from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(kernel_profiler=True))
 # Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.
 from .types.enums import Layout
