@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 
-SCENES = ("rigid", "franka", "sph", "boxes", "mpm", "pbd", "fem")
+SCENES = ("rigid", "franka", "sph", "boxes", "mpm", "pbd", "fem", "go2", "duck")
 SCENE_TIMEOUT_S = 1800
 
 
@@ -206,6 +206,43 @@ def scene_fem(steps):
     t2 = time.perf_counter()
     state = cube.get_state()
     return {"vertex_pos": _as_list(state.pos)}, t1 - t0, t2 - t1
+
+
+def scene_go2(steps):
+    """The bundled Unitree Go2 (URDF) dropped on a plane, 3 environments, joints held by PD control."""
+    gs = _init_genesis()
+    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=0.01), show_viewer=False)
+    scene.add_entity(gs.morphs.Plane())
+    robot = scene.add_entity(gs.morphs.URDF(file="urdf/go2/urdf/go2.urdf", pos=(0, 0, 0.45)))
+    t0 = time.perf_counter()
+    scene.build(n_envs=3)
+    t1 = time.perf_counter()
+    dofs = list(range(6, robot.n_dofs))
+    robot.set_dofs_kp([40.0] * len(dofs), dofs)
+    robot.set_dofs_kv([1.0] * len(dofs), dofs)
+    robot.control_dofs_position([[0.0, 0.8, -1.5] * (len(dofs) // 3)] * 3, dofs)
+    for _ in range(steps):
+        scene.step()
+    t2 = time.perf_counter()
+    return {"qpos": _as_list(robot.get_qpos()), "base_pos": _as_list(robot.get_pos())}, t1 - t0, t2 - t1
+
+
+def scene_duck(steps):
+    """The bundled duck mesh (convexified collision geometry) falling onto a plane beside a sphere."""
+    gs = _init_genesis()
+    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=0.01), show_viewer=False)
+    scene.add_entity(gs.morphs.Plane())
+    duck = scene.add_entity(gs.morphs.Mesh(file="meshes/duck.obj", scale=0.05, pos=(0, 0, 0.3)))
+    ball = scene.add_entity(gs.morphs.Sphere(pos=(0.02, 0.0, 0.6), radius=0.05))
+    t0 = time.perf_counter()
+    scene.build()
+    t1 = time.perf_counter()
+    for _ in range(steps):
+        scene.step()
+    t2 = time.perf_counter()
+    state = {"duck_pos": _as_list(duck.get_pos()), "duck_quat": _as_list(duck.get_quat()),
+             "ball_pos": _as_list(ball.get_pos())}
+    return state, t1 - t0, t2 - t1
 
 
 def _flatten(value):
