@@ -513,3 +513,30 @@ def test_matrix_constructors_take_upstreams_keyword_names():
     out = np.zeros(1, np.float32)
     build(out)
     assert out[0] == 111
+
+
+def test_lists_store_into_vector_and_matrix_elements():
+    m = qd.Matrix.field(2, 2, qd.i32, 3)
+    v = qd.Vector.field(3, qd.f32, 2)
+
+    @qd.func
+    def fill(a: qd.template()):
+        for i in range(3):
+            a[i] = [[i, i + 1], [i + 2, i + 3]]
+
+    @qd.kernel
+    def run():
+        fill(m)
+        for i in range(2):
+            v[i] = (1.0, i, 3)
+
+    run()
+    np.testing.assert_array_equal(m.to_numpy()[2], [[2, 3], [4, 5]])
+    np.testing.assert_array_equal(v.to_numpy(), [[1, 0, 3], [1, 1, 3]])
+
+    @qd.kernel
+    def wrong_shape():
+        v[0] = [1, 2]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"Cannot assign the list \[1, 2\] to a 3-vector target"):
+        wrong_shape()

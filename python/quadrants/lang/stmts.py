@@ -1,6 +1,7 @@
 # python/quadrants/lang/stmts.py: translation of statements: assignments, if/while, break/continue, return.
 import ast
 import inspect
+import math
 
 from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
@@ -160,6 +161,8 @@ class StmtTranslator(LoopTranslator):
             self.store_struct(target, value)
             return
         if isinstance(target, VectorTarget):
+            if isinstance(value, (list, tuple)):  # a[i] = [[1, 2], [3, 4]]: the list's shape must match
+                value = _nested_to_vector(self, value, target.shape)
             if not isinstance(value, VectorValue):
                 value = self.scalar(value, "the value stored into a vector")
                 value = VectorValue([self.materialize(value) if isinstance(value, Expr) else value] *
@@ -518,3 +521,15 @@ def _size(shape):
 
 def _shape_text(shape):
     return "x".join(map(str, shape)) if len(shape) == 2 else f"{shape[0]}-vector"
+
+
+def _nested_to_vector(tr, value, shape):
+    """A (nested) Python list or tuple stored into a vector/matrix target, as the VectorValue of that shape."""
+    entries = list(value)
+    if len(shape) == 2 and len(entries) == shape[0] and all(
+            isinstance(row, (list, tuple)) and len(row) == shape[1] for row in entries):
+        entries = [x for row in entries for x in row]
+    if len(entries) != math.prod(shape) or any(isinstance(x, (list, tuple)) for x in entries):
+        raise tr.fail(f"cannot assign the list {value!r} to a {_shape_text(shape)} target: its shape differs",
+                      kind="type")
+    return VectorValue([tr.scalar(x, "an entry of the stored list") for x in entries], shape)
