@@ -1,4 +1,5 @@
 # tests/python/test_init_options.py: qd.init() takes every upstream option; applied ones act, ignored ones warn once.
+import logging
 import platform
 import re
 import warnings
@@ -248,3 +249,18 @@ def test_cfg_is_none_before_init_and_read_only_after():
         qd.cfg.debug = True
     with pytest.raises(AttributeError, match="qd.cfg has no option 'no_such_option'"):
         qd.cfg.no_such_option
+
+
+def test_compiles_are_logged_with_their_time_at_debug_level(caplog):
+    qd.init(arch=qd.cpu, log_level=qd.DEBUG)
+    try:
+        @qd.kernel
+        def logged_compile(a: qd.types.ndarray()):
+            for i in range(a.shape[0]):
+                a[i] += 1
+
+        with caplog.at_level(logging.DEBUG, logger="quadrants"):
+            logged_compile(np.zeros(3, np.float32))
+        assert re.search(r"kernel 'logged_compile': compiled for cpu in [0-9.]+ ms", caplog.text)
+    finally:
+        qd.set_logging_level(qd.INFO)

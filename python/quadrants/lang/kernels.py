@@ -9,11 +9,13 @@ import ast
 import dataclasses
 import functools
 import inspect
+import logging
+import time
 import types
 import warnings
 import weakref
 
-from .. import _runtime
+from .. import _logging, _runtime
 from .compound_params import (
     DiscoverLeaves,
     MemberTypeError,
@@ -239,14 +241,20 @@ class KernelDefinition:
         text, containers, line_sources = translation
         launcher.set_globals([c._array for c in containers])
         config = _runtime.config()
+        started = time.perf_counter()
         try:
             if config.is_cuda:
-                return _core.compile_kernel_cuda(text, *config.cuda_properties["compute_capability"])
-            if _runtime.CHECK_CUDA_CODEGEN:  # CPU machines still compile-check the CUDA code
-                _core.compile_kernel_cuda(text, 9, 0)
-            return _core.compile_kernel(text)
+                compiled = _core.compile_kernel_cuda(text, *config.cuda_properties["compute_capability"])
+            else:
+                if _runtime.CHECK_CUDA_CODEGEN:  # CPU machines still compile-check the CUDA code
+                    _core.compile_kernel_cuda(text, 9, 0)
+                compiled = _core.compile_kernel(text)
         except _core.KernelUserError as exc:
             raise _located_error(exc, line_sources) from None
+        if _logging.logger.isEnabledFor(logging.DEBUG):
+            _logging.debug(f"kernel '{self.fn.__name__}': compiled for {'cuda' if config.is_cuda else 'cpu'} in "
+                           f"{(time.perf_counter() - started) * 1e3:.1f} ms (from the disk cache when it has it)")
+        return compiled
 
 
 class KernelMixin:
