@@ -133,11 +133,23 @@ const std::string& cpu_identity() {
   return identity;
 }
 
-std::vector<std::string> compile_flags(bool fast_math) {
+// Generated sources past this size compile at -O1. GCC's -O2/-O3 time grows faster than linearly with the size
+// of a function, and a kernel is one function with every qd.func inlined: Genesis' collision kernel is 4.3 MB of
+// C++, 26 s at -O3 and 7.5 s at -O1 on 2 cores, while small kernels keep -O3 (Mandelbrot, stencils).
+size_t large_kernel_bytes() {
+  static const size_t limit = [] {
+    const char* text = std::getenv("QD_LARGE_KERNEL_BYTES");
+    return text && *text ? static_cast<size_t>(std::strtoull(text, nullptr, 10)) : size_t{1} << 20;
+  }();
+  return limit;
+}
+
+std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes) {
   // No -fwrapv: signed overflow stays undefined, as in C, CUDA and LLVM's nsw arithmetic. Wrapping
   // i32 index arithmetic cannot be widened to 64-bit addressing, and -fwrapv made a 2D stencil 2.7x
   // slower by stopping vectorization (docs/IR.md states the rule).
-  std::vector<std::string> flags = {"-O3", "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
+  const char* level = source_bytes > large_kernel_bytes() ? "-O1" : "-O3";
+  std::vector<std::string> flags = {level, "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
                                     "-fno-rtti", "-pipe"};
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
@@ -266,7 +278,7 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
   bool cached = disk_cache_enabled();
   bool is_fallback = false;
   std::string command = compiler_command(&is_fallback);
-  std::vector<std::string> flags = compile_flags(fast_math);
+  std::vector<std::string> flags = compile_flags(fast_math, source.size());
   if (command.empty()) {
     LoadedLibrary lib = cached ? open_cached_without_compiler(kernel_name, source, flags) : LoadedLibrary{};
     if (lib.entry) return lib;

@@ -217,3 +217,14 @@ def test_kernel_name_in_ir_text_must_be_an_identifier(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="the kernel's name must be an identifier"):
         _core.compile_kernel(text)
     assert not (tmp_path.parent.parent / "escape.so").exists()
+
+
+def test_kernels_past_the_large_kernel_size_compile_with_other_flags(warm_cache):
+    """QD_LARGE_KERNEL_BYTES: larger sources compile at -O1; the flags are in the cache key, so the same kernel
+    under a limit below its size is a second library (and still computes the same)."""
+    cache, one, _ = warm_cache
+    out, _ = run(cache, QD_LARGE_KERNEL_BYTES="0")
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert len(libraries(cache, "add_one")) == 2
+    run(cache, QD_LARGE_KERNEL_BYTES=str(10**9))  # above every source: the first library again, no third
+    assert len(libraries(cache, "add_one")) == 2 and one in libraries(cache, "add_one")
