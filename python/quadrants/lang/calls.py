@@ -405,6 +405,9 @@ class CallTranslator:
                 obj = struct_values.get(param.name) if struct_values else None
                 self.bind(param.name, StaticBinding(CompoundRef((param.name,), obj, param.schema)))
                 continue
+            if param.kind == "structval":  # a qd.types.struct by value: a local copy of its leaves
+                self.declare(param.name, self.struct_argument((param.name,), param.annotation, struct_values))
+                continue
             if param.kind == "tensor":  # an array leaf or a template value (tensor_params.py)
                 self.bind(param.name, StaticBinding(self.tensor_argument((param.name,), struct_values)))
                 continue

@@ -169,7 +169,8 @@ class CompoundRef:
 
 
 class Leaf:
-    """A runtime parameter reached through a CompoundRef: kind 'array' or 'scalar'."""
+    """A runtime parameter reached through a CompoundRef: kind 'array', 'scalar' or 'vector' (a vector/matrix
+    member of a struct passed by value, annotated with its VectorType)."""
 
     __slots__ = ("path", "kind", "annotation")
 
@@ -186,6 +187,9 @@ class Leaf:
         """The tuple `_core.Launcher` expects for this leaf (error messages name it 'info.member')."""
         if self.kind == "scalar":
             return ("scalar", self.label, scalar_dtype_name(self.annotation))
+        if self.kind == "vector":
+            dtype = float if self.annotation.dtype is None else self.annotation.dtype
+            return ("vector", self.label, scalar_dtype_name(dtype), tuple(self.annotation.shape))
         return self.annotation.launcher_entry(self.label)
 
 

@@ -16,6 +16,7 @@ import warnings
 import weakref
 
 from .. import _logging, _runtime
+from ..struct import StructType
 from .compound_params import (
     DiscoverLeaves,
     MemberTypeError,
@@ -36,8 +37,8 @@ from .types import NdarrayType, Template, VectorType, scalar_dtype_name
 
 class KernelParam:
     """One kernel parameter: kind is 'scalar', 'vector' (a vector/matrix by value), 'array', 'template',
-    'tensor' (annotated qd.Tensor: an array or a template by value, tensor_params.py) or 'struct' (annotated
-    with a dataclass)."""
+    'tensor' (annotated qd.Tensor: an array or a template by value, tensor_params.py), 'struct' (annotated
+    with a dataclass) or 'structval' (a qd.types.struct, passed by value)."""
 
     def __init__(self, name, kind, annotation, schema=None):
         self.name = name
@@ -89,6 +90,8 @@ def _kernel_params(fn, annotations):
             params.append(KernelParam(p.name, "template", annotation))
         elif is_tensor_annotation(annotation):
             params.append(KernelParam(p.name, "tensor", annotation))
+        elif isinstance(annotation, StructType):  # by value: its members are leaves (translator.struct_argument)
+            params.append(KernelParam(p.name, "structval", annotation))
         elif is_dataclass_type(annotation):
             try:
                 schema = dataclass_schema(annotation)
@@ -155,6 +158,7 @@ class KernelDefinition:
         self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind in ("scalar", "vector", "array")]
         self.struct_positions = [k for k, p in enumerate(self.params) if p.kind == "struct"]
         self.tensor_positions = [k for k, p in enumerate(self.params) if p.kind == "tensor"]
+        self.value_struct_positions = [k for k, p in enumerate(self.params) if p.kind == "structval"]
         self.reads_twins = _reads_twins(fn, self.params)  # x.grad / x.dual of an array argument: leaves
         self.has_self = bool(self.params) and self.params[0].name == "self" and self.params[0].kind == "template"
         # What selects a compiled kernel besides the argument specialization: (position, attribute path,
@@ -176,7 +180,8 @@ class KernelDefinition:
     @property
     def needs_python_dispatch(self):
         """Templates and dataclasses pick a launcher per call; `int`/`float` params take their dtype from qd.init()."""
-        return bool(self.template_slots or self.struct_positions or self.reads_twins) or \
+        return bool(self.template_slots or self.struct_positions or self.value_struct_positions or
+                    self.reads_twins) or \
             any(_depends_on_defaults(p) for p in self.params)
 
     def slot_values(self, args):
@@ -366,7 +371,12 @@ class Kernel(KernelMixin):
         return self.function(*args)
 
     def _check_struct_arguments(self, args):
-        """Turns the AttributeError of a wrong object passed for a dataclass parameter into a TypeError."""
+        """Turns the AttributeError of a wrong object passed for a dataclass or struct parameter into a TypeError."""
+        for k in self.definition.value_struct_positions:
+            param = self.definition.params[k]
+            if not isinstance(args[k], param.annotation):
+                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} "
+                                f"value (its annotation), but got {args[k]!r}.") from None
         for k in self.definition.struct_positions:
             param = self.definition.params[k]
             if not isinstance(args[k], param.schema.cls):
@@ -381,7 +391,8 @@ class Kernel(KernelMixin):
         _runtime.config()  # initializes on first use
         _runtime.track(self)  # reset() and init() call _release
         definition = self.definition
-        if not definition.template_slots and not definition.struct_positions and not definition.reads_twins:
+        if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
+                or definition.reads_twins):
             entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
         else:
             entry = self._discover(key, args)

@@ -3,6 +3,7 @@
 # The visitor methods live in three mixins (exprs.py, calls.py, stmts.py); this file holds what they
 # share: the function being translated, its scopes, the IR builder and the error helpers.
 import builtins as _py_builtins
+import math
 
 import numpy as np
 
@@ -158,6 +159,28 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
                             hint=f"read it in the kernel, or pass {ref.label}.{attr} as an argument.", kind="type")
         return self.leaf(Leaf(path, "array", NdarrayType()), unwrap(value), has_value)
 
+    def struct_argument(self, path, struct_type, call_values):
+        """A kernel parameter annotated with a qd.types.struct: passed by value, each scalar and vector member a
+        leaf read from the argument's attributes on every call."""
+        from .struct_values import StructValue
+        from .types import VectorType
+
+        members = {}
+        for key, member_type in struct_type.members.items():
+            member_path = path + (key,)
+            value = None
+            if call_values is not None:
+                value = call_values[member_path[0]]
+                for name in member_path[1:]:
+                    value = getattr(value, name)
+            if isinstance(member_type, VectorType):
+                members[key] = self.leaf(Leaf(member_path, "vector", member_type), value, call_values is not None)
+            elif hasattr(member_type, "members"):  # a nested struct type
+                members[key] = self.struct_argument(member_path, member_type, call_values)
+            else:
+                members[key] = self.leaf(Leaf(member_path, "scalar", member_type), value, call_values is not None)
+        return StructValue(struct_type, members)
+
     def tensor_argument(self, path, call_values):
         """A qd.Tensor kernel parameter: its array as a leaf read on every call, or its template value."""
         value = self.slot_values[path]
@@ -237,6 +260,10 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
             found = Expr(f"(arg {name})")
             self.leaf_texts[leaf.path] = f"(scalar {name} {spec[1]})"
             self.scalar_leaf_labels[found.text] = leaf.label
+        elif leaf.kind == "vector":  # one scalar param per entry, row-major, as vector kernel parameters
+            names = [self.names.fresh(f"{name}__{k}") for k in range(math.prod(spec[2]))]
+            found = VectorValue([Expr(f"(arg {n})") for n in names], spec[2])
+            self.leaf_texts[leaf.path] = " ".join(f"(scalar {n} {spec[1]})" for n in names)
         else:
             _, dtype, ndim, element_shape, contiguous, writable = spec
             found = ArrayRef(name, dtype, ndim, element_shape, label=leaf.label, path=leaf.path)
