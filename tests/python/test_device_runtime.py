@@ -18,6 +18,7 @@ import ctypes
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -413,10 +414,13 @@ HALF_CASES = [0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x7BFF, 0xFBFF, 0x7C00, 0x
 @pytest.fixture(scope="module")
 def host_device_run(tmp_path_factory):
     """stdout of the device branches built for the host and run (compiled once per session)."""
-    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
-    if not compiler:
-        pytest.skip("no C++ compiler to build the device branches for the host")
+    compiler = shlex.split(os.environ.get("CXX", "")) or [shutil.which("c++") or shutil.which("g++")]
+    if not compiler[0] or not shutil.which(compiler[0]):
+        pytest.skip(f"no C++ compiler ({compiler[0] or 'c++'}) to build the device branches for the host")
     work = tmp_path_factory.mktemp("device_runtime")
+    (work / "half.cpp").write_text("_Float16 narrow(float x) { return (_Float16)x; }\n")
+    if subprocess.run([*compiler, "-c", "half.cpp", "-o", "half.o"], cwd=work, capture_output=True).returncode:
+        pytest.skip("the host C++ compiler has no _Float16, which stands in for the PTX half conversions")
     (work / "include").mkdir()
     (work / "include" / "stdint.h").write_text(NVRTC_STDINT)  # the device's 64-bit types (long long)
     (work / "include" / "kernel_abi.h").write_text(ABI_HEADER.read_text())
@@ -425,10 +429,10 @@ def host_device_run(tmp_path_factory):
     flags = ["-std=c++17", "-O2", "-fwrapv", "-fno-strict-aliasing", "-pthread"]
     for source in ("device", "driver"):
         include = ["-nostdinc", "-I", str(work / "include")] if source == "device" else []
-        built = subprocess.run([compiler, *flags, *include, "-c", f"{source}.cpp", "-o", f"{source}.o"], cwd=work,
+        built = subprocess.run([*compiler, *flags, *include, "-c", f"{source}.cpp", "-o", f"{source}.o"], cwd=work,
                                capture_output=True, text=True)
         assert built.returncode == 0, built.stderr[-4000:]
-    linked = subprocess.run([compiler, "-pthread", "device.o", "driver.o", "-o", "probe", "-lm"], cwd=work,
+    linked = subprocess.run([*compiler, "-pthread", "device.o", "driver.o", "-o", "probe", "-lm"], cwd=work,
                             capture_output=True, text=True)
     assert linked.returncode == 0, linked.stderr[-4000:]
     args = []
