@@ -11,6 +11,9 @@ struct TypeError : std::runtime_error { using std::runtime_error::runtime_error;
 struct ValueError : std::runtime_error { using std::runtime_error::runtime_error; };   // -> ValueError
 struct IndexError : std::runtime_error { using std::runtime_error::runtime_error; };   // -> IndexError
 struct AssertionError : std::runtime_error { using std::runtime_error::runtime_error; };  // -> AssertionError
+// Wrong arguments in a kernel call (missing, extra, unknown keyword): a TypeError that Python sees as
+// quadrants.lang.errors.KernelArgumentError, both QuadrantsSyntaxError (as upstream raises) and TypeError.
+struct ArgumentError : TypeError { using TypeError::TypeError; };
 
 // A user error inside a kernel's source, at a Python line/column (1-based line, 0-based column;
 // 0 when unknown). The Python frontend adds the source line and a caret.

@@ -206,16 +206,20 @@ class Launcher {
       size_t i = 0;
       while (i < params_.size() && params_[i].name != name) ++i;
       if (i == params_.size()) {
-        throw TypeError("Kernel '" + name_ + "' got an unexpected keyword argument '" + name + "'.");
+        throw ArgumentError("Unexpected argument '" + name + "': kernel '" + name_ + "' has no parameter of that "
+                            "name (its parameters: " + param_names() + ").");
       }
       if (bound[i].is_valid()) {
-        throw TypeError("Kernel '" + name_ + "' got multiple values for argument '" + name + "'.");
+        throw ArgumentError("Kernel '" + name_ + "' got multiple values for argument '" + name + "'.");
       }
       bound[i] = nb::borrow(value);
     }
     nb::list out;
     for (size_t i = 0; i < bound.size(); ++i) {
-      if (!bound[i].is_valid()) throw TypeError("Kernel '" + name_ + "' is missing argument '" + params_[i].name + "'.");
+      if (!bound[i].is_valid()) {
+        throw ArgumentError("Missing argument '" + params_[i].name + "' of kernel '" + name_ + "' (its parameters: " +
+                            param_names() + ").");
+      }
       out.append(bound[i]);
     }
     return nb::tuple(out);
@@ -255,11 +259,17 @@ class Launcher {
     return p;
   }
 
+  // Upstream's first words ("Missing argument 'b'", "Too many arguments"), then what was expected and given.
   [[noreturn]] void throw_arity(size_t given) const {
+    std::string what = given < params_.size() ? "Missing argument '" + params_[given].name + "'" : "Too many arguments";
+    throw ArgumentError(what + ": kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " argument(s) (" +
+                        param_names() + "), but " + std::to_string(given) + " were given.");
+  }
+
+  std::string param_names() const {
     std::string names;
     for (const ParamSpec& p : params_) names += (names.empty() ? "" : ", ") + p.name;
-    throw TypeError("Kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " argument(s) (" + names +
-                    "), but " + std::to_string(given) + " were given.");
+    return names;
   }
 
   std::string where(size_t i) const { return "Kernel '" + name_ + "' argument '" + params_[i].name + "'"; }

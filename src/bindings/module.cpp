@@ -23,6 +23,9 @@ NB_MODULE(_core, m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const qd::ArgumentError& e) {
+      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("KernelArgumentError");
+      PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::TypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const qd::ValueError& e) {

@@ -261,6 +261,6 @@ def test_compiles_are_logged_with_their_time_at_debug_level(caplog):
 
         with caplog.at_level(logging.DEBUG, logger="quadrants"):
             logged_compile(np.zeros(3, np.float32))
-        assert re.search(r"kernel 'logged_compile': compiled for cpu in [0-9.]+ ms", caplog.text)
+        assert re.search(r"kernel .logged_compile.: compiled for (cpu|cuda) in [0-9.]+ ms", caplog.text)
     finally:
         qd.set_logging_level(qd.INFO)

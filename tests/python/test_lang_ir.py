@@ -428,8 +428,8 @@ def test_launcher_entries_describe_each_parameter():
 
     entries = [k.params[i].launcher_entry() for i in k.runtime_positions]
     assert entries == [
-        ("array", "a", "f32", 2, (3,)),
-        ("array", "b", None, None, ()),
+        ("array", "a", "f32", 2, (3,), 0),
+        ("array", "b", None, None, (), 0),
         ("scalar", "n", "u8"),
     ]
 

@@ -108,7 +108,11 @@ def test_a_float_for_an_int_param():
 @pytest.mark.parametrize("args", [(), (np.zeros(3, dtype=np.float32),), (np.zeros(3, dtype=np.float32), 0, 1.0, 2)],
                          ids=["none", "too_few", "too_many"])
 def test_wrong_argument_counts(args):
-    with raises_exactly(TypeError, f"Kernel 'store' takes 3 argument(s) (x, n, value), but {len(args)} were given."):
+    first = {0: "Missing argument 'x'", 1: "Missing argument 'n'", 4: "Too many arguments"}[len(args)]
+    message = f"{first}: kernel 'store' takes 3 argument(s) (x, n, value), but {len(args)} were given."
+    with raises_exactly(qd.QuadrantsSyntaxError, message):  # upstream's type, and a TypeError as for any call
+        store(*args)
+    with raises_exactly(TypeError, message):
         store(*args)
 
 
@@ -121,15 +125,17 @@ def test_keyword_arguments_bind_by_name():
 
 def test_keyword_argument_errors_name_the_argument():
     x = np.zeros(3, dtype=np.float32)
-    with raises_exactly(TypeError, "Kernel 'store' got an unexpected keyword argument 'val'."):
+    with raises_exactly(qd.QuadrantsSyntaxError, "Unexpected argument 'val': kernel 'store' has no parameter of "
+                        "that name (its parameters: x, n, value)."):
         store(x, 1, val=2.0)
     with raises_exactly(TypeError, "Kernel 'store' got multiple values for argument 'n'."):
         store(x, 1, n=2)
-    with raises_exactly(TypeError, "Kernel 'store' is missing argument 'value'."):
+    with raises_exactly(TypeError, "Missing argument 'value' of kernel 'store' (its parameters: x, n, value)."):
         store(x=x, n=1)
     with raises_exactly(TypeError, "Kernel 'store' got multiple values for argument 'value'."):
         store(x, 1, 2.0, value=2.0)
-    with raises_exactly(TypeError, "Kernel 'store' takes 3 argument(s) (x, n, value), but 5 were given."):
+    with raises_exactly(TypeError, "Too many arguments: kernel 'store' takes 3 argument(s) (x, n, value), but 5 "
+                        "were given."):
         store(x, 1, 2.0, 3.0, value=2.0)
     assert x.tolist() == [0, 0, 0]
 

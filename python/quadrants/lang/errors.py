@@ -54,6 +54,11 @@ class QuadrantsSyntaxError(QuadrantsCompilationError, SyntaxError):
         self.text = source_line or None
 
 
+class KernelArgumentError(QuadrantsSyntaxError, TypeError):
+    """Wrong arguments in a kernel call: missing, extra or unknown ones. Upstream raises QuadrantsSyntaxError;
+    it is a TypeError too, as for any Python call."""
+
+
 class QuadrantsNameError(QuadrantsCompilationError, NameError):
     """A name a kernel uses is not defined."""
 
