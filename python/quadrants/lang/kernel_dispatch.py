@@ -129,8 +129,11 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached
     params = ", ".join(names)
     args = f"({params},)" if names else "()"
     cached = cached or {}
+    # Named as the kernel, so Python's own errors for a wrong call read "foo() missing 1 required ...".
+    function_name = label if label.isidentifier() and not keyword.iskeyword(label) and not label.startswith("_qd") \
+        else "kernel"
     source = _store_functions_source(names, slots, cached) + (
-        f"def kernel({params}):\n"
+        f"def {function_name}({params}):\n"
         f"    try:\n"
         f"        _qd_key = {_keys_source(names, slots, cached)}\n"
         f"    except AttributeError:\n"
@@ -149,7 +152,7 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached
     )
     namespace = {"_qd_lookup": lookup, "_qd_miss": miss, "_qd_retry": retry, "_qd_check": check,
                  "_qd_PlanChanged": PlanChanged}
-    return _compile(source, "kernel", f"kernel '{label}'", namespace)
+    return _compile(source, function_name, f"kernel '{label}'", namespace)
 
 
 def make_entry_function(label, arity, regular_positions, plan, root_positions, launcher):
