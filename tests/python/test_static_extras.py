@@ -311,3 +311,26 @@ def test_a_vector_local_given_to_a_template_func_parameter_is_passed_by_referenc
     out = qd.Vector.ndarray(3, qd.f32, 3)
     run(out)
     np.testing.assert_array_equal(out.to_numpy(), [[0, 1, 3], [0, 1, 1], [0, 1, -1]])
+
+
+def test_qd_ref_parameters_are_the_callers_local():
+    qd.init(arch=qd.cpu)
+
+    @qd.real_func
+    def set_seven(a: qd.ref(qd.f32)):
+        a = 7
+
+    @qd.func
+    def double(a: qd.ref(qd.f32)):
+        a += a
+
+    @qd.kernel
+    def run() -> qd.f32:
+        a = 5.0
+        set_seven(a)
+        b = 5.0
+        double(b)
+        return a * 100 + b
+
+    assert run() == 710
+    assert repr(qd.ref(qd.f32)) == "qd.ref(qd.f32)"

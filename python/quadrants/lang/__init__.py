@@ -49,10 +49,10 @@ from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTy
 from .kernels import func, kernel
 from .perf_dispatch import perf_dispatch
 from .struct import Struct, StructField, dataclass
-from .types import template
+from .types import ref, template
 
 __all__ = [
-    "kernel", "func", "data_oriented", "template", "static", "ndrange", "grouped", "loop_config", "types", "math",
+    "kernel", "func", "data_oriented", "template", "ref", "static", "ndrange", "grouped", "loop_config", "types", "math",
     "perf_dispatch",
     "static_assert", "static_print",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",

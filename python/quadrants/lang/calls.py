@@ -13,7 +13,7 @@ from .func_args import ArgumentError, bind_arguments
 from .ir_builder import Expr, string_text
 from .source import function_source
 from .struct_values import Struct, StructField, StructType
-from .types import Template, VectorType, scalar_dtype_name
+from .types import RefType, Template, VectorType, scalar_dtype_name
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
@@ -371,7 +371,8 @@ class CallTranslator:
             return
         if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
-        is_template = isinstance(annotation, Template) or annotation is Template or is_tensor_annotation(annotation)
+        is_template = isinstance(annotation, (Template, RefType)) or annotation is Template or \
+            is_tensor_annotation(annotation)
         if is_template and _local_name(value):
             # A caller's local given to a qd.template() parameter is passed by reference, as upstream: the
             # func's writes go to the caller's variable. Depth 0 keeps `+=` atomic inside parallel loops

@@ -12,6 +12,20 @@ class Template:
 template = Template
 
 
+class RefType:
+    """The annotation `qd.ref(dtype)` of a func parameter: the caller's local itself, not a copy (as a local given
+    to a qd.template() parameter): assigning to the parameter assigns to the caller's variable."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"qd.ref({self.dtype!r})"
+
+
+ref = RefType
+
+
 class NdarrayType:
     """`qd.types.ndarray(dtype=None, ndim=None)`: a missing dtype or ndim is specialized per call.
 
