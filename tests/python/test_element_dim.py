@@ -59,3 +59,27 @@ def test_an_array_with_too_few_axes_is_a_clear_error():
 def test_element_extents_past_the_signature_limit_are_refused():
     with pytest.raises(ValueError, match="element extent is at most 65535"):
         norms(np.zeros((1, 70000), np.float32), np.zeros(1, np.float32))
+
+
+def test_vector_and_matrix_types_without_sizes_as_ndarray_dtypes():
+    @qd.kernel
+    def ones(x: qd.types.NDArray[qd.types.vector(), 1]):
+        for I in qd.grouped(x):
+            x[I] = 1.0
+
+    @qd.kernel
+    def twos(x: qd.types.ndarray(dtype=qd.types.matrix(dtype=qd.f32), ndim=1)):
+        for I in qd.grouped(x):
+            x[I] = 2.0
+
+    for n in (3, 2):
+        v = qd.ndarray(qd.types.vector(n, qd.f32), 3)
+        ones(v)
+        np.testing.assert_array_equal(v.to_numpy(), np.ones((3, n)))
+    m = qd.ndarray(qd.math.mat2, 2)
+    twos(m)
+    np.testing.assert_array_equal(m.to_numpy(), np.full((2, 2, 2), 2.0))
+    with pytest.raises(TypeError, match="expected vector elements .element_dim=1., but got a container of matrices"):
+        ones(qd.ndarray(qd.math.mat2, 3))
+    with pytest.raises(TypeError, match="needs both sizes or neither"):
+        qd.types.matrix(3)

@@ -36,6 +36,10 @@ class NdarrayType:
                  boundary="unsafe"):
         if ndim is not None and (not isinstance(ndim, int) or ndim < 0):
             raise ValueError(f"qd.types.ndarray(ndim=...) expects a non-negative int or None, but got {ndim!r}.")
+        if isinstance(dtype, AnyElementType):  # qd.types.vector(): element_dim= by another name
+            if element_dim not in (None, dtype.element_dim):
+                raise ValueError(f"qd.types.ndarray({dtype!r}, element_dim={element_dim}): the dims disagree.")
+            dtype, element_dim = dtype.dtype, dtype.element_dim
         self.dtype = _element_dtype(dtype, element_dim, element_shape)
         self.ndim = ndim
         # Upstream's element_dim= without element_shape=: vector (1) or matrix (2) elements of any size. A quadrants
@@ -149,13 +153,29 @@ class VectorType:
         return f"qd.types.{kind}({', '.join(map(str, self.shape))}, {self.dtype!r})"
 
 
-def vector(n, dtype=None):
-    """The type of n-vectors of `dtype`."""
-    return VectorType((n,), dtype)
+class AnyElementType:
+    """qd.types.vector() / qd.types.matrix() without sizes: as an ndarray dtype, vector (element_dim 1) or
+    matrix (2) elements of any size, specialized per call like qd.types.ndarray(element_dim=...)."""
+
+    def __init__(self, element_dim, dtype=None):
+        self.element_dim = element_dim
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"qd.types.{'vector' if self.element_dim == 1 else 'matrix'}(dtype={self.dtype!r})"
 
 
-def matrix(n, m, dtype=None):
-    """The type of n x m matrices of `dtype`."""
+def vector(n=None, dtype=None):
+    """The type of n-vectors of `dtype`; without n, vectors of any size (an ndarray annotation's dtype)."""
+    return AnyElementType(1, dtype) if n is None else VectorType((n,), dtype)
+
+
+def matrix(n=None, m=None, dtype=None):
+    """The type of n x m matrices of `dtype`; without n and m, matrices of any size (an ndarray annotation's dtype)."""
+    if n is None and m is None:
+        return AnyElementType(2, dtype)
+    if n is None or m is None:
+        raise TypeError(f"qd.types.matrix(n, m) needs both sizes or neither, but got n={n!r}, m={m!r}.")
     return VectorType((n, m), dtype)
 
 
