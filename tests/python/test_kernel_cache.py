@@ -103,6 +103,16 @@ def test_library_of_another_kernel_under_this_name_is_not_loaded(warm_cache):
     assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")  # add_one still adds one
 
 
+def test_library_swapped_under_its_own_manifest_is_not_loaded(warm_cache):
+    """Only the digest can tell: the other kernel's library has the same size (add_one and add_two differ in a
+    constant) and loads fine, and this kernel's manifest, key included, is left as it was."""
+    cache_dir, one, two = warm_cache
+    assert one.stat().st_size == two.stat().st_size, "the swap must keep the size for this test to mean anything"
+    one.write_bytes(two.read_bytes())
+    out, _ = run(cache_dir)
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")  # add_one still adds one
+
+
 def test_library_without_manifest_is_not_loaded(warm_cache):
     cache_dir, one, two = warm_cache
     (cache_dir / (one.name + ".manifest")).unlink()
