@@ -51,7 +51,9 @@ jit::NvrtcImage compile_cached(const std::string& name, const std::string& sourc
     if (!cached) throw;
     throw CompileError(std::string(e.what()) + "\nThe generated source is kept at " + base + ".cu.");
   }
-  if (cached) jit::store_entry(image_path, key, std::string(image.image.begin(), image.image.end()));
+  if (cached && jit::cache_writable()) {
+    jit::store_entry(image_path, key, std::string(image.image.begin(), image.image.end()));
+  }
   return image;
 }
 

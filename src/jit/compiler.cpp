@@ -296,7 +296,8 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
       return lib;
     }
   }
-  std::string work = make_work_dir(), work_source = work + "/" + kernel_name + ".cpp";
+  cached = cached && cache_writable();  // read-only: entries were read above, new ones are not stored
+  std::string work = make_work_dir(cached), work_source = work + "/" + kernel_name + ".cpp";
   std::string work_library = work + "/" + kernel_name + ".so";
   write_file_atomically(work_source, source);
   std::vector<std::string> argv = split_command_words(command);

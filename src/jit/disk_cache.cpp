@@ -15,6 +15,7 @@
 #include <map>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "jit/sha256.h"
@@ -118,7 +119,11 @@ std::string cache_dir() {
   std::lock_guard<std::mutex> lock(g_dirs_mutex);
   static std::map<std::string, std::string> resolved;  // requested -> the directory used
   auto found = resolved.find(wanted);
-  if (found != resolved.end()) return found->second;
+  if (found != resolved.end()) {
+    struct stat info {};
+    if (::stat(found->second.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && is_private(info)) return found->second;
+    resolved.erase(found);  // removed (or replaced) while this process ran: resolve it again
+  }
   std::string dir = wanted;
   struct stat info {};
   if (!dir.empty()) make_dirs(dir);
@@ -140,14 +145,24 @@ std::string cache_dir() {
 bool disk_cache_enabled() { return g_disk_cache_enabled.load(std::memory_order_relaxed); }
 void set_disk_cache_enabled(bool enabled) { g_disk_cache_enabled.store(enabled, std::memory_order_relaxed); }
 
-std::string make_work_dir() {
-  if (!disk_cache_enabled()) return private_temp_dir("quadrants-work-");
-  std::string pattern = cache_dir() + "/work-XXXXXX";
-  if (!::mkdtemp(pattern.data())) {
-    throw CompileError("Could not create a work directory in the kernel cache ('" + pattern + "'): " +
-                       std::strerror(errno) + "; check that the cache directory is writable.");
+bool cache_writable() {
+  std::string dir = cache_dir();
+  if (::access(dir.c_str(), W_OK) == 0) return true;
+  std::lock_guard<std::mutex> lock(g_dirs_mutex);
+  static std::set<std::string> warned;
+  if (warned.insert(dir).second) {
+    std::fprintf(stderr, "quadrants: warning: the kernel cache directory '%s' is not writable (%s); kernels found "
+                 "there are used, new ones are compiled without being cached.\n", dir.c_str(), std::strerror(errno));
   }
-  return pattern;
+  return false;
+}
+
+std::string make_work_dir(bool in_cache) {
+  if (in_cache && disk_cache_enabled()) {
+    std::string pattern = cache_dir() + "/work-XXXXXX";
+    if (::mkdtemp(pattern.data())) return pattern;
+  }
+  return private_temp_dir("quadrants-work-");  // no cache, or one we cannot write to
 }
 
 void remove_tree(const std::string& path) {

@@ -23,8 +23,13 @@ std::string cache_dir();
 bool disk_cache_enabled();
 void set_disk_cache_enabled(bool enabled);
 
-// A fresh private (0700) directory for one compile; the caller removes it with remove_tree.
-std::string make_work_dir();
+// Whether new entries can be written to the cache directory; a read-only one is warned about once and
+// only read from.
+bool cache_writable();
+
+// A fresh private (0700) directory for one compile, in the cache directory when in_cache (so results
+// are renamed into place) or in $TMPDIR; the caller removes it with remove_tree.
+std::string make_work_dir(bool in_cache = true);
 void remove_tree(const std::string& path);
 
 // The bytes of the entry at `path` if its manifest names `key` and they match the recorded digest;

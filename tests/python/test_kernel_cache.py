@@ -238,3 +238,95 @@ def test_kernels_past_the_large_kernel_size_compile_with_other_flags(warm_cache)
     assert len(libraries(cache, "add_one")) == 2
     run(cache, QD_LARGE_KERNEL_BYTES=str(10**9))  # above every source: the first library again, no third
     assert len(libraries(cache, "add_one")) == 2 and one in libraries(cache, "add_one")
+
+
+DELETE_MID_RUN = textwrap.dedent("""
+    import os, shutil
+    import numpy as np
+    import quadrants as qd
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def add_one(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(a.shape[0]):
+            a[i] += 1
+
+    @qd.kernel
+    def add_two(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(a.shape[0]):
+            a[i] += 2
+
+    a = np.zeros(4, dtype=np.int32)
+    add_one(a)
+    shutil.rmtree(os.environ["QD_CACHE_DIR"])  # someone clears the cache while the program runs
+    add_two(a)
+    print(a.tolist(), sorted(os.listdir(os.environ["QD_CACHE_DIR"]))[:1])
+""")
+
+
+def test_cache_directory_removed_while_running_is_made_again(tmp_path):
+    out, _ = run(tmp_path / "cache", DELETE_MID_RUN)
+    assert out.startswith("[3, 3, 3, 3] ['add_two-")  # recreated, and add_two cached in it
+
+
+def test_processes_sharing_one_empty_cache(tmp_path):
+    """Four processes compile the same kernels into one new cache at once: all get right results, and each kernel
+    ends up as exactly one verified entry (writes are atomic renames, never torn)."""
+    environment = {**os.environ, "QD_CACHE_DIR": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, script(KERNELS)], env=environment, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    assert len(libraries(tmp_path, "add_one")) == 1 and len(libraries(tmp_path, "add_two")) == 1
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name or p.name.startswith("work-")]
+    out, _ = run(tmp_path)  # and a later process loads them
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+
+
+THREADS = textwrap.dedent("""
+    import threading
+    import numpy as np
+    import quadrants as qd
+    qd.init(arch=qd.cpu)
+
+    def make(k):
+        @qd.kernel
+        def add(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+            for i in range(a.shape[0]):
+                a[i] += qd.static(k)
+        return add
+
+    kernels = [make(k) for k in range(6)]
+    results = [None] * 6
+
+    def work(k):
+        a = np.zeros(3, dtype=np.int32)
+        kernels[k](a)
+        results[k] = a.tolist()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(results)
+""")
+
+
+def test_threads_compiling_different_kernels_at_once(tmp_path):
+    out, _ = run(tmp_path, THREADS)
+    assert out == str([[k] * 3 for k in range(6)])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories, so there is nothing to test")
+def test_read_only_cache_is_read_and_not_written(warm_cache, tmp_path):
+    cache_dir, one, _ = warm_cache
+    cache_dir.chmod(0o500)
+    try:
+        out, err = run(cache_dir, KERNELS.replace("a[i] += 2", "a[i] += 3"))  # add_two changed: a new compile
+        assert out.startswith("[1, 1, 1, 1] [3, 3, 3, 3]")
+        assert "is not writable" in err and len(libraries(cache_dir, "add_two")) == 1
+    finally:
+        cache_dir.chmod(0o700)
