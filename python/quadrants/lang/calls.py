@@ -74,6 +74,8 @@ class CallTranslator:
             return self.call_builtin(func, args, kwargs)
         if func is _py_builtins.print:
             return self.call_print(args, kwargs)
+        if isinstance(func, VectorMethod) and func.name == "fill":  # v.fill(x): in place, on what v names
+            return self.fill_in_place(node, args, kwargs)
         if isinstance(func, VectorMethod):
             return self.call_vector_method(func, args, kwargs)
         from .kernels import BoundFunc, Func, is_kernel
@@ -105,6 +107,9 @@ class CallTranslator:
         """Classes and functions that are not kernel built-ins: casts, constructors, compile-time calls."""
         from .. import _dtypes
 
+        if func in (_py_builtins.int, _py_builtins.float, _py_builtins.bool) and len(args) == 1 and not kwargs and \
+                not is_runtime(args[0]) and not isinstance(args[0], (ArrayRef, VectorValue)):
+            return self.python_op(lambda: func(args[0]))  # float(3) of a compile-time value stays a Python value
         if isinstance(func, _dtypes.DataType) or func in (_py_builtins.int, _py_builtins.float):
             self.expect_arity(func, args, kwargs, 1)
             return self.ops.cast(scalar_dtype_name(func), self.scalar_or_vector(args[0], "a cast"))
@@ -116,6 +121,9 @@ class CallTranslator:
 
         if func in (quadrants.Vector, quadrants.Matrix):
             return self.construct_vector(func, args, kwargs)
+        if func in (quadrants.Matrix.rows, quadrants.Matrix.cols) and len(args) == 1 and not kwargs and \
+                isinstance(args[0], (list, tuple)) and any(is_runtime(a) for a in args[0]):
+            return self.matrix_of_vectors(args[0], by_rows=func is quadrants.Matrix.rows)
         if func is _py_builtins.len and len(args) == 1 and isinstance(args[0], VectorValue):
             return args[0].shape[0]
         if func is _py_builtins.getattr and len(args) == 2 and isinstance(args[0], CompoundRef):
@@ -131,6 +139,30 @@ class CallTranslator:
         if not callable(func):
             raise self.fail(f"{describe(func)} is not callable", kind="type")
         return self.capture(self.python_op(lambda: func(*args, **kwargs)))
+
+    def fill_in_place(self, node, args, kwargs):
+        """`v.fill(x)`: every entry of the vector/matrix that `v` names (a local, an array or field element) set to x."""
+        if len(args) != 1 or kwargs:
+            raise self.fail(f".fill() takes one value, but got {len(args) + len(kwargs)}", kind="type")
+        self.store(self.lvalue(node.func.value), self.scalar(args[0], "the value of .fill()"))
+
+    def matrix_of_vectors(self, vectors, by_rows):
+        """qd.Matrix.rows([...]) / qd.Matrix.cols([...]) of kernel vectors (or lists of scalars)."""
+        lines = []
+        for v in vectors:
+            if isinstance(v, VectorValue) and not v.is_matrix:
+                lines.append(list(v.entries))
+            elif isinstance(v, (list, tuple)):
+                lines.append([self.scalar(x, "an entry of qd.Matrix.rows()/cols()") for x in v])
+            else:
+                raise self.fail(f"qd.Matrix.{'rows' if by_rows else 'cols'}() takes vectors, but got {describe(v)}",
+                                kind="type")
+        if len({len(line) for line in lines}) != 1:
+            raise self.fail(f"qd.Matrix.{'rows' if by_rows else 'cols'}() needs vectors of one length, but got "
+                            f"lengths {[len(line) for line in lines]}", kind="type")
+        if not by_rows:
+            lines = [list(column) for column in zip(*lines)]
+        return VectorValue([x for line in lines for x in line], (len(lines), len(lines[0])))
 
     def expect_arity(self, func, args, kwargs, count):
         if len(args) != count or kwargs:

@@ -6,6 +6,7 @@ from .builtins import Builtin, kernel_only
 from .compound_params import CompoundRef
 from .dynamic_index import DynamicIndexing, ElementLoad
 from .ir_builder import Expr
+from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
 from .struct_values import StructField, StructVar, is_struct
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
@@ -87,6 +88,10 @@ class ExprTranslator(DynamicIndexing):
 
     def visit_Tuple(self, node):
         return tuple(self.visit(element) for element in node.elts)
+
+    def visit_Slice(self, node):
+        """`a:b:c` in an index: a Python slice of the translated bounds (matrix_slices.py checks them)."""
+        return slice(*(None if part is None else self.visit(part) for part in (node.lower, node.upper, node.step)))
 
     def visit_List(self, node):
         return [self.visit(element) for element in node.elts]
@@ -185,8 +190,15 @@ class ExprTranslator(DynamicIndexing):
         cond = self.visit(node.test)
         if not is_runtime(cond):
             return self.visit(node.body if cond else node.orelse)
-        return self.ops.select(self.scalar(cond, "the condition of 'a if c else b'"), self.visit(node.body),
-                               self.visit(node.orelse))
+        cond = self.scalar(cond, "the condition of 'a if c else b'")
+        body, orelse = self.visit(node.body), self.visit(node.orelse)
+        if isinstance(body, (tuple, list)) and isinstance(orelse, (tuple, list)):  # (i, j) if c else (j, i)
+            if len(body) != len(orelse):
+                raise self.fail(f"the two sides of 'a if c else b' have {len(body)} and {len(orelse)} items; a "
+                                "runtime condition needs them of one length", kind="type")
+            cond = self.materialize(cond) if isinstance(cond, Expr) else cond
+            return tuple(self.ops.select(cond, a, b) for a, b in zip(body, orelse))
+        return self.ops.select(cond, body, orelse)
 
     def visit_Attribute(self, node):
         base = self.visit(node.value)
@@ -296,6 +308,8 @@ class ExprTranslator(DynamicIndexing):
 
     def vector_element(self, vector, index):
         parts = list(index) if isinstance(index, tuple) else [index]
+        if has_slice(parts):  # m[i, :], v[1:] ... (matrix_slices.py)
+            return sliced(self, vector.shape, parts, lambda index: self.vector_element(vector, index), VectorValue)
         if any(isinstance(p, Expr) for p in parts):
             return self.dynamic_vector_element(vector, parts)
         if not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):

@@ -7,6 +7,7 @@ from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
 from .ir_builder import Expr, string_text
 from .loops import LoopTranslator
+from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, activate_for_store
 from .return_values import tuple_items
 from .struct_values import StructField, StructTarget, StructType, is_struct
@@ -226,6 +227,8 @@ class StmtTranslator(LoopTranslator):
         if not isinstance(base, VectorTarget):
             raise self.fail("only vectors, matrices and arrays can be indexed in an assignment", kind="type")
         parts = list(index) if isinstance(index, tuple) else [index]
+        if has_slice(parts):  # m[i, :] = v (matrix_slices.py)
+            return sliced(self, base.shape, parts, lambda index: self.vector_target_element(base, index), VectorTarget)
         if any(isinstance(p, Expr) for p in parts):
             return self.dynamic_target_element(base, parts)
         shadow = VectorValue(base.targets, base.shape)
