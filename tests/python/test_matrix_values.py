@@ -540,3 +540,42 @@ def test_lists_store_into_vector_and_matrix_elements():
 
     with pytest.raises(qd.QuadrantsTypeError, match=r"Cannot assign the list \[1, 2\] to a 3-vector target"):
         wrong_shape()
+
+
+def test_assigning_a_vector_computed_from_its_own_entries_reads_them_all_first():
+    """V = V @ J stored entry by entry used to read entries already overwritten (a silent wrong result)."""
+    f = qd.Matrix.field(2, 2, qd.f64, shape=2)
+    s_type = qd.types.struct(v=qd.types.vector(2, qd.f64))
+    out = qd.Matrix.field(2, 2, qd.f64, shape=4)
+
+    @qd.kernel
+    def run(a: qd.types.ndarray(dtype=qd.types.matrix(2, 2, qd.f64), ndim=1)):
+        W = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+        for _ in qd.static(range(2)):
+            W = W @ W  # W^4
+        out[0] = W
+        J = qd.Matrix([[0.6, 0.8], [-0.8, 0.6]])
+        V = qd.Matrix.identity(qd.f64, 2)
+        V = V @ J
+        out[1] = V
+        v = qd.Vector([1.0, 2.0])
+        v = qd.Vector([v[1], v[0] + v[1]])
+        s = s_type(v=qd.Vector([3.0, 4.0]))
+        s.v = J @ s.v
+        out[2] = qd.Matrix([[v[0], v[1]], [s.v[0], s.v[1]]])
+        for i in range(2):
+            f[i] = f[i] @ f[i]
+            a[i] = a[i].transpose() @ a[i]
+
+    f.from_numpy(np.array([[[1, 2], [3, 4]], [[0, 1], [1, 0]]], np.float64))
+    a_np = np.array([[[1, 2], [3, 4]], [[2, 0], [1, 1]]], np.float64)
+    a = qd.Matrix.ndarray(2, 2, qd.f64, 2)
+    a.from_numpy(a_np)
+    run(a)
+    m = np.array([[1.0, 2.0], [3.0, 4.0]])
+    j = np.array([[0.6, 0.8], [-0.8, 0.6]])
+    np.testing.assert_allclose(out.to_numpy()[0], np.linalg.matrix_power(m, 4))
+    np.testing.assert_allclose(out.to_numpy()[1], j, atol=1e-6)  # J's literals are f32 (default_fp)
+    np.testing.assert_allclose(out.to_numpy()[2], [[2, 3], j @ [3, 4]], atol=1e-6)
+    np.testing.assert_allclose(f.to_numpy(), [m @ m, np.eye(2)])
+    np.testing.assert_allclose(a.to_numpy(), [x.T @ x for x in a_np])

@@ -171,6 +171,10 @@ class StmtTranslator(LoopTranslator):
             if value.shape != target.shape:
                 raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target",
                                 kind="type")
+            if len(value.entries) > 1 and any(_reads_memory(item) for item in value.entries):
+                # `V = V @ J`, `a[i] = M @ a[i]`: every entry is computed before any is stored, or the later
+                # entries would read the ones already overwritten.
+                value = self.snapshot(value)
             for element, item in zip(target.targets, value.entries):
                 self.emit_store(element, self.sink_text(item))
             return
@@ -536,3 +540,8 @@ def _nested_to_vector(tr, value, shape):
         raise tr.fail(f"cannot assign the list {value!r} to a {_shape_text(shape)} target: its shape differs",
                       kind="type")
     return VectorValue([tr.scalar(x, "an entry of the stored list") for x in entries], shape)
+
+
+def _reads_memory(item):
+    """Whether a value's IR reads a local or an array element, which a store could change under it."""
+    return isinstance(item, Expr) and ("(var " in item.text or "(load " in item.text)
