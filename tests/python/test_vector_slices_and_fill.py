@@ -52,7 +52,7 @@ def test_fill_sets_locals_and_elements_in_place():
     v = qd.Vector.field(3, qd.f32, shape=(2, 2))
 
     @qd.kernel
-    def fill(a: qd.types.ndarray(dtype=qd.math.vec3, ndim=1), out: qd.types.ndarray()):
+    def fill(a: qd.types.ndarray(dtype=qd.types.vector(3, qd.f32), ndim=1), out: qd.types.ndarray()):
         for i in range(2):
             v[i, 1].fill(2.0)
             a[i].fill(i + 0.5)
