@@ -495,3 +495,49 @@ def test_floor_with_a_bad_dtype_names_it():
     with pytest.raises(qd.QuadrantsTypeError,
                        match=r"Expected a dtype such as qd.f32, but got the Python value 2.5 \(float\)"):
         bad(np.zeros(2, dtype=np.float32))
+
+
+def test_index_vectors_inside_an_index_tuple_count_one_index_per_entry():
+    g = qd.field(qd.f32, shape=(2, 3, 3, 3, 2))
+    cell = qd.types.struct(m=qd.f32, v=qd.types.vector(2, qd.f32))
+    grid = cell.field(shape=(2, 3, 3, 3, 2))
+
+    @qd.kernel
+    def scatter(a: qd.types.ndarray(ndim=4)):
+        for f in range(2):
+            ijk = qd.Vector([1, 2, 0])
+            g[f, ijk, 1] += 1.0
+            qd.atomic_add(grid[f, ijk, 1].m, 2.0)  # Genesis' MPM p2g writes its grid this way
+            grid[f, ijk, 0].v += qd.Vector([1.0, 3.0])
+            a[ijk, f] = 5.0
+            I = (1, 2, 0)  # a tuple inside the index, as Genesis' grid ops write it
+            g[f, I, 0] += 10.0
+            shifted = (I + qd.Vector([1, 0, 1])) * 2  # a tuple with a vector: vector arithmetic
+            a[shifted // 2, 0] += 1.0
+
+    a = np.zeros((3, 3, 3, 2), np.float32)
+    scatter(a)
+    assert g[1, 1, 2, 0, 1] == 1 and grid.m[0, 1, 2, 0, 1] == 2 and a[1, 2, 0, 1] == 5
+    assert grid.v.to_numpy()[1, 1, 2, 0, 0].tolist() == [1, 3] and g.to_numpy().sum() == 22 and g[0, 1, 2, 0, 0] == 10
+    assert a[2, 2, 1, 0] == 2
+
+    sizes = np.array([3, 4, 5], dtype=np.int32)
+
+    @qd.kernel
+    def flat(i: qd.i32) -> qd.i32:
+        return i * sizes[1] + sizes[2]  # numpy scalars read from a captured array are numbers
+
+    assert flat(2) == 13
+
+
+def test_numpy_scalars_from_python_scope_are_numbers_of_their_kind():
+    grid_res = np.array([2, 3], dtype=np.int32)
+
+    @qd.kernel
+    def count(out: qd.types.ndarray()):
+        for i, j in qd.ndrange(*grid_res):  # *unpacking a numpy array gives np.int32 bounds
+            out[i, j] = grid_res[1] * i + j + np.float32(0.5)
+
+    out = np.zeros((2, 3), np.float32)
+    count(out)
+    np.testing.assert_array_equal(out, np.arange(6, dtype=np.float32).reshape(2, 3) + 0.5)

@@ -2,6 +2,8 @@
 import ast
 import operator
 
+import numpy as np
+
 from .builtins import Builtin, kernel_only
 from .compound_params import CompoundRef
 from .dynamic_index import DynamicIndexing, ElementLoad
@@ -133,6 +135,10 @@ class ExprTranslator(DynamicIndexing):
     def visit_BinOp(self, node):
         left, right = self.visit(node.left), self.visit(node.right)
         op_type = type(node.op)
+        if isinstance(left, VectorValue) and isinstance(right, (tuple, list)):  # (i, j, k) + offset: as a vector
+            right = VectorValue(list(right), (len(right),))
+        elif isinstance(right, VectorValue) and isinstance(left, (tuple, list)):
+            left = VectorValue(list(left), (len(left),))
         if isinstance(node.op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
             return self.ops.matmul(left, right)
         if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):
@@ -276,7 +282,7 @@ class ExprTranslator(DynamicIndexing):
         if is_runtime(index):
             raise self.fail(f"{describe(base)} can only be indexed with compile-time values", kind="type",
                             hint="use a constant index, or unroll the loop with qd.static(range(...)).")
-        return self.python_op(operator.getitem, base, index)
+        return self.capture(self.python_op(operator.getitem, base, index))  # np.int32 of a numpy array: an int
 
     def array_indices(self, array, index):
         """The IR texts of the outer indices of `array[index]` (a tuple, a vector, None or a scalar)."""
@@ -284,8 +290,8 @@ class ExprTranslator(DynamicIndexing):
             parts = []
         elif isinstance(index, VectorValue) and not index.is_matrix:
             parts = index.entries
-        elif isinstance(index, (tuple, list)):
-            parts = list(index)
+        elif isinstance(index, (tuple, list)):  # index vectors and tuples inside it count one index per entry
+            parts = _flat_index(index)
         else:
             parts = [index]
         if len(parts) != array.ndim:
@@ -330,6 +336,8 @@ class ExprTranslator(DynamicIndexing):
         """Checks that `value` is a scalar (an IR expression or a number) where `what` needs one."""
         if isinstance(value, Expr) or is_number(value):
             return value
+        if isinstance(value, (np.integer, np.floating, np.bool_)):  # a numpy scalar from Python scope: its number
+            return value.item()
         raise self.fail(f"{what} must be a scalar, but got {describe(value)}", kind="type")
 
     def python_op(self, fn, *operands):
@@ -347,6 +355,19 @@ class ExprTranslator(DynamicIndexing):
         except (ValueError, OverflowError) as exc:  # math.sqrt(-1.0), math.exp(1000.0) on constants
             raise self.fail(f"evaluating this constant expression at compile time failed: {exc}", kind="type",
                             hint="compute it from a kernel value to get NaN or inf at run time.") from None
+
+
+def _flat_index(index):
+    """x[f, ijk, b] with ijk an index vector or tuple: the indices of all of them, in order."""
+    parts = []
+    for p in index:
+        if isinstance(p, VectorValue) and not p.is_matrix:
+            parts += p.entries
+        elif isinstance(p, (tuple, list)):
+            parts += _flat_index(p)
+        else:
+            parts.append(p)
+    return parts
 
 
 def element_indices(element_shape):

@@ -6,6 +6,8 @@
 import math
 import operator
 
+import numpy as np
+
 from .ir_builder import Expr, const_text
 from .values import FormattedText, VectorValue
 
@@ -77,6 +79,8 @@ class Ops:
             return self.tr.materialize(value).text
         if is_number(value):
             return const_text(value)
+        if isinstance(value, (np.integer, np.floating, np.bool_)):  # np.int32 from a captured array or *unpacking
+            return const_text(value.item())
         raise self.tr.fail(f"expected a scalar value here, but got {describe(value)}", kind="type")
 
     def bin(self, op, a, b):
