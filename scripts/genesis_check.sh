@@ -6,11 +6,6 @@
 #   bash scripts/genesis_check.sh --reference      # also the real quadrants==1.3.3, then compare
 #   bash scripts/genesis_check.sh --steps 20 --scenes rigid,franka
 #   bash scripts/genesis_check.sh --reference --setup-only   # only make the venvs
-#   bash scripts/genesis_check.sh --probe --reference   # past the frontend's blockers, with stand-ins
-#
-# --probe loads scripts/genesis_probe_shims.py into our venv (GENESIS_PROBE_SHIMS, default `all`): monkeypatches that
-# stand in for the kernel-frontend blockers docs/genesis_status.md lists, to see what Genesis needs after them. A run
-# with --probe says nothing about whether quadrants runs Genesis; one without it does.
 #
 # Venvs (reused when present, so only the first run downloads Genesis' requirements; about 4 GB each):
 #   build/genesis-venv      torch==2.13.0 (the CPU build on disk), quadrants from this checkout
@@ -28,15 +23,13 @@ REF_VENV=${GENESIS_REF_VENV:-$REPO/build/genesis-ref-venv}
 GENESIS_VERSION=1.4.5
 REFERENCE=0
 SETUP_ONLY=0
-PROBE=0
 SCENE_ARGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --reference) REFERENCE=1 ;;
     --setup-only) SETUP_ONLY=1 ;;
-    --probe) PROBE=1 ;;
     --steps|--scenes) SCENE_ARGS+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "genesis_check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -90,10 +83,6 @@ setup_venv() {
 }
 
 setup_venv "$VENV" ours
-# The probe hook: inert unless GENESIS_PROBE_SHIMS is set, which only --probe does.
-SITE=$("$VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-echo "import os; os.environ.get('GENESIS_PROBE_SHIMS') and __import__('runpy').run_path('$REPO/scripts/genesis_probe_shims.py')" \
-  >"$SITE/zz_genesis_probe.pth"
 [ "$REFERENCE" = 1 ] && setup_venv "$REF_VENV" "quadrants==1.3.3"
 log "venvs ready"
 [ "$SETUP_ONLY" = 1 ] && exit 0
@@ -103,14 +92,7 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 cp "$REPO/scripts/genesis_scenes.py" "$OUT/"
 status=0
-if [ "$PROBE" = 1 ]; then
-  export GENESIS_PROBE_SHIMS=${GENESIS_PROBE_SHIMS:-all}
-  log "probe mode: stand-ins for the frontend's blockers ($GENESIS_PROBE_SHIMS), see scripts/genesis_probe_shims.py"
-else
-  unset GENESIS_PROBE_SHIMS
-fi
 (cd "$OUT" && "$VENV/bin/python" genesis_scenes.py "${SCENE_ARGS[@]}" --json "$OUT/ours.json") || status=$?
-unset GENESIS_PROBE_SHIMS
 log "scenes on our quadrants done (exit $status)"
 if [ "$REFERENCE" = 1 ]; then
   ref_status=0
