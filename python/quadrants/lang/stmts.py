@@ -171,7 +171,7 @@ class StmtTranslator(LoopTranslator):
             if value.shape != target.shape:
                 raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target",
                                 kind="type")
-            if len(value.entries) > 1 and any(_reads_memory(item) for item in value.entries):
+            if len(value.entries) > 1 and _reads_what_it_writes(value.entries, target.targets):
                 # `V = V @ J`, `a[i] = M @ a[i]`: every entry is computed before any is stored, or the later
                 # entries would read the ones already overwritten.
                 value = self.snapshot(value)
@@ -542,6 +542,17 @@ def _nested_to_vector(tr, value, shape):
     return VectorValue([tr.scalar(x, "an entry of the stored list") for x in entries], shape)
 
 
-def _reads_memory(item):
-    """Whether a value's IR reads a local or an array element, which a store could change under it."""
-    return isinstance(item, Expr) and ("(var " in item.text or "(load " in item.text)
+def _reads_what_it_writes(entries, targets):
+    """Whether storing `entries` one by one into `targets` could change what a later entry reads: an entry reads one
+    of the target locals, or the targets are array elements and an entry loads from an array (arguments may alias)."""
+    texts = [item.text for item in entries if isinstance(item, Expr)]
+    written, flat = set(), list(targets)
+    while flat:
+        target = flat.pop()
+        if isinstance(target, SelectTarget):
+            flat += target.targets
+        elif isinstance(target, VarTarget):
+            written.add(f"(var {target.name})")
+        else:
+            written.add("(load ")
+    return any(w in text for w in written for text in texts)
