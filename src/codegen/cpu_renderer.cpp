@@ -1,5 +1,9 @@
 // src/codegen/cpu_renderer.cpp: the CPU C++ target: parallel loops become closures run by the launcher's pool.
+#include <map>
+
 #include "codegen/cstyle_renderer.h"
+#include "ir/ir_printer.h"
+#include "quadrants/errors.h"
 
 namespace qd::codegen {
 namespace {
@@ -68,6 +72,103 @@ class CpuRenderer : public CStyleRenderer {
     emit_line("}");
   }
 
+  void emit_chunk(const ParallelFor& loop, const std::string& t) {
+    if (loop.vars.size() == 1) emit_1d_chunk(loop, t);
+    if (loop.vars.size() > 1) emit_nd_chunk(loop, t);
+  }
+
+  std::string identity(AtomicOp op, DtypeCode type) {
+    std::string t = type_name(type);
+    if (op == AtomicOp::add) return "(" + t + ")0";
+    return "QdLimits<" + t + ">::" + (op == AtomicOp::min ? "highest" : "lowest");
+  }
+
+  static bool same_element(const ArrayRef& a, const ArrayRef& b) {
+    if (a.array != b.array) return false;
+    std::string x, y;
+    for (const Expr& i : a.indices) x += print_expr(i) + ";";
+    for (const Expr& i : a.element_indices) x += print_expr(i) + ";";
+    for (const Expr& i : b.indices) y += print_expr(i) + ";";
+    for (const Expr& i : b.element_indices) y += print_expr(i) + ";";
+    return x == y;
+  }
+
+  // privatize_atomics.cpp promises that every atomic on a privatized target is an unused add/sub,
+  // min or max of the entry's family, so the update needs no result.
+  std::string private_update(const Atomic& a) override {
+    std::string op(atomic_op_name(a.op)), value = "(" + type_name(*a.type) + ")(" + expr(a.value) + ")";
+    for (const auto& [entry, name] : accumulators_) {
+      bool match = a.local ? entry->kind == Privatized::Kind::local && entry->local == *a.local
+                           : entry->kind == Privatized::Kind::element && same_element(entry->ref, a.ref);
+      if (!match) continue;
+      if (a.op == AtomicOp::min || a.op == AtomicOp::max) return name + " = qd_" + op + "(" + name + ", " + value + ")";
+      return name + " = (" + type_name(*a.type) + ")(" + name + (a.op == AtomicOp::add ? " + " : " - ") + value + ")";
+    }
+    auto copy = a.local ? private_arrays_.end() : private_arrays_.find(a.ref.array);
+    if (copy == private_arrays_.end()) return "";
+    return "qd_private_" + op + "(" + copy->second + ", " + copy->second + "_n, " + element_offset(a.ref) + ", " +
+           value + ", a_" + a.ref.array + ")";
+  }
+
+  // A chunk of a loop with privatized targets: one accumulator per (reduce ...) entry, merged by
+  // one atomic at the end; and, where qd_private_pays says so at run time, one private copy per
+  // (privatize ...) array, filled with the identity and merged element by element at the end.
+  void emit_privatized_chunk(const ParallelFor& loop, const std::string& t) {
+    std::vector<const Privatized*> arrays;
+    for (const Privatized& entry : loop.privatized) {
+      if (entry.kind == Privatized::Kind::array) {
+        arrays.push_back(&entry);
+        continue;
+      }
+      std::string name = "qd_r" + std::to_string(accumulators_.size());
+      DtypeCode type = entry.kind == Privatized::Kind::local ? kernel_local_type(entry.local)
+                                                              : kernel_.find_param(entry.ref.array)->dtype;
+      emit_line(type_name(type) + " " + name + " = " + identity(entry.op, type) + ";");
+      accumulators_.emplace_back(&entry, name);
+    }
+    if (arrays.empty()) {
+      emit_chunk(loop, t);
+    } else {
+      std::string elements = "0", bytes = "0";
+      for (size_t j = 0; j < arrays.size(); ++j) {
+        const Param& p = *kernel_.find_param(arrays[j]->ref.array);
+        std::string n = "qd_p" + std::to_string(j) + "_n", count = "(int64_t)1";
+        for (int d = 0; d < p.total_dims(); ++d) count += " * " + extent_name(p.name, d);
+        emit_line("const int64_t " + n + " = " + count + ";");
+        elements += " + " + n;
+        bytes += " + " + n + " * (int64_t)sizeof(" + type_name(p.dtype) + ")";
+      }
+      emit_line("if (qd_private_pays(" + elements + ", " + bytes + ", qd_end - qd_begin)) {");
+      indent_ += 2;
+      for (size_t j = 0; j < arrays.size(); ++j) {
+        const Param& p = *kernel_.find_param(arrays[j]->ref.array);
+        std::string name = "qd_p" + std::to_string(j), c_type = type_name(p.dtype);
+        emit_line(c_type + "* const " + name + " = (" + c_type + "*)__builtin_alloca(" + name + "_n * sizeof(" +
+                  c_type + "));");
+        emit_line("qd_private_fill(" + name + ", " + name + "_n, " + identity(arrays[j]->op, p.dtype) + ");");
+        private_arrays_[p.name] = name;
+      }
+      emit_chunk(loop, t);
+      private_arrays_.clear();
+      for (size_t j = 0; j < arrays.size(); ++j) {
+        std::string name = "qd_p" + std::to_string(j);
+        emit_line("qd_private_merge_" + std::string(atomic_op_name(arrays[j]->op)) + "(a_" + arrays[j]->ref.array +
+                  ", " + name + ", " + name + "_n);");
+      }
+      indent_ -= 2;
+      emit_line("} else {");
+      indent_ += 2;
+      emit_chunk(loop, t);
+      indent_ -= 2;
+      emit_line("}");
+    }
+    for (const auto& [entry, name] : accumulators_) {
+      std::string target = entry->kind == Privatized::Kind::local ? local_name(entry->local) : element(entry->ref);
+      emit_line("qd_atomic_" + std::string(atomic_op_name(entry->op)) + "(&" + target + ", " + name + ");");
+    }
+    accumulators_.clear();
+  }
+
   void emit_parallel_for(const ParallelFor& loop) override {
     std::string t = type_name(*loop.extents[0]->type);
     emit_line("{");
@@ -80,8 +181,7 @@ class CpuRenderer : public CStyleRenderer {
     }
     emit_line("auto qd_task = " + capture_list(loop) + "(int64_t qd_begin, int64_t qd_end) {");
     indent_ += 2;
-    if (loop.vars.size() == 1) emit_1d_chunk(loop, t);
-    if (loop.vars.size() > 1) emit_nd_chunk(loop, t);
+    emit_privatized_chunk(loop, t);
     indent_ -= 2;
     emit_line("};");
     std::string empty;
@@ -93,6 +193,17 @@ class CpuRenderer : public CStyleRenderer {
     emit_line("}");
     if (kernel_.options.debug) emit_line("if (qd_error_raised(ctx)) return;");
   }
+
+  // A kernel-body local's type (a block declares a name at most once).
+  DtypeCode kernel_local_type(const std::string& name) {
+    for (const Stmt& s : kernel_.body) {
+      if (const Decl* d = as<Decl>(s); d && d->name == name) return *d->declared_type;
+    }
+    QD_ASSERT(false, "codegen: privatized local " + name + " is not declared in the kernel body");
+  }
+
+  std::vector<std::pair<const Privatized*, std::string>> accumulators_;  // in the chunk being emitted
+  std::map<std::string, std::string> private_arrays_;  // array -> private copy, in a private chunk body
 };
 
 }  // namespace

@@ -331,6 +331,63 @@ QD_FUNC T qd_atomic_xchg(T* p, T v) {
   return old;
 }
 
+// ---- privatized atomics (passes/privatize_atomics.cpp): per-chunk copies, merged once per chunk ----
+template <class T>
+struct QdLimits;
+#define QD_LIMITS(T, low, high)                  \
+  template <>                                    \
+  struct QdLimits<T> {                           \
+    static constexpr T lowest = low;             \
+    static constexpr T highest = high;           \
+  };
+QD_LIMITS(int32_t, -2147483647 - 1, 2147483647)
+QD_LIMITS(int64_t, -9223372036854775807ll - 1, 9223372036854775807ll)
+QD_LIMITS(uint32_t, 0u, 4294967295u)
+QD_LIMITS(uint64_t, 0ull, 18446744073709551615ull)
+QD_LIMITS(float, -__builtin_inff(), __builtin_inff())
+QD_LIMITS(double, -__builtin_inf(), __builtin_inf())
+#undef QD_LIMITS
+
+// A chunk privatizes its loop's arrays when the copies (all of them together) stay in a core's
+// L1/L2 cache and it runs enough iterations to pay for filling and scanning them; beyond either
+// limit it keeps the atomics. benchmarks/peers/RESULTS.md has the measurements behind both.
+#define QD_PRIVATE_MAX_BYTES 65536
+QD_FUNC bool qd_private_pays(int64_t elements, int64_t bytes, int64_t iterations) {
+  return bytes <= QD_PRIVATE_MAX_BYTES && elements <= 4 * iterations;
+}
+template <class T>
+QD_FUNC void qd_private_fill(T* copy, int64_t n, T identity) {
+  for (int64_t k = 0; k < n; ++k) copy[k] = identity;
+}
+// An update of element k of the private copy; an offset outside the array (a bad index, undefined in
+// release mode) goes to the real array as before, never outside the copy.
+#define QD_PRIVATE_UPDATE(op, combine)                                          \
+  template <class T>                                                          \
+  QD_FUNC void qd_private_##op(T* copy, int64_t n, int64_t k, T v, T* real) { \
+    if ((uint64_t)k < (uint64_t)n) {                                          \
+      copy[k] = combine;                                                      \
+    } else {                                                                  \
+      qd_atomic_##op(real + k, v);                                            \
+    }                                                                         \
+  }
+QD_PRIVATE_UPDATE(add, T(copy[k] + v))
+QD_PRIVATE_UPDATE(sub, T(copy[k] - v))
+QD_PRIVATE_UPDATE(min, qd_min(copy[k], v))
+QD_PRIVATE_UPDATE(max, qd_max(copy[k], v))
+#undef QD_PRIVATE_UPDATE
+// One atomic per element that the chunk changed; skipping the identity changes no result.
+#define QD_PRIVATE_MERGE(op, identity)                                               \
+  template <class T>                                                                 \
+  QD_FUNC void qd_private_merge_##op(T* real, const T* copy, int64_t n) {            \
+    for (int64_t k = 0; k < n; ++k) {                                                \
+      if (copy[k] != identity) qd_atomic_##op(real + k, copy[k]);                    \
+    }                                                                                \
+  }
+QD_PRIVATE_MERGE(add, T(0))
+QD_PRIVATE_MERGE(min, QdLimits<T>::highest)
+QD_PRIVATE_MERGE(max, QdLimits<T>::lowest)
+#undef QD_PRIVATE_MERGE
+
 // ---- debug-mode errors: the first one wins, later ones are dropped ----
 QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return __atomic_load_n(ctx->error_flag, __ATOMIC_RELAXED) != 0; }
 
