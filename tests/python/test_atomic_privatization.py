@@ -115,9 +115,9 @@ def test_vector_bins_and_a_two_dimensional_loop():
     np.testing.assert_array_equal(got[:, 1], np.bincount(idx.ravel(), weights=cols, minlength=BINS))
 
 
-@pytest.mark.parametrize("bins_count, n", [(1 << 16, N), (1 << 14, 5000)])
+@pytest.mark.parametrize("bins_count, n", [(1 << 17, N), (1 << 14, 5000)])
 def test_beyond_the_size_limit_keeps_atomics_and_stays_exact(bins_count, n):
-    # 256 KiB of i32 is past the 64 KiB limit; 64 KiB over 5000 iterations is past the per-chunk ratio.
+    # 512 KiB of i32 is past the 256 KiB limit; 16384 bins over 5000 iterations is past one per element.
     @qd.kernel
     def histogram(idx: qd.types.ndarray(), bins: qd.types.ndarray()):
         for i in idx:

@@ -348,12 +348,15 @@ QD_LIMITS(float, -__builtin_inff(), __builtin_inff())
 QD_LIMITS(double, -__builtin_inf(), __builtin_inf())
 #undef QD_LIMITS
 
-// A chunk privatizes its loop's arrays when the copies (all of them together) stay in a core's
-// L1/L2 cache and it runs enough iterations to pay for filling and scanning them; beyond either
-// limit it keeps the atomics. benchmarks/peers/RESULTS.md has the measurements behind both.
-#define QD_PRIVATE_MAX_BYTES 65536
+// A chunk privatizes its loop's arrays when the copies (all of them together, on the chunk's stack)
+// take at most QD_PRIVATE_MAX_BYTES and the chunk runs at least one iteration per copied element,
+// which pays for filling, scanning and merging them; otherwise it keeps the atomics. Measured on 2
+// cores (benchmarks/peers/RESULTS.md): below one iteration per element privatizing loses, above it
+// wins 1.6x (1 MiB of bins) to 15x (1 KiB); 256 KiB keeps the copies in a core's L2 and well
+// inside a thread's stack.
+#define QD_PRIVATE_MAX_BYTES 262144
 QD_FUNC bool qd_private_pays(int64_t elements, int64_t bytes, int64_t iterations) {
-  return bytes <= QD_PRIVATE_MAX_BYTES && elements <= 4 * iterations;
+  return bytes <= QD_PRIVATE_MAX_BYTES && elements <= iterations;
 }
 template <class T>
 QD_FUNC void qd_private_fill(T* copy, int64_t n, T identity) {
