@@ -13,13 +13,6 @@ using namespace qd::ir;
 
 namespace {
 
-int param_index(const Kernel& k, const std::string& name) {
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    if (k.params[i].name == name) return static_cast<int>(i);
-  }
-  QD_ASSERT(false, "codegen: unknown param " + name);
-}
-
 bool is_native_width(DtypeCode t) {
   return t == DtypeCode::i32 || t == DtypeCode::i64 || t == DtypeCode::u32 || t == DtypeCode::u64 ||
          t == DtypeCode::f32 || t == DtypeCode::f64;
@@ -82,6 +75,13 @@ std::string stride_name(const std::string& array, int dim) { return "t" + std::t
 // The dim comes first so that no two params' names collide (a suffix like a_x_n0 would also be the
 // data of a param named x_n0).
 std::string extent_name(const std::string& array, int dim) { return "n" + std::to_string(dim) + "_" + array; }
+
+int param_index(const Kernel& k, const std::string& name) {
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (k.params[i].name == name) return static_cast<int>(i);
+  }
+  QD_ASSERT(false, "codegen: unknown param " + name);
+}
 
 std::set<std::string> written_locals(const Block& body) {
   WrittenLocals finder;

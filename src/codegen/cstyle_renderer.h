@@ -74,6 +74,9 @@ class CStyleRenderer {
 // for i32 must be an error at launch, not a wrapped, negative loop bound.
 std::vector<std::pair<int, int>> i32_extents(const ir::Kernel& kernel);
 
+// The position of a param in the kernel's params (its QdArg index).
+int param_index(const ir::Kernel& kernel, const std::string& name);
+
 // An array's extent local: n<dim>_<name>, unpacked by the prologue for every dim (element dims too).
 std::string extent_name(const std::string& array, int dim);
 

@@ -145,6 +145,26 @@ def test_array_also_read_in_the_loop_is_not_privatized():
     np.testing.assert_array_equal(seen, counters)
 
 
+def test_arguments_sharing_memory_keep_their_atomics():
+    # counters is not read in the loop, but the same memory is, through another argument: each
+    # iteration must see its own update there, as with atomics, so the launch does not privatize.
+    @qd.kernel
+    def bump_then_read(counters: qd.types.ndarray(), same: qd.types.ndarray(), seen: qd.types.ndarray()):
+        for i in counters:
+            qd.atomic_add(counters[i], 1)
+            seen[i] = same[i // 16, i % 16]
+
+    counters = np.arange(BINS, dtype=np.int32)
+    seen = np.zeros(BINS, np.int32)
+    bump_then_read(counters, counters.reshape(16, 16), seen)
+    np.testing.assert_array_equal(counters, np.arange(BINS) + 1)
+    np.testing.assert_array_equal(seen, counters)
+    separate = counters.copy().reshape(16, 16)
+    bump_then_read(counters, separate, seen)  # no shared memory: privatized, and still right
+    np.testing.assert_array_equal(counters, np.arange(BINS) + 2)
+    np.testing.assert_array_equal(seen, np.arange(BINS) + 1)
+
+
 def test_atomic_whose_result_is_used_stays_atomic():
     @qd.kernel
     def take_slots(n: qd.i32, next_slot: qd.types.ndarray(), slots: qd.types.ndarray()):

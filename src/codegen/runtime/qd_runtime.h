@@ -358,6 +358,28 @@ QD_LIMITS(double, -__builtin_inf(), __builtin_inf())
 QD_FUNC bool qd_private_pays(int64_t elements, int64_t bytes, int64_t iterations) {
   return bytes <= QD_PRIVATE_MAX_BYTES && elements <= iterations;
 }
+// Whether two array arguments may share memory: their byte ranges, spanned by every dim's extent
+// and stride (either may be negative or zero), intersect. An empty array shares nothing.
+QD_FUNC void qd_arg_bytes(const QdArg* a, int dims, int64_t size, uintptr_t* lo, uintptr_t* hi) {
+  int64_t first = 0, last = 0;
+  for (int d = 0; d < dims; ++d) {
+    if (a->shape[d] <= 0) {
+      *lo = *hi = 0;
+      return;
+    }
+    int64_t reach = (a->shape[d] - 1) * a->strides[d];
+    if (reach < 0) first += reach;
+    if (reach > 0) last += reach;
+  }
+  *lo = (uintptr_t)a->data + (uintptr_t)(first * size);
+  *hi = (uintptr_t)a->data + (uintptr_t)((last + 1) * size);
+}
+QD_FUNC bool qd_args_overlap(const QdArg* a, int a_dims, int64_t a_size, const QdArg* b, int b_dims, int64_t b_size) {
+  uintptr_t a_lo, a_hi, b_lo, b_hi;
+  qd_arg_bytes(a, a_dims, a_size, &a_lo, &a_hi);
+  qd_arg_bytes(b, b_dims, b_size, &b_lo, &b_hi);
+  return a_lo < a_hi && b_lo < b_hi && a_lo < b_hi && b_lo < a_hi;
+}
 template <class T>
 QD_FUNC void qd_private_fill(T* copy, int64_t n, T identity) {
   for (int64_t k = 0; k < n; ++k) copy[k] = identity;
