@@ -145,6 +145,7 @@ def test_array_also_read_in_the_loop_is_not_privatized():
     np.testing.assert_array_equal(seen, counters)
 
 
+@pytest.mark.cpu_only  # CUDA copies each host argument to the device on its own: no shared memory there
 def test_arguments_sharing_memory_keep_their_atomics():
     # counters is not read in the loop, but the same memory is, through another argument: each
     # iteration must see its own update there, as with atomics, so the launch does not privatize.
