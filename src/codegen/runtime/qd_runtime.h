@@ -172,16 +172,18 @@ QD_FUNC T qd_shr(T a, T n) {
 
 // Float -> integer: truncation toward zero; NaN gives 0 and a value beyond the type's range its
 // nearest end, as CUDA's conversions do, so no input is undefined behaviour.
+// The common case costs one pair of compares in x's own type (the bounds are powers of two, exact
+// in float and double; NaN fails both), so histogram-style index casts stay cheap.
 template <class T, class F>
 QD_FUNC T qd_float_to_int(F x) {
   const bool is_signed = T(-1) < T(0);
   const unsigned long long sign_bit = 1ull << (8 * sizeof(T) - 1);
-  const double past_top = is_signed ? static_cast<double>(sign_bit) : 2.0 * static_cast<double>(sign_bit);
-  const double v = static_cast<double>(x);
-  if (!(v == v)) return T(0);
-  if (v <= (is_signed ? -past_top : 0.0)) return is_signed ? static_cast<T>(sign_bit) : T(0);
-  if (v >= past_top) return static_cast<T>(is_signed ? sign_bit - 1 : ~0ull);
-  return static_cast<T>(x);
+  const F past_top = is_signed ? static_cast<F>(sign_bit) : F(2) * static_cast<F>(sign_bit);
+  const F past_bottom = is_signed ? -past_top : F(-1);
+  if (__builtin_expect(x > past_bottom && x < past_top, 1)) return static_cast<T>(x);
+  if (!(x == x)) return T(0);
+  if (x < F(0)) return is_signed ? static_cast<T>(sign_bit) : T(0);
+  return static_cast<T>(is_signed ? sign_bit - 1 : ~0ull);
 }
 
 // int ** int: by squaring; a negative exponent gives 0 (1 for a base of 1, +-1 for -1), as integers do.
