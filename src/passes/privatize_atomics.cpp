@@ -55,7 +55,8 @@ class PlainLocalAtomics : public IRMutator {
   }
   Block visit_eval(const Eval& s, const Stmt& self) override {
     const Atomic* a = as<Atomic>(s.value);
-    if (!a || !a->local || !thread_private(*a->local) || a->type == DtypeCode::u1) return IRMutator::visit_eval(s, self);
+    bool plain = a && a->local && thread_private(*a->local) && a->type != DtypeCode::u1;
+    if (!plain) return IRMutator::visit_eval(s, self);
     Expr value = mutate(a->value);
     std::optional<BinOp> op = plain_op(a->op);
     Expr next = op ? Binary::make(*op, Var::make(*a->local, a->type), value, a->type) : value;
