@@ -1,5 +1,10 @@
 // src/codegen/cpu_renderer.cpp: the CPU C++ target: parallel loops become closures run by the launcher's pool.
+#include <map>
+
 #include "codegen/cstyle_renderer.h"
+#include "ir/ir_mutator.h"
+#include "ir/ir_printer.h"
+#include "quadrants/errors.h"
 
 namespace qd::codegen {
 namespace {
@@ -9,6 +14,32 @@ using namespace qd::ir;
 // Iterations per chunk when the kernel does not say (loop_config(block_dim=...)): large enough that
 // scheduling a chunk costs far less than running it, small enough to balance uneven loops.
 constexpr int kDefaultGrain = 2048;
+
+// The array params a block loads, stores or updates.
+class TouchedArrays : public IRVisitor {
+ public:
+  std::set<std::string> names;
+
+ private:
+  void visit_load(const Load& e) override {
+    names.insert(e.ref.array);
+    IRVisitor::visit_load(e);
+  }
+  void visit_store(const Store& s) override {
+    names.insert(s.ref.array);
+    IRVisitor::visit_store(s);
+  }
+  void visit_atomic(const Atomic& e) override {
+    if (!e.local) names.insert(e.ref.array);
+    IRVisitor::visit_atomic(e);
+  }
+};
+
+std::set<std::string> arrays_touched(const Block& body) {
+  TouchedArrays touched;
+  touched.visit(body);
+  return touched.names;
+}
 
 class CpuRenderer : public CStyleRenderer {
  public:
@@ -68,6 +99,133 @@ class CpuRenderer : public CStyleRenderer {
     emit_line("}");
   }
 
+  void emit_chunk(const ParallelFor& loop, const std::string& t) {
+    if (loop.vars.size() == 1) emit_1d_chunk(loop, t);
+    if (loop.vars.size() > 1) emit_nd_chunk(loop, t);
+  }
+
+  std::string identity(AtomicOp op, DtypeCode type) {
+    std::string t = type_name(type);
+    if (op == AtomicOp::add) return "(" + t + ")0";
+    return "QdLimits<" + t + ">::" + (op == AtomicOp::min ? "highest" : "lowest");
+  }
+
+  static bool same_element(const ArrayRef& a, const ArrayRef& b) {
+    if (a.array != b.array) return false;
+    std::string x, y;
+    for (const Expr& i : a.indices) x += print_expr(i) + ";";
+    for (const Expr& i : a.element_indices) x += print_expr(i) + ";";
+    for (const Expr& i : b.indices) y += print_expr(i) + ";";
+    for (const Expr& i : b.element_indices) y += print_expr(i) + ";";
+    return x == y;
+  }
+
+  // privatize_atomics.cpp promises that every atomic on a privatized target is an unused add/sub,
+  // min or max of the entry's family, so the update needs no result.
+  std::string private_update(const Atomic& a) override {
+    std::string op(atomic_op_name(a.op)), value = "(" + type_name(*a.type) + ")(" + expr(a.value) + ")";
+    for (const auto& [entry, name] : accumulators_) {
+      bool match = a.local ? entry->kind == Privatized::Kind::local && entry->local == *a.local
+                           : entry->kind == Privatized::Kind::element && same_element(entry->ref, a.ref);
+      if (!match) continue;
+      if (a.op == AtomicOp::min || a.op == AtomicOp::max) return name + " = qd_" + op + "(" + name + ", " + value + ")";
+      return name + " = (" + type_name(*a.type) + ")(" + name + (a.op == AtomicOp::add ? " + " : " - ") + value + ")";
+    }
+    auto copy = a.local ? private_arrays_.end() : private_arrays_.find(a.ref.array);
+    if (copy == private_arrays_.end()) return "";
+    return "qd_private_" + op + "(" + copy->second + ", " + copy->second + "_n, " + element_offset(a.ref) + ", " +
+           value + ", a_" + a.ref.array + ")";
+  }
+
+  // The (privatize ...) arrays' element counts, and the launch-time test that privatizing them pays.
+  std::string emit_private_counts(const std::vector<const Privatized*>& arrays) {
+    std::string elements = "0", bytes = "0";
+    for (size_t j = 0; j < arrays.size(); ++j) {
+      const Param& p = *kernel_.find_param(arrays[j]->ref.array);
+      std::string n = "qd_p" + std::to_string(j) + "_n", count = "(int64_t)1";
+      for (int d = 0; d < p.total_dims(); ++d) count += " * " + extent_name(p.name, d);
+      emit_line("const int64_t " + n + " = " + count + ";");
+      elements += " + " + n;
+      bytes += " + " + n + " * (int64_t)sizeof(" + type_name(p.dtype) + ")";
+    }
+    return "qd_private_pays(" + elements + ", " + bytes + ", qd_end - qd_begin)";
+  }
+
+  // The chunk with its targets privatized: accumulators and private copies start at the identity,
+  // the body updates them, and each merges into its target with one atomic per element at the end.
+  void emit_private_chunk(const ParallelFor& loop, const std::string& t, const std::vector<const Privatized*>& arrays) {
+    for (const Privatized& entry : loop.privatized) {
+      if (entry.kind == Privatized::Kind::array) continue;
+      std::string name = "qd_r" + std::to_string(accumulators_.size());
+      DtypeCode type = entry.kind == Privatized::Kind::local ? kernel_local_type(entry.local)
+                                                              : kernel_.find_param(entry.ref.array)->dtype;
+      emit_line(type_name(type) + " " + name + " = " + identity(entry.op, type) + ";");
+      accumulators_.emplace_back(&entry, name);
+    }
+    for (size_t j = 0; j < arrays.size(); ++j) {
+      const Param& p = *kernel_.find_param(arrays[j]->ref.array);
+      std::string name = "qd_p" + std::to_string(j), c_type = type_name(p.dtype);
+      emit_line(c_type + "* const " + name + " = (" + c_type + "*)__builtin_alloca(" + name + "_n * sizeof(" + c_type +
+                "));");
+      emit_line("qd_private_fill(" + name + ", " + name + "_n, " + identity(arrays[j]->op, p.dtype) + ");");
+      private_arrays_[p.name] = name;
+    }
+    emit_chunk(loop, t);
+    private_arrays_.clear();
+    for (size_t j = 0; j < arrays.size(); ++j) {
+      std::string name = "qd_p" + std::to_string(j);
+      emit_line("qd_private_merge_" + std::string(atomic_op_name(arrays[j]->op)) + "(a_" + arrays[j]->ref.array + ", " +
+                name + ", " + name + "_n);");
+    }
+    for (const auto& [entry, name] : accumulators_) {
+      std::string target = entry->kind == Privatized::Kind::local ? local_name(entry->local) : element(entry->ref);
+      emit_line("qd_atomic_" + std::string(atomic_op_name(entry->op)) + "(&" + target + ", " + name + ");");
+    }
+    accumulators_.clear();
+  }
+
+  // A chunk of a loop with privatized targets runs the private version when no privatized array
+  // shares memory with another array of the loop (checked once per launch: a read through the other
+  // argument must see this thread's updates, as with atomics) and, for (privatize ...) arrays, when
+  // qd_private_pays says so; otherwise the body with its atomics.
+  void emit_privatized_chunk(const ParallelFor& loop, const std::string& t) {
+    std::vector<const Privatized*> arrays;
+    for (const Privatized& entry : loop.privatized) {
+      if (entry.kind == Privatized::Kind::array) arrays.push_back(&entry);
+    }
+    std::string condition = "qd_separate";
+    if (!arrays.empty()) condition += " && " + emit_private_counts(arrays);
+    emit_line("if (" + condition + ") {");
+    indent_ += 2;
+    emit_private_chunk(loop, t, arrays);
+    indent_ -= 2;
+    emit_line("} else {");
+    indent_ += 2;
+    emit_chunk(loop, t);
+    indent_ -= 2;
+    emit_line("}");
+  }
+
+  // Whether no privatized array of the loop overlaps another array the loop touches.
+  std::string separate_arrays(const ParallelFor& loop) {
+    std::set<std::string> privatized;
+    for (const Privatized& entry : loop.privatized) {
+      if (entry.kind != Privatized::Kind::local) privatized.insert(entry.ref.array);
+    }
+    std::string test = "true";
+    for (const std::string& other : arrays_touched(loop.body)) {
+      for (const std::string& mine : privatized) {
+        if (other == mine) continue;
+        const Param &a = *kernel_.find_param(mine), &b = *kernel_.find_param(other);
+        test += " && !qd_args_overlap(&args[" + std::to_string(param_index(kernel_, mine)) + "], " +
+                std::to_string(a.total_dims()) + ", sizeof(" + type_name(a.dtype) + "), &args[" +
+                std::to_string(param_index(kernel_, other)) + "], " + std::to_string(b.total_dims()) + ", sizeof(" +
+                type_name(b.dtype) + "))";
+      }
+    }
+    return test;
+  }
+
   void emit_parallel_for(const ParallelFor& loop) override {
     std::string t = type_name(*loop.extents[0]->type);
     emit_line("{");
@@ -78,10 +236,11 @@ class CpuRenderer : public CStyleRenderer {
       emit_line("const int64_t " + e + " = (int64_t)(" + expr(loop.extents[d]) + ");");
       total += (d ? " * " : "") + e;
     }
+    if (!loop.privatized.empty()) emit_line("const bool qd_separate = " + separate_arrays(loop) + ";");
     emit_line("auto qd_task = " + capture_list(loop) + "(int64_t qd_begin, int64_t qd_end) {");
     indent_ += 2;
-    if (loop.vars.size() == 1) emit_1d_chunk(loop, t);
-    if (loop.vars.size() > 1) emit_nd_chunk(loop, t);
+    if (loop.privatized.empty()) emit_chunk(loop, t);
+    if (!loop.privatized.empty()) emit_privatized_chunk(loop, t);
     indent_ -= 2;
     emit_line("};");
     std::string empty;
@@ -93,6 +252,17 @@ class CpuRenderer : public CStyleRenderer {
     emit_line("}");
     if (kernel_.options.debug) emit_line("if (qd_error_raised(ctx)) return;");
   }
+
+  // A kernel-body local's type (a block declares a name at most once).
+  DtypeCode kernel_local_type(const std::string& name) {
+    for (const Stmt& s : kernel_.body) {
+      if (const Decl* d = as<Decl>(s); d && d->name == name) return *d->declared_type;
+    }
+    QD_ASSERT(false, "codegen: privatized local " + name + " is not declared in the kernel body");
+  }
+
+  std::vector<std::pair<const Privatized*, std::string>> accumulators_;  // in the chunk being emitted
+  std::map<std::string, std::string> private_arrays_;  // array -> private copy, in a private chunk body
 };
 
 }  // namespace

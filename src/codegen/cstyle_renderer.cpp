@@ -13,13 +13,6 @@ using namespace qd::ir;
 
 namespace {
 
-int param_index(const Kernel& k, const std::string& name) {
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    if (k.params[i].name == name) return static_cast<int>(i);
-  }
-  QD_ASSERT(false, "codegen: unknown param " + name);
-}
-
 bool is_native_width(DtypeCode t) {
   return t == DtypeCode::i32 || t == DtypeCode::i64 || t == DtypeCode::u32 || t == DtypeCode::u64 ||
          t == DtypeCode::f32 || t == DtypeCode::f64;
@@ -74,12 +67,21 @@ class AccessFinder : public IRVisitor {
   void visit_store(const Store&) override { found = true; }
 };
 
-// An array's extent and stride locals: n<dim>_<name> and t<dim>_<name>. The dim comes first so that
-// no two params' names collide (a suffix like a_x_n0 would also be the data of a param named x_n0).
-std::string extent_name(const std::string& array, int dim) { return "n" + std::to_string(dim) + "_" + array; }
+// An array's stride locals: t<dim>_<name>, like extent_name's.
 std::string stride_name(const std::string& array, int dim) { return "t" + std::to_string(dim) + "_" + array; }
 
 }  // namespace
+
+// The dim comes first so that no two params' names collide (a suffix like a_x_n0 would also be the
+// data of a param named x_n0).
+std::string extent_name(const std::string& array, int dim) { return "n" + std::to_string(dim) + "_" + array; }
+
+int param_index(const Kernel& k, const std::string& name) {
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (k.params[i].name == name) return static_cast<int>(i);
+  }
+  QD_ASSERT(false, "codegen: unknown param " + name);
+}
 
 std::set<std::string> written_locals(const Block& body) {
   WrittenLocals finder;
@@ -216,6 +218,8 @@ std::string CStyleRenderer::element(const ArrayRef& ref) {
 }
 
 std::string CStyleRenderer::atomic(const Atomic& a) {
+  std::string update = private_update(a);
+  if (!update.empty()) return update;
   std::string target = a.local ? "&" + local_name(*a.local)
                        : kernel_.options.debug ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"
                                                : "&" + element(a.ref);

@@ -27,6 +27,9 @@ class CStyleRenderer {
   // Stores the kernel's return value where the target's launcher reads it, and ends the kernel.
   virtual void emit_return(const ir::Return& r);
 
+  // The update of a privatized target that replaces an atomic; empty where the atomic stays.
+  virtual std::string private_update(const ir::Atomic&) { return ""; }
+
   virtual std::string type_name(DtypeCode t);
   virtual std::string render_const(const ir::Const& c);
 
@@ -43,6 +46,9 @@ class CStyleRenderer {
   virtual bool checks_extents_on_entry() const { return true; }
   // An f16 operand is computed in float.
   std::string operand(const ir::Expr& e);
+  // An element's offset in its array's data (checked in debug mode), and the element itself.
+  std::string element_offset(const ir::ArrayRef& ref);
+  std::string element(const ir::ArrayRef& ref);
 
   const ir::Kernel& kernel_;
   std::string out_;
@@ -61,14 +67,18 @@ class CStyleRenderer {
   std::string cast(const ir::Cast& c);
   std::string atomic(const ir::Atomic& a);
   std::string wrap(DtypeCode t, const std::string& value);
-  std::string element_offset(const ir::ArrayRef& ref);
-  std::string element(const ir::ArrayRef& ref);
   std::string location_directive(const ir::SourceLoc& loc);
 };
 
 // The (parameter index, outer dim) extents a typed kernel reads as i32 `(shape ...)`: one too large
 // for i32 must be an error at launch, not a wrapped, negative loop bound.
 std::vector<std::pair<int, int>> i32_extents(const ir::Kernel& kernel);
+
+// The position of a param in the kernel's params (its QdArg index).
+int param_index(const ir::Kernel& kernel, const std::string& name);
+
+// An array's extent local: n<dim>_<name>, unpacked by the prologue for every dim (element dims too).
+std::string extent_name(const std::string& array, int dim);
 
 // Names of the locals that a block assigns or updates atomically (so a closure must share them).
 std::set<std::string> written_locals(const ir::Block& body);

@@ -68,9 +68,9 @@ Stmt For::make(std::string var, Expr begin, Expr end, Block body, SourceLoc loc)
   return std::make_shared<For>(std::move(var), std::move(begin), std::move(end), std::move(body), loc);
 }
 Stmt ParallelFor::make(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize,
-                       Block body, SourceLoc loc) {
+                       Block body, SourceLoc loc, std::vector<Privatized> privatized) {
   return std::make_shared<ParallelFor>(std::move(vars), std::move(extents), block_dim, serialize, std::move(body),
-                                       loc);
+                                       loc, std::move(privatized));
 }
 Stmt Return::make(std::vector<Expr> values, SourceLoc loc) {
   return std::make_shared<Return>(std::move(values), loc);

@@ -266,6 +266,18 @@ struct For : StmtNode {
         body(std::move(body)) {}
 };
 
+// An atomic target that a parallel_for's chunks update in private and merge into once per chunk
+// (privatize_atomics.cpp decides; a renderer that ignores it keeps the atomics, which stay correct).
+// Every atomic on the target in the loop has op `op` (add also covers sub) and an unused result,
+// and the loop reads or writes the target in no other way.
+struct Privatized {
+  enum class Kind { element, local, array };
+  Kind kind;
+  AtomicOp op;        // add, min or max
+  std::string local;  // Kind::local: a kernel-body local declared before the loop
+  ArrayRef ref;       // Kind::element: the one element (loop-invariant indices); Kind::array: the array
+};
+
 // Parallel loop over the row-major product of [0, extent_k); only at the top level of a kernel.
 struct ParallelFor : StmtNode {
   static constexpr StmtKind kKind = StmtKind::parallel_for;
@@ -274,12 +286,13 @@ struct ParallelFor : StmtNode {
   int block_dim;  // 0: let the runtime choose
   bool serialize;
   Block body;
+  std::vector<Privatized> privatized;  // set by privatize_atomics
   static Stmt make(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize,
-                   Block body, SourceLoc loc = {});
+                   Block body, SourceLoc loc = {}, std::vector<Privatized> privatized = {});
   ParallelFor(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize, Block body,
-              SourceLoc loc)
+              SourceLoc loc, std::vector<Privatized> privatized)
       : StmtNode(kKind, loc), vars(std::move(vars)), extents(std::move(extents)), block_dim(block_dim),
-        serialize(serialize), body(std::move(body)) {}
+        serialize(serialize), body(std::move(body)), privatized(std::move(privatized)) {}
 };
 
 // Ends the kernel with one value per entry of Kernel::returns (a vector, matrix or tuple is several).

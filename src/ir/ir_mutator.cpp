@@ -232,7 +232,7 @@ Block IRMutator::visit_parallel_for(const ParallelFor& s, const Stmt& self) {
   for (const Expr& e : s.extents) extents.push_back(mutate(e));
   Block body = mutate(s.body);
   if (extents == s.extents && body == s.body) return {self};
-  return {ParallelFor::make(s.vars, extents, s.block_dim, s.serialize, body, s.loc)};
+  return {ParallelFor::make(s.vars, extents, s.block_dim, s.serialize, body, s.loc, s.privatized)};
 }
 Block IRMutator::visit_return(const Return& s, const Stmt& self) {
   std::vector<Expr> values;

@@ -233,6 +233,25 @@ Expr parse_expr(const SExpr& e) {
 Block parse_block(const SExpr& e);
 Stmt parse_stmt(const SExpr& e, SourceLoc loc);
 
+// (reduce OP (var NAME)), (reduce OP ARRAY (IDX...) (EIDX...)) or (privatize OP ARRAY); see ir.h.
+Privatized parse_privatized(const SExpr& e) {
+  const std::string& head = e.is_list && !e.items.empty() ? atom(e.items[0], "reduce or privatize") : "";
+  if (head != "reduce" && head != "privatize") fail(e, "expected (reduce ...) or (privatize ...) in a config.");
+  std::optional<AtomicOp> op = e.items.size() > 1 ? atomic_op_from_name(atom(e.items[1], "an atomic operator"))
+                                                  : std::nullopt;
+  if (!op || (*op != AtomicOp::add && *op != AtomicOp::min && *op != AtomicOp::max)) {
+    fail(e, "a privatized update's operator is add, min or max.");
+  }
+  if (head == "privatize") {
+    return {Privatized::Kind::array, *op, "", {atom(form(e, "privatize", 2).items[2], "an array name"), {}, {}}};
+  }
+  if (e.items.size() == 3) {
+    return {Privatized::Kind::local, *op, atom(form(e.items[2], "var", 1).items[1], "a local name"), {}};
+  }
+  form(e, "reduce", 4);
+  return {Privatized::Kind::element, *op, "", parse_ref(e.items[2], e.items[3], e.items[4])};
+}
+
 Stmt parse_parallel_for(const SExpr& e, SourceLoc loc) {
   form(e, "parallel_for", 4);
   std::vector<std::string> vars;
@@ -242,10 +261,13 @@ Stmt parse_parallel_for(const SExpr& e, SourceLoc loc) {
   if (vars.empty() || vars.size() != extents.size()) {
     fail(e, "a parallel_for needs one or more loop variables and one extent per variable.");
   }
-  const SExpr& config = form(e.items[3], "config", 2);
+  const SExpr& config = form(e.items[3], "config", -1);
+  if (config.items.size() < 3) fail(config, "expected (config (block_dim N) (serialize 0|1) PRIVATIZED...).");
   int block_dim = static_cast<int>(parse_int(form(config.items[1], "block_dim", 1).items[1]));
   bool serialize = parse_flag(form(config.items[2], "serialize", 1).items[1]);
-  return ParallelFor::make(vars, extents, block_dim, serialize, parse_block(e.items[4]), loc);
+  std::vector<Privatized> privatized;
+  for (size_t i = 3; i < config.items.size(); ++i) privatized.push_back(parse_privatized(config.items[i]));
+  return ParallelFor::make(vars, extents, block_dim, serialize, parse_block(e.items[4]), loc, std::move(privatized));
 }
 
 Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {

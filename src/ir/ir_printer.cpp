@@ -51,6 +51,17 @@ std::string print_ref(const ArrayRef& ref) {
 
 std::string print_stmt(const Stmt& s, const std::string& indent);
 
+// (reduce OP (var NAME)), (reduce OP ARRAY (IDX...) (EIDX...)) or (privatize OP ARRAY).
+std::string print_privatized(const Privatized& p) {
+  std::string op(atomic_op_name(p.op));
+  switch (p.kind) {
+    case Privatized::Kind::local: return "(reduce " + op + " (var " + p.local + "))";
+    case Privatized::Kind::element: return "(reduce " + op + " " + print_ref(p.ref) + ")";
+    case Privatized::Kind::array: return "(privatize " + op + " " + p.ref.array + ")";
+  }
+  return "";
+}
+
 std::string print_block(const Block& block, const std::string& indent) {
   if (block.empty()) return "()";
   std::string out = "(";
@@ -87,8 +98,10 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       std::string vars, extents;
       for (size_t i = 0; i < p.vars.size(); ++i) vars += (i ? " " : "") + p.vars[i];
       for (size_t i = 0; i < p.extents.size(); ++i) extents += (i ? " " : "") + print_expr(p.extents[i]);
+      std::string privatized;
+      for (const Privatized& entry : p.privatized) privatized += " " + print_privatized(entry);
       return "(parallel_for (" + vars + ") (" + extents + ") (config (block_dim " + std::to_string(p.block_dim) +
-             ") (serialize " + (p.serialize ? "1" : "0") + ")) " + print_block(p.body, indent) + ")";
+             ") (serialize " + (p.serialize ? "1" : "0") + ")" + privatized + ") " + print_block(p.body, indent) + ")";
     }
     case StmtKind::return_: {
       std::string out = "(return";

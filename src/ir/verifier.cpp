@@ -128,6 +128,7 @@ class Verifier {
 
   void stmt(const Stmt& s);
   void loop_stmt(const Stmt& s);
+  void privatized(const Privatized& entry);
 
   const Kernel& kernel_;
   Stage stage_;
@@ -135,6 +136,19 @@ class Verifier {
   int loop_depth_ = 0;
   int parallel_depth_ = 0;
 };
+
+// A privatized target is a writable array or a kernel-body local, updated by add, min or max.
+void Verifier::privatized(const Privatized& entry) {
+  require(entry.op == AtomicOp::add || entry.op == AtomicOp::min || entry.op == AtomicOp::max,
+          "privatized update that is not add, min or max");
+  if (entry.kind == Privatized::Kind::local) {
+    local(entry.local);
+    return;
+  }
+  const Param* p = kernel_.find_param(entry.ref.array);
+  require(p && p->kind == Param::Kind::array && p->writable, "privatized target is no writable array");
+  if (entry.kind == Privatized::Kind::element) array(entry.ref);
+}
 
 void Verifier::loop_stmt(const Stmt& s) {
   ++loop_depth_;
@@ -158,6 +172,7 @@ void Verifier::loop_stmt(const Stmt& s) {
       expect_type(extent, p->extents[0]->type, "a parallel_for extent");
       require(stage_ != Stage::typed || is_integral(*extent->type), "non-integer extent");
     }
+    for (const Privatized& entry : p->privatized) privatized(entry);
     ++parallel_depth_;
     scopes_.push();
     for (const std::string& var : p->vars) scopes_.declare(var, p->extents[0]->type, true);

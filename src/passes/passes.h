@@ -13,6 +13,7 @@ ir::Kernel infer_types(const ir::Kernel& kernel);
 ir::Kernel simplify(const ir::Kernel& kernel);
 ir::Kernel reverse_ad(const ir::Kernel& kernel);
 ir::Kernel forward_ad(const ir::Kernel& kernel);
+ir::Kernel privatize_atomics(const ir::Kernel& kernel);
 
 // Runs every pass in order, verifying and dumping between passes as the debug switches say.
 ir::Kernel run_pipeline(const ir::Kernel& kernel);

@@ -22,6 +22,7 @@ constexpr PassEntry kPipeline[] = {
     {"simplify", simplify, ir::Stage::typed},
     {"reverse_ad", reverse_ad, ir::Stage::typed},  // only kernels with an (adjoint ...) clause
     {"forward_ad", forward_ad, ir::Stage::typed},  // only kernels with a (tangent ...) clause
+    {"privatize_atomics", privatize_atomics, ir::Stage::typed},  // last: sees the atomics autodiff wrote
 };
 
 }  // namespace

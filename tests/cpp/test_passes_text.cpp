@@ -23,6 +23,7 @@ const std::map<std::string, PassFn> kPasses = {
     {"infer_types", infer_types},               {"simplify", simplify},
     {"reverse_ad", reverse_ad},
     {"forward_ad", forward_ad},
+    {"privatize_atomics", privatize_atomics},
     {"pipeline", run_pipeline},
 };
 

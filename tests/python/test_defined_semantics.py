@@ -75,7 +75,9 @@ def test_unsigned_and_narrow_shifts():
     assert out[:, 1].tolist() == [100, 0, 0, 0]
 
 
-FLOATS = [np.nan, -5.5, 300.0, 3e9, -3e9, 12.9, np.inf, -np.inf, -0.7, 2.0**63, 1e30]
+# With each type's edges: the ends of its range and the powers of two just past them.
+FLOATS = [np.nan, -5.5, 300.0, 3e9, -3e9, 12.9, np.inf, -np.inf, -0.7, 2.0**63, 1e30, -1.0, -128.5, 255.5,
+          -(2.0**31), 2.0**31, 2.0**32, -(2.0**63), 2.0**64, -1e30]
 
 
 def _saturate(x, dtype):
