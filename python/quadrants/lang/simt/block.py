@@ -6,6 +6,7 @@
 # per subgroup, so both backends compute them in the same order and give the same numbers.
 import warnings
 
+from .. import builtins as _b
 from ..types import template
 from ..kernels import func
 from . import _ir, subgroup
@@ -39,9 +40,9 @@ def _check_block_dim(block_dim):
 @func
 def reduce(value, block_dim: template(), op: template(), dtype: template()):
     """op over the block, valid in thread 0: a shuffle tree per subgroup, then thread 0 folds the subgroups."""
-    n = _check_block_dim(block_dim)
+    n = _b.static(_check_block_dim(block_dim))
     result = _reduce_tiled(value, op, 5)
-    if n > 1:
+    if _b.static(n > 1):
         shared = SharedArray((n,), dtype)
         tid = thread_idx()
         if tid % 32 == 0:
@@ -68,9 +69,9 @@ def reduce_all(value, block_dim: template(), op: template(), dtype: template()):
 @func
 def inclusive_scan(value, block_dim: template(), op: template(), dtype: template()):
     """Thread i gets op(v[0], ..., v[i]): a subgroup scan, then the totals of the subgroups before it."""
-    n = _check_block_dim(block_dim)
+    n = _b.static(_check_block_dim(block_dim))
     result = _inclusive_scan_tiled(value, op, 5)
-    if n > 1:
+    if _b.static(n > 1):
         totals = SharedArray((n,), dtype)
         tid = thread_idx()
         if tid % 32 == 31:
@@ -90,10 +91,10 @@ def inclusive_scan(value, block_dim: template(), op: template(), dtype: template
 def exclusive_scan(value, block_dim: template(), op: template(), identity: template(), dtype: template()):
     """Thread i gets op(v[0], ..., v[i-1]); thread 0 gets identity."""
     inclusive = inclusive_scan(value, block_dim, op, dtype)
-    n = _check_block_dim(block_dim)
+    n = _b.static(_check_block_dim(block_dim))
     shifted = subgroup.shuffle_up(inclusive, 1)
     tid = thread_idx()
-    if n > 1:
+    if _b.static(n > 1):
         totals = SharedArray((n,), dtype)
         if tid % 32 == 31:
             totals[tid // 32] = inclusive
