@@ -251,6 +251,7 @@ std::string CStyleRenderer::expr(const Expr& e) {
     }
     case ExprKind::shape: return "(" + type_name(*e->type) + ")" + extent_name(as<Shape>(e)->array, as<Shape>(e)->dim);
     case ExprKind::atomic: return atomic(*as<Atomic>(e));
+    case ExprKind::simt: return simt(*as<Simt>(e));
   }
   return "";
 }
@@ -363,6 +364,7 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
       break;
     }
     case StmtKind::print: emit_print(*as<Print>(s)); break;
+    case StmtKind::simt: emit_simt_stmt(*as<SimtStmt>(s)); break;
     default: QD_ASSERT(false, "codegen: not a simple statement");
   }
 }

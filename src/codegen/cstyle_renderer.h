@@ -30,6 +30,17 @@ class CStyleRenderer {
   // The update of a privatized target that replaces an atomic; empty where the atomic stays.
   virtual std::string private_update(const ir::Atomic&) { return ""; }
 
+  // qd.simt (cstyle_simt.cpp): block indices, subgroup exchanges, barriers and fences are the
+  // target's; shared arrays are flat arrays s_NAME on both targets.
+  virtual std::string simt_op(const ir::Simt& e) = 0;
+  virtual void emit_simt_stmt(const ir::SimtStmt& s) = 0;
+  std::string simt(const ir::Simt& e);
+  void emit_shared_store(const ir::SimtStmt& s);
+  std::string shared_offset(const std::string& name, const std::vector<ir::Expr>& indices);
+  // The C type a subgroup exchange carries a value of type t as, and the source lane of a shuffle.
+  static std::string shuffle_carrier(DtypeCode t);
+  const ir::SimtStmt* shared_decl(const std::string& name);
+
   virtual std::string type_name(DtypeCode t);
   virtual std::string render_const(const ir::Const& c);
 

@@ -20,7 +20,7 @@ struct SourceLoc {
   int col = 0;
 };
 
-enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic };
+enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic, simt };
 
 struct ExprNode {
   virtual ~ExprNode() = default;
@@ -171,7 +171,7 @@ struct Atomic : ExprNode {
 };
 
 enum class StmtKind {
-  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print
+  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print, simt
 };
 
 struct StmtNode {
@@ -325,6 +325,52 @@ struct Print : StmtNode {
   static Stmt make(std::vector<PrintItem> items, SourceLoc loc = {});
   Print(std::vector<PrintItem> items, SourceLoc loc) : StmtNode(kKind, loc), items(std::move(items)) {}
 };
+
+// Block- and subgroup-scope operations (qd.simt), valid only inside a parallel_for body (docs/IR.md,
+// "Blocks and subgroups"). One node kind per side keeps them apart from the rest of the IR.
+enum class SimtOp {
+  thread_idx, block_idx, block_dim, lane, global_thread_idx,  // i32, no operands
+  shuffle, shuffle_down, shuffle_up, shuffle_xor,             // (VALUE LANE_OR_DELTA): VALUE's type
+  ballot, vote_all, vote_any,                                 // (PRED): u32 / i32 over the subgroup
+  sync_all, sync_any, sync_count,                             // (PRED): block barrier with a reduction, i32
+  shared_load, shared_atomic                                  // on a shared array: (IDX...) / (IDX... VALUE)
+};
+
+struct Simt : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::simt;
+  SimtOp op;
+  std::string shared;                  // shared_load / shared_atomic: the shared array
+  AtomicOp atomic_op = AtomicOp::add;  // shared_atomic
+  std::vector<Expr> args;              // operands; for shared ops the indices, then the atomic's value
+  static Expr make(SimtOp op, std::vector<Expr> args, std::optional<DtypeCode> type = std::nullopt,
+                   std::string shared = {}, AtomicOp atomic_op = AtomicOp::add);
+  Simt(SimtOp op, std::vector<Expr> args, std::optional<DtypeCode> type, std::string shared, AtomicOp atomic_op)
+      : ExprNode(kKind, type), op(op), shared(std::move(shared)), atomic_op(atomic_op), args(std::move(args)) {}
+};
+
+enum class SimtStmtOp { shared_decl, shared_store, sync_block, sync_subgroup, fence_block, fence_subgroup, fence_grid };
+
+struct SimtStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::simt;
+  SimtStmtOp op;
+  std::string shared;                 // shared_decl / shared_store
+  DtypeCode dtype = DtypeCode::i32;   // shared_decl: the element type
+  std::vector<int64_t> shape;         // shared_decl: constant extents
+  std::vector<Expr> args;             // shared_store: the indices, then the value
+  static Stmt make(SimtStmtOp op, std::string shared = {}, DtypeCode dtype = DtypeCode::i32,
+                   std::vector<int64_t> shape = {}, std::vector<Expr> args = {}, SourceLoc loc = {});
+  SimtStmt(SimtStmtOp op, std::string shared, DtypeCode dtype, std::vector<int64_t> shape, std::vector<Expr> args,
+           SourceLoc loc)
+      : StmtNode(kKind, loc), op(op), shared(std::move(shared)), dtype(dtype), shape(std::move(shape)),
+        args(std::move(args)) {}
+};
+
+// Whether the op makes the threads of a subgroup or block wait for each other (a barrier or an exchange).
+bool simt_waits(SimtOp op);
+bool simt_waits(SimtStmtOp op);
+std::string_view simt_op_name(SimtOp op);
+std::string_view simt_stmt_op_name(SimtStmtOp op);
+std::optional<SimtOp> simt_op_from_name(std::string_view name);
 
 struct KernelOptions {
   DtypeCode default_fp = DtypeCode::f32;

@@ -41,6 +41,8 @@ class IRVisitor {
   virtual void visit_return(const Return& s);
   virtual void visit_assert(const Assert& s);
   virtual void visit_print(const Print& s);
+  virtual void visit_simt(const Simt& e);
+  virtual void visit_simt_stmt(const SimtStmt& s);
   void visit_ref(const ArrayRef& ref);
 };
 
@@ -77,6 +79,10 @@ class IRMutator {
   virtual Block visit_return(const Return& s, const Stmt& self);
   virtual Block visit_assert(const Assert& s, const Stmt& self);
   virtual Block visit_print(const Print& s, const Stmt& self);
+  virtual Expr visit_simt(const Simt& e, const Expr& self);
+  virtual Block visit_simt_stmt(const SimtStmt& s, const Stmt& self);
+  // Mutates each expression; sets *changed when any of them changed.
+  std::vector<Expr> mutate_all(const std::vector<Expr>& exprs, bool* changed);
   // Mutates the index expressions; sets *changed when any of them changed.
   ArrayRef mutate_ref(const ArrayRef& ref, bool* changed);
 };

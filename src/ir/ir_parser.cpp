@@ -197,6 +197,62 @@ Expr parse_atomic(const SExpr& e) {
   return Atomic::make_array(*op, parse_ref(e.items[2], e.items[3], e.items[4]), parse_expr(e.items[5]));
 }
 
+// (simt OP ARG...), (shared_load NAME (IDX...)), (shared_atomic OP NAME (IDX...) VALUE); null for other heads.
+Expr parse_simt_expr(const SExpr& e, const std::string& head) {
+  std::vector<Expr> args;
+  if (head == "simt") {
+    std::optional<SimtOp> op = simt_op_from_name(e.items.size() > 1 ? atom(e.items[1], "a simt operator") : "");
+    if (!op) fail(e, "expected (simt OP ...) with OP a block or subgroup operator (docs/IR.md).");
+    for (size_t i = 2; i < e.items.size(); ++i) args.push_back(parse_expr(e.items[i]));
+    return Simt::make(*op, std::move(args));
+  }
+  if (head == "shared_load") {
+    form(e, "shared_load", 2);
+    for (const SExpr& i : list(e.items[2], "index expressions").items) args.push_back(parse_expr(i));
+    return Simt::make(SimtOp::shared_load, std::move(args), std::nullopt, atom(e.items[1], "a shared array name"));
+  }
+  if (head != "shared_atomic") return nullptr;
+  form(e, "shared_atomic", 4);
+  std::optional<AtomicOp> op = atomic_op_from_name(atom(e.items[1], "an atomic operator"));
+  if (!op) fail(e, "expected (shared_atomic OP ...) with OP one of add sub min max and or xor mul xchg.");
+  for (const SExpr& i : list(e.items[3], "index expressions").items) args.push_back(parse_expr(i));
+  args.push_back(parse_expr(e.items[4]));
+  return Simt::make(SimtOp::shared_atomic, std::move(args), std::nullopt, atom(e.items[2], "a shared array name"),
+                    *op);
+}
+
+// (shared NAME TYPE (EXTENT...)), (shared_store NAME (IDX...) VALUE), (sync SCOPE), (fence SCOPE); null otherwise.
+Stmt parse_simt_stmt(const SExpr& e, const std::string& head, SourceLoc loc) {
+  if (head == "shared") {
+    form(e, "shared", 3);
+    std::vector<int64_t> shape;
+    for (const SExpr& d : list(e.items[3], "extents").items) shape.push_back(parse_int(d));
+    return SimtStmt::make(SimtStmtOp::shared_decl, atom(e.items[1], "a shared array name"), parse_type(e.items[2]),
+                          std::move(shape), {}, loc);
+  }
+  if (head == "shared_store") {
+    form(e, "shared_store", 3);
+    std::vector<Expr> args;
+    for (const SExpr& i : list(e.items[2], "index expressions").items) args.push_back(parse_expr(i));
+    args.push_back(parse_expr(e.items[3]));
+    return SimtStmt::make(SimtStmtOp::shared_store, atom(e.items[1], "a shared array name"), DtypeCode::i32, {},
+                          std::move(args), loc);
+  }
+  if (head != "sync" && head != "fence") return nullptr;
+  const std::string& scope = atom(form(e, head.c_str(), 1).items[1], "a scope");
+  if (head == "sync" && (scope == "block" || scope == "subgroup")) {
+    return SimtStmt::make(scope == "block" ? SimtStmtOp::sync_block : SimtStmtOp::sync_subgroup, {}, DtypeCode::i32,
+                          {}, {}, loc);
+  }
+  if (head == "fence" && (scope == "block" || scope == "subgroup" || scope == "grid")) {
+    SimtStmtOp op = scope == "block" ? SimtStmtOp::fence_block
+                    : scope == "grid" ? SimtStmtOp::fence_grid : SimtStmtOp::fence_subgroup;
+    return SimtStmt::make(op, {}, DtypeCode::i32, {}, {}, loc);
+  }
+  fail(e, "expected (" + head + " block|subgroup" + (head == "fence" ? "|grid" : "") + "), found scope '" + scope +
+              "'.");
+}
+
 Expr parse_expr(const SExpr& e) {
   if (!e.is_list || e.items.empty()) fail(e, "expected an expression, found " + describe(e) + ".");
   const std::string& head = atom(e.items[0], "an expression name");
@@ -227,6 +283,7 @@ Expr parse_expr(const SExpr& e) {
     return Shape::make(atom(e.items[1], "an array name"), static_cast<int>(parse_int(e.items[2])));
   }
   if (head == "atomic") return parse_atomic(e);
+  if (Expr simt = parse_simt_expr(e, head)) return simt;
   fail(e, "unknown expression (" + head + " ...).");
 }
 
@@ -318,6 +375,7 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
     }
     return Print::make(std::move(items), loc);
   }
+  if (Stmt simt = parse_simt_stmt(e, head, loc)) return simt;
   fail(e, "unknown statement (" + head + " ...).");
 }
 

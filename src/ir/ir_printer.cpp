@@ -110,6 +110,18 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
     }
     case StmtKind::assert_:
       return "(assert " + print_expr(as<Assert>(s)->cond) + " " + quote(as<Assert>(s)->message) + ")";
+    case StmtKind::simt: {
+      const SimtStmt& m = *as<SimtStmt>(s);
+      if (m.op == SimtStmtOp::shared_decl) {
+        std::string shape;
+        for (size_t i = 0; i < m.shape.size(); ++i) shape += (i ? " " : "") + std::to_string(m.shape[i]);
+        return "(shared " + m.shared + " " + type_text(m.dtype) + " (" + shape + "))";
+      }
+      if (m.op != SimtStmtOp::shared_store) return "(" + std::string(simt_stmt_op_name(m.op)) + ")";
+      std::string indices;
+      for (size_t i = 0; i + 1 < m.args.size(); ++i) indices += (i ? " " : "") + print_expr(m.args[i]);
+      return "(shared_store " + m.shared + " (" + indices + ") " + print_expr(m.args.back()) + ")";
+    }
     case StmtKind::print: {
       std::string out = "(print";
       for (const PrintItem& item : as<Print>(s)->items) {
@@ -150,6 +162,8 @@ std::string format_float(double value) {
   return out;
 }
 
+std::string print_simt(const Simt& m);
+
 std::string print_expr(const Expr& e) {
   switch (e->kind) {
     case ExprKind::constant: return print_const(*as<Const>(e));
@@ -176,8 +190,23 @@ std::string print_expr(const Expr& e) {
       std::string target = a.local ? "(var " + *a.local + ")" : print_ref(a.ref);
       return "(atomic " + std::string(atomic_op_name(a.op)) + " " + target + " " + print_expr(a.value) + ")";
     }
+    case ExprKind::simt: return print_simt(*as<Simt>(e));
   }
   return "";
+}
+
+std::string print_simt(const Simt& m) {
+  if (m.op != SimtOp::shared_load && m.op != SimtOp::shared_atomic) {
+    std::string out = "(simt " + std::string(simt_op_name(m.op));
+    for (const Expr& a : m.args) out += " " + print_expr(a);
+    return out + ")";
+  }
+  size_t n = m.args.size() - (m.op == SimtOp::shared_atomic ? 1 : 0);
+  std::string indices;
+  for (size_t i = 0; i < n; ++i) indices += (i ? " " : "") + print_expr(m.args[i]);
+  if (m.op == SimtOp::shared_load) return "(shared_load " + m.shared + " (" + indices + "))";
+  return "(shared_atomic " + std::string(atomic_op_name(m.atomic_op)) + " " + m.shared + " (" + indices + ") " +
+         print_expr(m.args.back()) + ")";
 }
 
 std::string print_kernel(const Kernel& k) {

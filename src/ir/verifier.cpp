@@ -2,6 +2,8 @@
 // in src/passes/check_*.cpp, so a failure here is always our bug, never the user's.
 #include "ir/verifier.h"
 
+#include <map>
+
 #include "ir/ir_printer.h"
 #include "ir/scopes.h"
 #include "quadrants/errors.h"
@@ -98,6 +100,45 @@ class Verifier {
         return require(stage_ == Stage::parsed || as<Shape>(e)->dim < p->ndim, "shape dim out of range");
       }
       case ExprKind::atomic: return atomic(*as<Atomic>(e), e);
+      case ExprKind::simt: return simt(*as<Simt>(e), e);
+    }
+  }
+
+  // A shared array's declaration, which must come before any use (names are unique in a kernel).
+  const SimtStmt* shared_array(const std::string& name, size_t indices) {
+    auto it = shared_.find(name);
+    require(it != shared_.end(), "use of undeclared shared array " + name);
+    require(indices == it->second->shape.size(), "shared array " + name + " indexed with a wrong index count");
+    return it->second;
+  }
+
+  void simt(const Simt& m, const Expr& e) {
+    for (const Expr& a : m.args) expr(a);
+    require(stage_ == Stage::parsed || parallel_depth_ > 0, "simt op outside a parallel_for");
+    if (m.op == SimtOp::shared_load || m.op == SimtOp::shared_atomic) {
+      size_t n = m.args.size() - (m.op == SimtOp::shared_atomic ? 1 : 0);
+      const SimtStmt* decl = shared_array(m.shared, n);
+      if (m.op == SimtOp::shared_atomic) expect_type(m.args.back(), decl->dtype, "a shared atomic's value");
+      return expect_type(e, decl->dtype, "a shared array read");
+    }
+    bool shuffle = m.op >= SimtOp::shuffle && m.op <= SimtOp::shuffle_xor;
+    size_t arity = m.op < SimtOp::shuffle ? 0 : shuffle ? 2 : 1;
+    require(m.args.size() == arity, "simt op with a wrong operand count");
+    if (shuffle) return expect_type(e, m.args[0]->type, "a shuffle");
+    expect_type(e, m.op == SimtOp::ballot ? DtypeCode::u32 : DtypeCode::i32, "a simt result");
+  }
+
+  void simt_stmt(const SimtStmt& m) {
+    for (const Expr& a : m.args) expr(a);
+    bool checked = stage_ != Stage::parsed;
+    require(!checked || parallel_depth_ > 0, "simt statement outside a parallel_for");
+    if (m.op == SimtStmtOp::shared_decl) {
+      require(!m.shape.empty(), "shared array without extents");
+      require(shared_.emplace(m.shared, &m).second || !checked, "shared array declared twice: " + m.shared);
+    }
+    if (m.op == SimtStmtOp::shared_store) {
+      require(!m.args.empty(), "shared_store without a value");
+      expect_type(m.args.back(), shared_array(m.shared, m.args.size() - 1)->dtype, "a shared store's value");
     }
   }
 
@@ -135,6 +176,7 @@ class Verifier {
   Scopes scopes_;
   int loop_depth_ = 0;
   int parallel_depth_ = 0;
+  std::map<std::string, const SimtStmt*> shared_;
 };
 
 // A privatized target is a writable array or a kernel-body local, updated by add, min or max.
@@ -239,6 +281,7 @@ void Verifier::stmt(const Stmt& s) {
         if (item.value) expr(item.value);
       }
       return;
+    case StmtKind::simt: return simt_stmt(*as<SimtStmt>(s));
   }
 }
 

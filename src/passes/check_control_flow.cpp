@@ -2,9 +2,12 @@
 //
 // Requires: a parsed kernel (Stage::parsed).
 // Ensures: parallel_for appears only directly in the kernel body; return only outside parallel_for;
-//          break only inside a serial loop; continue only inside a loop. The kernel is unchanged.
+//          break only inside a serial loop; continue only inside a loop; qd.simt operations only in
+//          a parallel_for, shared arrays declared once before use. The kernel is unchanged.
 // Rejects (syntax errors): a parallel loop nested in another statement, return inside a parallel
 //          loop, break in a parallel loop or outside any loop, continue outside any loop.
+#include <map>
+
 #include "ir/ir_mutator.h"
 #include "passes/passes.h"
 #include "quadrants/errors.h"
@@ -80,10 +83,45 @@ class ControlFlowChecker : public IRVisitor {
     if (serial_loops_ == 0 && !in_parallel_) fail("A continue statement must be inside a loop.");
   }
 
+  // qd.simt operations need the block of threads that only a parallel loop has; shared arrays are
+  // declared once, before use, and indexed with one index per extent.
+  void simt_outside_parallel() {
+    if (in_parallel_) return;
+    fail("qd.simt block and subgroup operations (shared arrays, barriers, thread indices, shuffles) work only "
+         "inside the outermost (parallel) for loop of kernel '" + kernel_.name + "'.");
+  }
+  void shared_use(const std::string& name, size_t indices) {
+    auto found = shared_.find(name);
+    if (found == shared_.end()) fail("Shared array '" + name + "' is used before it is declared.");
+    if (found->second != indices) {
+      fail("Shared array '" + name + "' has " + std::to_string(found->second) + " dimension(s) but is indexed with " +
+           std::to_string(indices) + " index(es).");
+    }
+  }
+  void visit_simt(const Simt& e) override {
+    simt_outside_parallel();
+    if (e.op == SimtOp::shared_load) shared_use(e.shared, e.args.size());
+    if (e.op == SimtOp::shared_atomic) shared_use(e.shared, e.args.size() - 1);
+    IRVisitor::visit_simt(e);
+  }
+  void visit_simt_stmt(const SimtStmt& s) override {
+    simt_outside_parallel();
+    if (s.op == SimtStmtOp::shared_decl) {
+      for (int64_t extent : s.shape) {
+        if (extent <= 0) fail("Shared array '" + s.shared + "' needs positive extents, but one is " +
+                              std::to_string(extent) + ".");
+      }
+      if (!shared_.emplace(s.shared, s.shape.size()).second) fail("Shared array '" + s.shared + "' is declared twice.");
+    }
+    if (s.op == SimtStmtOp::shared_store) shared_use(s.shared, s.args.size() - 1);
+    IRVisitor::visit_simt_stmt(s);
+  }
+
   const Kernel& kernel_;
   SourceLoc loc_;
   int serial_loops_ = 0;
   bool in_parallel_ = false;
+  std::map<std::string, size_t> shared_;  // declared shared arrays -> their dimension count
 };
 
 }  // namespace

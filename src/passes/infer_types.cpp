@@ -7,6 +7,8 @@
 //          for/parallel_for bounds are i32, or i64 when a bound is 64-bit.
 // Rejects (type errors): bitwise operators and bitwise atomics on floats, float indices or loop
 //          bounds, a return in a kernel without a return type.
+#include <map>
+
 #include "ir/ir_mutator.h"
 #include "ir/scopes.h"
 #include "passes/passes.h"
@@ -187,11 +189,62 @@ class TypeInference : public IRMutator {
     return {values == r.values ? self : Return::make(values, r.loc)};
   }
 
+  Expr visit_simt(const Simt& e, const Expr& self) override;
+  Block visit_simt_stmt(const SimtStmt& s, const Stmt& self) override;
+  std::vector<Expr> integer_indices(const std::vector<Expr>& indices, const std::string& what);
+
   const Kernel& kernel_;
   const KernelOptions& options_;
   Scopes scopes_;
   SourceLoc loc_;
+  std::map<std::string, DtypeCode> shared_types_;  // shared arrays declared so far (names are kernel-unique)
 };
+
+std::vector<Expr> TypeInference::integer_indices(const std::vector<Expr>& indices, const std::string& what) {
+  std::vector<Expr> out;
+  for (const Expr& i : indices) {
+    out.push_back(mutate(i));
+    if (is_float(type_of(out.back()))) {
+      fail(what + " must be an integer, but it is " + type_name(type_of(out.back())) +
+           ". Convert it with qd.cast(..., qd.i32).");
+    }
+  }
+  return out;
+}
+
+// Shared array accesses take the array's type; indices, lanes and offsets are integers; thread
+// indices are i32, a ballot u32, votes i32 0/1; a shuffle keeps its value's type.
+Expr TypeInference::visit_simt(const Simt& e, const Expr& self) {
+  bool shared = e.op == SimtOp::shared_load || e.op == SimtOp::shared_atomic;
+  bool shuffle = e.op >= SimtOp::shuffle && e.op <= SimtOp::shuffle_xor;
+  std::vector<Expr> args;
+  DtypeCode t = e.op == SimtOp::ballot ? DtypeCode::u32 : DtypeCode::i32;
+  if (shared) {
+    t = shared_types_.at(e.shared);
+    size_t n = e.args.size() - (e.op == SimtOp::shared_atomic ? 1 : 0);
+    args = integer_indices({e.args.begin(), e.args.begin() + n}, "An index of shared array '" + e.shared + "'");
+    if (e.op == SimtOp::shared_atomic) args.push_back(cast_to(mutate(e.args.back()), t));
+  } else if (shuffle) {
+    args = {mutate(e.args[0])};
+    std::vector<Expr> lane = integer_indices({e.args[1]}, "A shuffle's lane or offset");
+    args.push_back(lane[0]);
+    t = type_of(args[0]);
+  } else {
+    for (const Expr& a : e.args) args.push_back(mutate(a));
+  }
+  if (args == e.args && e.type == t) return self;
+  return Simt::make(e.op, std::move(args), t, e.shared, e.atomic_op);
+}
+
+Block TypeInference::visit_simt_stmt(const SimtStmt& s, const Stmt& self) {
+  if (s.op == SimtStmtOp::shared_decl) shared_types_[s.shared] = s.dtype;
+  if (s.op != SimtStmtOp::shared_store) return {self};
+  DtypeCode t = shared_types_.at(s.shared);
+  std::vector<Expr> args = integer_indices({s.args.begin(), s.args.end() - 1},
+                                           "An index of shared array '" + s.shared + "'");
+  args.push_back(cast_to(mutate(s.args.back()), t));
+  return {args == s.args ? self : SimtStmt::make(s.op, s.shared, s.dtype, s.shape, std::move(args), s.loc)};
+}
 
 Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
   Expr x = mutate(b.a), y = mutate(b.b);

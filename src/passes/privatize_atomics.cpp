@@ -131,6 +131,7 @@ class UseCollector : public IRVisitor {
       case ExprKind::unary: return invariant(as<Unary>(e)->a);
       case ExprKind::cast: return invariant(as<Cast>(e)->a);
       case ExprKind::bit_cast: return invariant(as<BitCast>(e)->a);
+      case ExprKind::simt: return false;  // thread indices and exchanges differ between iterations
       case ExprKind::select:
         return invariant(as<Select>(e)->cond) && invariant(as<Select>(e)->a) && invariant(as<Select>(e)->b);
       default: return false;
