@@ -97,3 +97,19 @@ def test_float_mod_is_differentiated_as_a_minus_b_floor_a_over_b():
     torch.testing.assert_close(out.detach(), torch.remainder(xd, yd) + 2.0 * torch.fmod(xd, yd))
     torch.testing.assert_close(x.grad, torch.full((3,), 3.0, dtype=torch.float64))
     torch.testing.assert_close(y.grad, -torch.floor(xd / yd) - 2.0 * torch.trunc(xd / yd))
+
+
+def test_differentiating_a_kernel_that_reads_a_gradient_is_an_error():
+    a = qd.ndarray(qd.f64, shape=4, needs_grad=True)
+    b = qd.ndarray(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(), total: qd.types.ndarray()):
+        for i in x:
+            total[None] += x.grad[i]
+
+    a.grad.fill(2.0)
+    k(a, b)
+    assert b[None] == 8.0
+    with pytest.raises(RuntimeError, match="Cannot automatically differentiate through a grad tensor: kernel 'k'"):
+        k.grad(a, b)

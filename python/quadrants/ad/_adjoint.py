@@ -96,6 +96,9 @@ class AdjointLaunchers:
         """Runs the adjoint for `args`; explicit_grads (qd.autograd_op) gives the gradient of each parameter in
         order instead of the arguments' own (.grad), None where there is none."""
         definition = self.definition
+        if definition.reads_twins and not self.tangent:
+            raise RuntimeError(f"Cannot automatically differentiate through a grad tensor: kernel '{self.name}' reads "
+                               "the .grad or .dual of an argument, whose own gradient autodiff does not track.")
         if len(args) != len(definition.params):
             raise TypeError(f"kernel.grad() of '{self.name}' takes the kernel's {len(definition.params)} arguments, "
                             f"but got {len(args)}.")
