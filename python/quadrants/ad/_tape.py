@@ -131,18 +131,19 @@ class Tape:
             raise RuntimeError("Before evaluating gradients tape must be entered.")
         if self.gradient_evaluated:
             raise RuntimeError("Gradients of grad can be evaluated only once.")
-        from ._adjoint import NoGradients, torch_grad, _is_torch_tensor
+        from ._adjoint import NoGradients, _is_torch_tensor, adjoint_launchers, torch_grad
 
         if self.loss is not None:
             _fill(torch_grad(self.loss) if _is_torch_tensor(self.loss) else self.loss.grad, 1.0)
 
         for func, args in reversed(self.calls):
-            grad = getattr(func, "grad", None)
-            if grad is not None:
+            if hasattr(func, "definition"):  # a kernel: its adjoint, without kernel.grad()'s warning
                 try:
-                    grad(*args)
+                    adjoint_launchers(func)(args)
                 except NoGradients:
                     pass  # a kernel that touches no array with a gradient adds nothing (upstream runs it anyway)
+            elif getattr(func, "grad", None) is not None:
+                func.grad(*args)
         self.gradient_evaluated = True
 
 

@@ -290,9 +290,15 @@ class KernelMixin:
     def grad(self, *args):
         """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
         the fields and ndarrays it writes flows back into the .grad of those it reads."""
-        from ..ad._adjoint import adjoint_launchers
+        from ..ad._adjoint import NoGradients, adjoint_launchers
 
-        return adjoint_launchers(self)(args)
+        try:
+            return adjoint_launchers(self)(args)
+        except NoGradients as exc:  # upstream runs such an adjoint, which changes nothing: say so, once
+            if not getattr(self, "_qd_warned_no_gradients", False):
+                self._qd_warned_no_gradients = True
+                warnings.warn(f"{exc} Nothing was done.", stacklevel=2)
+            return None
 
     @property
     def params(self):
