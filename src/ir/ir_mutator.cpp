@@ -36,6 +36,7 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::return_: return visit_return(*as<Return>(s));
     case StmtKind::assert_: return visit_assert(*as<Assert>(s));
     case StmtKind::print: return visit_print(*as<Print>(s));
+    case StmtKind::call: return visit_call(*as<Call>(s));
   }
 }
 
@@ -99,6 +100,10 @@ void IRVisitor::visit_print(const Print& s) {
   }
 }
 
+void IRVisitor::visit_call(const Call& s) {
+  for (const Expr& a : s.args) visit(a);
+}
+
 Expr IRMutator::mutate(const Expr& e) {
   QD_ASSERT(e != nullptr, "IRMutator::mutate(): null expression");
   switch (e->kind) {
@@ -132,6 +137,7 @@ Block IRMutator::mutate(const Stmt& s) {
     case StmtKind::return_: return visit_return(*as<Return>(s), s);
     case StmtKind::assert_: return visit_assert(*as<Assert>(s), s);
     case StmtKind::print: return visit_print(*as<Print>(s), s);
+    case StmtKind::call: return visit_call(*as<Call>(s), s);
   }
   return {s};
 }
@@ -254,10 +260,21 @@ Block IRMutator::visit_print(const Print& s, const Stmt& self) {
   return {changed ? Print::make(std::move(items), s.loc) : self};
 }
 
+Block IRMutator::visit_call(const Call& s, const Stmt& self) {
+  std::vector<Expr> args;
+  for (const Expr& a : s.args) args.push_back(mutate(a));
+  return {args == s.args ? self : Call::make(s.function, args, s.by_ref, s.results, s.loc)};
+}
+
 Kernel mutate_kernel(IRMutator& mutator, const Kernel& kernel) {
   Kernel out = kernel;
+  for (Function& f : out.functions) f.body = mutator.mutate(f.body);
   out.body = mutator.mutate(kernel.body);
   return out;
+}
+
+void visit_functions(IRVisitor& visitor, const Kernel& kernel) {
+  for (const Function& f : kernel.functions) visitor.visit(f.body);
 }
 
 }  // namespace qd::ir
