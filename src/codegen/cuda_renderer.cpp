@@ -109,8 +109,8 @@ class CudaRenderer : public CStyleRenderer {
   std::string render_const(const Const& c) override;
   // The launcher reads a task's error record only in debug mode (a sync), so it checks extents itself.
   bool checks_extents_on_entry() const override { return false; }
-  // Not inlined: a real function may call itself, and NVRTC gives recursive calls a stack frame.
-  std::string function_qualifier() const override { return "__device__ __noinline__ "; }
+  // A device function; NVRTC gives recursive calls a stack frame (the launcher sizes the stack).
+  std::string function_qualifier() const override { return "__device__ "; }
   void emit_parallel_for(const ParallelFor& loop) override;
   void emit_return(const Return& r) override;
 

@@ -91,6 +91,10 @@ class RealFunctionTranslator:
         annotation = func.annotations.get(name)
         if annotation is None and name == "self":
             return "static", None
+        if isinstance(annotation, NdarrayType) and isinstance(value, ArrayRef) and value.path is None:
+            raise self.fail(f"Expected ndarray in the kernel argument for argument {name} of @qd.real_func "
+                            f"'{func.fn.__name__}', but got {describe(value)}, which the kernel captured",
+                            kind="type", hint="pass the ndarray to the kernel as an argument, and from there on.")
         if is_static_annotation(annotation):
             if (isinstance(value, Expr) or is_number(value)) and not isinstance(annotation, NdarrayType):
                 if isinstance(value, Expr):
