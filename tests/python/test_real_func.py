@@ -274,3 +274,35 @@ def test_autodiff_through_a_real_function_is_rejected():
 
     with pytest.raises(qd.QuadrantsTypeError, match="does not differentiate through real functions"):
         loss.grad()
+
+
+def test_random_inside_a_real_function_is_rejected():
+    @qd.real_func
+    def draw() -> qd.f32:
+        return qd.random()
+
+    @qd.kernel
+    def run() -> qd.f32:
+        return draw()
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="qd.random\\(\\) cannot be called inside a @qd.real_func"):
+        run()
+
+
+def test_debug_checks_inside_a_real_function():
+    qd.init(arch=qd.cpu, debug=True)
+    x = qd.field(qd.f32, shape=4)
+
+    @qd.real_func
+    def read(i: qd.i32) -> qd.f32:
+        assert i < 3, "index too big"
+        return x[i + 1]
+
+    @qd.kernel
+    def run(i: qd.i32) -> qd.f32:
+        return read(i)
+
+    x.fill(2.0)
+    assert run(1) == 2.0
+    with pytest.raises(AssertionError, match="index too big"):
+        run(3)

@@ -153,6 +153,7 @@ class RealFunctionTranslator:
         self.builder, self.parallel_depth, self.inline_stack = BlockBuilder(), 0, []
         saved = self.enter_function(function_source(func.fn), is_kernel=False)
         self.ctx.real_function = signature
+        self.real_function_depth += 1
         try:
             param_texts = []
             for name, kind, spec in params:
@@ -173,6 +174,7 @@ class RealFunctionTranslator:
             signature.text = f"(function {signature.name} (params {' '.join(param_texts)}) (returns {returns})\n" \
                              f"    (body{body}))"
         finally:
+            self.real_function_depth -= 1
             self.leave_function(saved)
             self.builder, self.parallel_depth, self.inline_stack = saved_builder, saved_depth, saved_inline
 

@@ -70,6 +70,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.inline_stack = []
         self.real_functions = {}  # (func id, static argument keys) -> (_Signature, static values)
         self.real_function_order = []  # the _Signatures in the order they were met
+        self.real_function_depth = 0  # > 0 while a real function's body is translated
         self.leaves = None  # DiscoverLeaves or PlannedLeaves (compound_params.py)
         self.leaf_values = {}  # path -> the ArrayRef or (arg ...) Expr of a leaf read so far
         self.leaf_texts = {}  # path -> its IR param text
