@@ -46,6 +46,11 @@ class ReferencedLocals : public IRVisitor {
     if (e.local) names.insert(*e.local);
     IRVisitor::visit_atomic(e);
   }
+  void visit_call(const Call& c) override {
+    touches_memory = true;
+    names.insert(c.results.begin(), c.results.end());
+    IRVisitor::visit_call(c);
+  }
 };
 
 // Arrays that a store or an atomic writes, by name.
@@ -118,6 +123,8 @@ class CudaRenderer : public CStyleRenderer {
   std::string render_const(const Const& c) override;
   // The launcher reads a task's error record only in debug mode (a sync), so it checks extents itself.
   bool checks_extents_on_entry() const override { return false; }
+  // A device function; NVRTC gives recursive calls a stack frame (the launcher sizes the stack).
+  std::string function_qualifier() const override { return "__device__ "; }
   void emit_parallel_for(const ParallelFor& loop) override;
   std::string simt_op(const Simt& e) override;
   void emit_simt_stmt(const SimtStmt& s) override;
@@ -330,6 +337,7 @@ void CudaRenderer::emit_task(size_t k, const TaskPlan& plan) {
   emit_line("(void)args; (void)frame; (void)ctx;");
   emit_task_guards(k);
   emit_prologue();
+  emit_functions_instance();
   emit_task_locals(k, plan);
   for (const Stmt& s : plan.body) emit_stmt(s);
   for (const Stmt& s : plan.body) {
@@ -388,6 +396,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   std::vector<TaskPlan> plans = plan_tasks();
   assign_frame_slots(plans);
   out_ = preamble();
+  emit_functions();
   GeneratedCudaSource result;
   for (size_t k = 0; k < plans.size(); ++k) {
     emit_task(k, plans[k]);
@@ -398,6 +407,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   result.frame_bytes = frame_bytes_;
   WrittenArrays written;
   written.visit(kernel_.body);
+  visit_functions(written, kernel_);
   for (const Param& p : kernel_.params) result.param_written.push_back(written.names.count(p.name) != 0);
   result.i32_extents = i32_extents(kernel_);
   return result;

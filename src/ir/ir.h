@@ -171,7 +171,7 @@ struct Atomic : ExprNode {
 };
 
 enum class StmtKind {
-  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print, simt
+  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print, simt, call
 };
 
 struct StmtNode {
@@ -372,6 +372,42 @@ std::string_view simt_op_name(SimtOp op);
 std::string_view simt_stmt_op_name(SimtStmtOp op);
 std::optional<SimtOp> simt_op_from_name(std::string_view name);
 
+// Calls a Function of the kernel (a @qd.real_func): each argument is a value, or, where by_ref[k] is set,
+// a `(var NAME)` whose local the callee reads and writes through a reference. The returned values are
+// assigned, each cast, to the locals `results` (none: the values are dropped).
+struct Call : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::call;
+  std::string function;
+  std::vector<Expr> args;
+  std::vector<bool> by_ref;
+  std::vector<std::string> results;
+  static Stmt make(std::string function, std::vector<Expr> args, std::vector<bool> by_ref,
+                   std::vector<std::string> results, SourceLoc loc = {});
+  Call(std::string function, std::vector<Expr> args, std::vector<bool> by_ref, std::vector<std::string> results,
+       SourceLoc loc)
+      : StmtNode(kKind, loc), function(std::move(function)), args(std::move(args)), by_ref(std::move(by_ref)),
+        results(std::move(results)) {}
+};
+
+// A parameter of a Function: a local of the callee initialized by the call (value), or a reference
+// to the caller's local (ref); the body reads and assigns both as `(var NAME)`.
+struct FunctionParam {
+  enum class Kind { value, ref };
+  Kind kind;
+  std::string name;
+  DtypeCode type;
+};
+
+// A function the kernel calls instead of inlining (docs/IR.md, `function`): its body has its own
+// scope (the params, then its locals), reaches arrays through the kernel's array params by name, may
+// call any function of the kernel (itself included) and ends with `return` of `returns.size()` values.
+struct Function {
+  std::string name;
+  std::vector<FunctionParam> params;
+  std::vector<DtypeCode> returns;  // empty: void
+  Block body;
+};
+
 struct KernelOptions {
   DtypeCode default_fp = DtypeCode::f32;
   DtypeCode default_ip = DtypeCode::i32;
@@ -404,8 +440,10 @@ struct Kernel {
   std::vector<AdjointPair> adjoints;  // non-empty: compile this kernel's adjoint instead (docs/IR.md)
   std::vector<AdjointPair> tangents;  // non-empty: also compute duals (forward mode): grad is the DUAL param
   std::vector<DtypeCode> returns;  // the returned scalars in order; empty: void
+  std::vector<Function> functions;  // called by `call` statements; every pass handles their bodies too
   Block body;
   const Param* find_param(const std::string& name) const;
+  const Function* find_function(const std::string& name) const;
 };
 
 std::string_view binop_name(BinOp op);

@@ -38,6 +38,7 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::assert_: return visit_assert(*as<Assert>(s));
     case StmtKind::print: return visit_print(*as<Print>(s));
     case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s));
+    case StmtKind::call: return visit_call(*as<Call>(s));
   }
 }
 
@@ -101,6 +102,10 @@ void IRVisitor::visit_print(const Print& s) {
   }
 }
 
+void IRVisitor::visit_call(const Call& s) {
+  for (const Expr& a : s.args) visit(a);
+}
+
 Expr IRMutator::mutate(const Expr& e) {
   QD_ASSERT(e != nullptr, "IRMutator::mutate(): null expression");
   switch (e->kind) {
@@ -136,6 +141,7 @@ Block IRMutator::mutate(const Stmt& s) {
     case StmtKind::assert_: return visit_assert(*as<Assert>(s), s);
     case StmtKind::print: return visit_print(*as<Print>(s), s);
     case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s), s);
+    case StmtKind::call: return visit_call(*as<Call>(s), s);
   }
   return {s};
 }
@@ -284,11 +290,21 @@ Block IRMutator::visit_simt_stmt(const SimtStmt& s, const Stmt& self) {
   std::vector<Expr> args = mutate_all(s.args, &changed);
   return {changed ? SimtStmt::make(s.op, s.shared, s.dtype, s.shape, std::move(args), s.loc) : self};
 }
+Block IRMutator::visit_call(const Call& s, const Stmt& self) {
+  bool changed = false;
+  std::vector<Expr> args = mutate_all(s.args, &changed);
+  return {changed ? Call::make(s.function, std::move(args), s.by_ref, s.results, s.loc) : self};
+}
 
 Kernel mutate_kernel(IRMutator& mutator, const Kernel& kernel) {
   Kernel out = kernel;
+  for (Function& f : out.functions) f.body = mutator.mutate(f.body);
   out.body = mutator.mutate(kernel.body);
   return out;
+}
+
+void visit_functions(IRVisitor& visitor, const Kernel& kernel) {
+  for (const Function& f : kernel.functions) visitor.visit(f.body);
 }
 
 }  // namespace qd::ir

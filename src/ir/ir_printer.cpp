@@ -69,6 +69,34 @@ std::string print_block(const Block& block, const std::string& indent) {
   return out + ")";
 }
 
+// (call NAME (ARG...) (RESULT...)); an argument passed by reference is (ref NAME).
+std::string print_call(const Call& c) {
+  std::string args, results;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const Var* v = as<Var>(c.args[i]);
+    args += (i ? " " : "") + (c.by_ref[i] && v ? "(ref " + v->name + ")" : print_expr(c.args[i]));
+  }
+  for (size_t i = 0; i < c.results.size(); ++i) results += (i ? " " : "") + c.results[i];
+  return "(call " + c.function + " (" + args + ") (" + results + "))";
+}
+
+std::string print_returns(const std::vector<DtypeCode>& returns) {
+  std::string out;
+  for (DtypeCode t : returns) out += (out.empty() ? "" : " ") + type_text(t);
+  return "(returns " + (returns.empty() ? std::string("void") : out) + ")";
+}
+
+// (function NAME (params (scalar N T) (ref N T)...) (returns ...) (body ...)), between returns and body.
+std::string print_function(const Function& f) {
+  std::string out = "(function " + f.name + " (params";
+  for (const FunctionParam& p : f.params) {
+    out += std::string(p.kind == FunctionParam::Kind::ref ? " (ref " : " (scalar ") + p.name + " " + type_text(p.type) + ")";
+  }
+  out += ") " + print_returns(f.returns) + "\n    (body";
+  for (const Stmt& s : f.body) out += "\n      " + print_stmt(s, "      ");
+  return out + "))";
+}
+
 std::string print_stmt_body(const Stmt& s, const std::string& indent) {
   switch (s->kind) {
     case StmtKind::decl: {
@@ -129,6 +157,7 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       }
       return out + ")";
     }
+    case StmtKind::call: return print_call(*as<Call>(s));
   }
   return "";
 }
@@ -225,9 +254,9 @@ std::string print_kernel(const Kernel& k) {
     out += ")\n  (tangent";
     for (const AdjointPair& pair : k.tangents) out += " (" + pair.primal + " " + pair.grad + ")";
   }
-  std::string returns;
-  for (DtypeCode t : k.returns) returns += (returns.empty() ? "" : " ") + type_text(t);
-  out += ")\n  (returns " + (k.returns.empty() ? std::string("void") : returns) + ")\n  (body";
+  out += ")\n  " + print_returns(k.returns);
+  for (const Function& f : k.functions) out += "\n  " + print_function(f);
+  out += "\n  (body";
   for (const Stmt& s : k.body) out += "\n    " + print_stmt(s, "    ");
   return out + "))\n";
 }

@@ -131,6 +131,15 @@ Expr compare(BinOp op, const Expr& a, const Expr& b) { return Binary::make(op, a
 Expr unary(UnOp op, const Expr& a) { return Unary::make(op, a, a->type); }
 Expr constant(DtypeCode type, double value) { return Const::make_float(type, value); }
 
+void reject_functions(const ir::Kernel& kernel) {
+  if (kernel.functions.empty()) return;
+  throw KernelUserError(KernelUserError::Kind::type,
+                        "Kernel '" + kernel.name + "' calls function '" + kernel.functions[0].name +
+                            "' (a @qd.real_func), and autodiff (kernel.grad, qd.ad.Tape, qd.ad.FwdMode) does not "
+                            "differentiate through real functions. Use @qd.func, which is inlined, instead.",
+                        0, 0);
+}
+
 std::map<std::string, std::string> checked_pairs(const ir::Kernel& kernel, const std::vector<ir::AdjointPair>& pairs,
                                                  const std::string& what) {
   std::map<std::string, std::string> partner_of;

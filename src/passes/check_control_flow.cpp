@@ -1,11 +1,11 @@
 // src/passes/check_control_flow.cpp: rejects statements that appear where control flow cannot reach them.
 //
 // Requires: a parsed kernel (Stage::parsed).
-// Ensures: parallel_for appears only directly in the kernel body; return only outside parallel_for;
-//          break only inside a serial loop; continue only inside a loop; qd.simt operations only in
-//          a parallel_for, shared arrays declared once before use. The kernel is unchanged.
-// Rejects (syntax errors): a parallel loop nested in another statement, return inside a parallel
-//          loop, break in a parallel loop or outside any loop, continue outside any loop.
+// Ensures: parallel_for appears only directly in the kernel body (never in a function); return only
+//          outside parallel_for; break only inside a serial loop; continue only inside a loop; qd.simt
+//          operations only in a parallel_for, shared arrays declared once before use. The kernel is unchanged.
+// Rejects (syntax errors): a parallel loop nested in another statement or in a function, return inside
+//          a parallel loop, break in a parallel loop or outside any loop, continue outside any loop.
 #include <map>
 
 #include "ir/ir_mutator.h"
@@ -20,6 +20,13 @@ using namespace qd::ir;
 class ControlFlowChecker : public IRVisitor {
  public:
   explicit ControlFlowChecker(const Kernel& kernel) : kernel_(kernel) {}
+
+  // A function body is checked like a statement nested in the kernel: no parallel loops in it.
+  void check_function(const Function& f) {
+    function_ = &f;
+    visit_located(f.body);
+    function_ = nullptr;
+  }
 
   void check_body(const Block& body) {
     for (const Stmt& s : body) {
@@ -61,6 +68,10 @@ class ControlFlowChecker : public IRVisitor {
     --serial_loops_;
   }
   void visit_parallel_for(const ParallelFor&) override {
+    if (function_) {
+      fail("A parallel for loop cannot be inside function '" + function_->name + "' (a @qd.real_func); only the "
+           "outermost loops of a kernel run in parallel. Loop in the kernel and call the function from the loop.");
+    }
     fail("A parallel for loop can only be a top-level statement of kernel '" + kernel_.name +
          "', but this one is nested inside another statement. Only the outermost loops of a kernel run in "
          "parallel; move the loop to the top level or make it an ordinary serial loop.");
@@ -118,6 +129,7 @@ class ControlFlowChecker : public IRVisitor {
   }
 
   const Kernel& kernel_;
+  const Function* function_ = nullptr;
   SourceLoc loc_;
   int serial_loops_ = 0;
   bool in_parallel_ = false;
@@ -127,6 +139,7 @@ class ControlFlowChecker : public IRVisitor {
 }  // namespace
 
 Kernel check_control_flow(const Kernel& kernel) {
+  for (const Function& f : kernel.functions) ControlFlowChecker(kernel).check_function(f);
   ControlFlowChecker(kernel).check_body(kernel.body);
   return kernel;
 }

@@ -5,8 +5,12 @@
 //          its decl; assign/store/return/atomic values and binary operands are explicitly cast to
 //          the target or promoted type; truediv and float math of integers compute in default_fp;
 //          for/parallel_for bounds are i32, or i64 when a bound is 64-bit.
+//          Function bodies are typed the same way from their params' types; a call casts each
+//          by-value argument to its param's type.
 // Rejects (type errors): bitwise operators and bitwise atomics on floats, float indices or loop
-//          bounds, a return in a kernel without a return type.
+//          bounds, a return in a kernel without a return type, a return with the wrong number of
+//          values in a function, a by-reference argument or a call result whose local has another
+//          type than the param or returned value.
 #include <map>
 
 #include "ir/ir_mutator.h"
@@ -29,6 +33,16 @@ class TypeInference : public IRMutator {
   explicit TypeInference(const Kernel& kernel) : kernel_(kernel), options_(kernel.options) {}
 
   Block run(const Block& body) { return scoped(body, {}, DtypeCode::i32); }
+
+  Block run_function(const Function& f) {
+    function_ = &f;
+    scopes_.push();
+    for (const FunctionParam& p : f.params) scopes_.declare(p.name, p.type);
+    Block body = scoped(f.body, {}, DtypeCode::i32);
+    scopes_.pop();
+    function_ = nullptr;
+    return body;
+  }
 
  private:
   [[noreturn]] void fail(const std::string& message) {
@@ -176,7 +190,8 @@ class TypeInference : public IRMutator {
     return {ParallelFor::make(p.vars, extents, p.block_dim, p.serialize, body, p.loc)};
   }
   Block visit_return(const Return& r, const Stmt& self) override {
-    if (kernel_.returns.empty()) {
+    if (function_) return function_return(r, self);
+    if (kernel_.returns.empty() && !r.values.empty()) {
       fail("Kernel '" + kernel_.name + "' returns a value but declares no return type; annotate it, e.g. "
            "'-> qd.f32'.");
     }
@@ -192,9 +207,12 @@ class TypeInference : public IRMutator {
   Expr visit_simt(const Simt& e, const Expr& self) override;
   Block visit_simt_stmt(const SimtStmt& s, const Stmt& self) override;
   std::vector<Expr> integer_indices(const std::vector<Expr>& indices, const std::string& what);
+  Block function_return(const Return& r, const Stmt& self);
+  Block visit_call(const Call& c, const Stmt& self) override;
 
   const Kernel& kernel_;
   const KernelOptions& options_;
+  const Function* function_ = nullptr;  // the function whose body is typed; null in the kernel body
   Scopes scopes_;
   SourceLoc loc_;
   std::map<std::string, DtypeCode> shared_types_;  // shared arrays declared so far (names are kernel-unique)
@@ -293,10 +311,43 @@ Expr TypeInference::visit_atomic(const Atomic& a, const Expr& self) {
   return Atomic::make_array(a.op, std::move(ref), v, t);
 }
 
+Block TypeInference::function_return(const Return& r, const Stmt& self) {
+  const std::vector<DtypeCode>& returns = function_->returns;
+  if (r.values.size() != returns.size()) {
+    fail("Function '" + function_->name + "' returns " + std::to_string(returns.size()) +
+         " value(s), but this return gives " + std::to_string(r.values.size()) + ".");
+  }
+  std::vector<Expr> values;
+  for (size_t i = 0; i < r.values.size(); ++i) values.push_back(cast_to(mutate(r.values[i]), returns[i]));
+  return {values == r.values ? self : Return::make(values, r.loc)};
+}
+
+Block TypeInference::visit_call(const Call& c, const Stmt& self) {
+  const Function& f = *kernel_.find_function(c.function);
+  std::vector<Expr> args;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    Expr a = mutate(c.args[i]);
+    if (c.by_ref[i] && type_of(a) != f.params[i].type) {
+      fail("Argument '" + f.params[i].name + "' of function '" + f.name + "' is a reference to a " +
+           type_name(f.params[i].type) + ", but local '" + as<Var>(a)->name + "' is " + type_name(type_of(a)) + ".");
+    }
+    args.push_back(c.by_ref[i] ? a : cast_to(a, f.params[i].type));
+  }
+  for (size_t i = 0; i < c.results.size(); ++i) {
+    DtypeCode t = *scopes_.find(c.results[i])->type;
+    if (t != f.returns[i]) {
+      fail("Value " + std::to_string(i) + " returned by function '" + f.name + "' is " + type_name(f.returns[i]) +
+           ", but the call assigns it to local '" + c.results[i] + "', which is " + type_name(t) + ".");
+    }
+  }
+  return {args == c.args ? self : Call::make(c.function, args, c.by_ref, c.results, c.loc)};
+}
+
 }  // namespace
 
 Kernel infer_types(const Kernel& kernel) {
   Kernel out = kernel;
+  for (Function& f : out.functions) f.body = TypeInference(kernel).run_function(f);
   out.body = TypeInference(kernel).run(kernel.body);
   return out;
 }

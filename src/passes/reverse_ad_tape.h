@@ -281,6 +281,7 @@ class TapeBuilder {
       case StmtKind::parallel_for: return parallel_loop(*as<ParallelFor>(s));
       case StmtKind::print:
       case StmtKind::assert_: return;  // the adjoint neither prints nor re-checks
+      case StmtKind::call: QD_ASSERT(false, "reverse_ad(): a call survived reject_functions()");
       case StmtKind::while_: return while_loop(*as<While>(s));
       case StmtKind::break_:
       case StmtKind::continue_:

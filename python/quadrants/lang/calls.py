@@ -99,10 +99,12 @@ class CallTranslator:
             return self.call_vector_method(func, args, kwargs)
         from .kernels import BoundFunc, Func, is_kernel
 
+        if isinstance(func, BoundFunc):
+            func, args = func.func, [func.instance, *args]
+        if isinstance(func, Func) and func.is_real:
+            return self.call_real_func(func, args, kwargs)  # real_functions.py
         if isinstance(func, Func):
             return self.inline_func(func, args, kwargs)
-        if isinstance(func, BoundFunc):
-            return self.inline_func(func.func, [func.instance, *args], kwargs)
         if is_kernel(func):
             raise self.fail("a kernel cannot call another kernel", hint="decorate the callee with @qd.func instead.")
         return self.call_python(func, args, kwargs)

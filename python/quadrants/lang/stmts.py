@@ -351,7 +351,9 @@ class StmtTranslator(LoopTranslator):
         self.builder.emit(f"assert {self.ops.text(self.scalar(cond, 'an assert condition'))} {string_text(message)}")
 
     def visit_Return(self, node):
-        if self.ctx.is_kernel:
+        if self.ctx.real_function is not None:
+            self.real_return(node)
+        elif self.ctx.is_kernel:
             self.kernel_return(node)
         elif self.ctx.done_flag:
             self.early_return(node)
