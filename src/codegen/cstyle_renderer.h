@@ -16,7 +16,7 @@ namespace qd::codegen {
 
 class CStyleRenderer {
  public:
-  explicit CStyleRenderer(const ir::Kernel& kernel) : kernel_(kernel) {}
+  explicit CStyleRenderer(const ir::Kernel& kernel);
   virtual ~CStyleRenderer() = default;
   GeneratedSource render();
 
@@ -51,6 +51,9 @@ class CStyleRenderer {
   std::string element(const ir::ArrayRef& ref);
 
   const ir::Kernel& kernel_;
+  // Whether a task or kernel stops when an earlier part reported an error: debug mode's checks, and
+  // AD stack overflows (checked in every mode).
+  bool checks_errors_ = false;
   std::string out_;
   int indent_ = 0;
   int next_id_ = 0;
@@ -79,6 +82,9 @@ int param_index(const ir::Kernel& kernel, const std::string& name);
 
 // An array's extent local: n<dim>_<name>, unpacked by the prologue for every dim (element dims too).
 std::string extent_name(const std::string& array, int dim);
+
+// Whether a kernel declares an AD stack (reverse_ad's; its pushes may fail in any mode).
+bool uses_ad_stack(const ir::Kernel& kernel);
 
 // Names of the locals that a block assigns or updates atomically (so a closure must share them).
 std::set<std::string> written_locals(const ir::Block& body);

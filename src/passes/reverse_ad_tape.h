@@ -164,6 +164,7 @@ class TapeBuilder {
         return Select::make(rename(s.cond), rename(s.a), rename(s.b), e->type);
       }
       case ExprKind::load: return Load::make(rename_ref(as<Load>(e)->ref), e->type);
+      case ExprKind::ad_top: QD_ASSERT(false, "reverse_ad(): the primal already uses an AD stack"); return e;
       case ExprKind::atomic:
         fail("Kernel '" + kernel_.name + "' uses the value an atomic operation returns, which its adjoint " +
              "cannot replay. Reverse-mode autodiff supports atomics only as statements (x[i] += v).");
@@ -276,6 +277,8 @@ class TapeBuilder {
       case StmtKind::print:
       case StmtKind::assert_: return;  // the adjoint neither prints nor re-checks
       case StmtKind::while_: return while_loop(*as<While>(s));
+      case StmtKind::ad_stack:
+      case StmtKind::ad_stack_op: QD_ASSERT(false, "reverse_ad(): the primal already uses an AD stack"); return;
       case StmtKind::break_:
       case StmtKind::continue_:
         fail("Kernel '" + kernel_.name + "' has a break or continue statement, which reverse-mode autodiff does " +
