@@ -11,11 +11,11 @@
 //          reverse order; a serial loop's iterations each recompute and differentiate their own values.
 //          Arrays without a GRAD and scalar params are constants; integer values and casts to
 //          integers carry no gradient. Locals carried by a serial loop (declared outside, assigned
-//          inside) go through a state local; the adjoint runs its iterations last to first,
-//          recomputing each one's starting values by replaying the iterations before it (loops
-//          that only accumulate, s += e, skip that). A while loop is such a loop over [0, n): its
-//          replay counts its n iterations.
-// Rejects (syntax errors): what would need an AD stack or a replay of side effects: a local assigned
+//          inside) go through a state local; the replay pushes each iteration's starting values onto
+//          per-thread AD stacks ((ad_stack ...), capacity options.ad_stack_size), and the adjoint runs
+//          the iterations last to first, popping them (loops that only accumulate, s += e, need no
+//          stack). A while loop is such a loop over [0, n): its replay counts its n iterations.
+// Rejects (syntax errors): what would need a replay of side effects or shared state: a local assigned
 //          in a parallel loop but declared outside it, break, continue,
 //          return, atomic min/max/bitwise operations on an array with a gradient, using the value an
 //          atomic operation returns. Adjoint pairs that do not name matching array params (type errors).
