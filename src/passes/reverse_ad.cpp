@@ -32,6 +32,7 @@
 #include "ir/ir_mutator.h"
 #include "passes/ad_rules.h"
 #include "passes/passes.h"
+#include "passes/reverse_ad_exclusive.h"
 #include "passes/reverse_ad_tape.h"
 #include "quadrants/errors.h"
 
@@ -271,10 +272,13 @@ class AdjointEmitter {
           }
           out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], region(*e.body, in_parallel_), e.loc));
           break;
-        case Entry::Kind::parallel:
+        case Entry::Kind::parallel: {
+          exclusive_ = ExclusiveAccess(e, [this](const std::string& v) { return active(v); }).arrays();
           out.push_back(ParallelFor::make(e.vars, e.bounds, e.loop->block_dim, e.loop->serialize,
                                           region(*e.body, true), e.loc));
+          exclusive_.clear();
           break;
+        }
       }
     }
   }
@@ -303,9 +307,17 @@ class AdjointEmitter {
     const Expr& value = e.value;
     switch (value->kind) {
       case ExprKind::var: return accumulate(value, seed, e.loc, out);
-      case ExprKind::load:
-        out.push_back(Eval::make(Atomic::make_array(AtomicOp::add, grad_ref(as<Load>(value)->ref), seed, t), e.loc));
+      case ExprKind::load: {
+        // Serial code, or an element only this iteration touches (reverse_ad_exclusive.h): no atomic needed.
+        const ArrayRef& ref = as<Load>(value)->ref;
+        if (!in_parallel_ || exclusive_.count(ref.array)) {
+          Expr sum = arith(BinOp::add, Load::make(grad_ref(ref), t), seed);
+          out.push_back(Store::make(grad_ref(ref), sum, e.loc));
+        } else {
+          out.push_back(Eval::make(Atomic::make_array(AtomicOp::add, grad_ref(ref), seed, t), e.loc));
+        }
         return;
+      }
       case ExprKind::cast: {
         const Expr& a = as<Cast>(value)->a;
         return accumulate(a, Cast::make(*a->type, seed), e.loc, out);
@@ -343,6 +355,7 @@ class AdjointEmitter {
   const std::map<std::string, std::string>& grad_of_;
   std::map<std::string, std::string> adjoint_;  // version -> its adjoint local
   std::map<const Entry*, std::vector<std::string>> stacks_;  // a recorded carried loop -> its AD stacks
+  std::set<std::string> exclusive_;  // in the parallel loop being emitted: arrays whose GRAD needs no atomics
   int64_t capacity_ = kernel_.options.ad_stack_size > 0 ? kernel_.options.ad_stack_size : kDefaultAdStackSize;
   bool in_parallel_ = false;
 };
