@@ -28,6 +28,12 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
                          (known ? (*assert_messages)[error.arg_index] : std::string("(no message)")));
   }
   if (error.code == 4) {
+    throw std::runtime_error("Kernel '" + kernel + "': the threads of a block stopped waiting for each other: some wait at "
+                       "a qd.simt subgroup operation while the rest of their subgroup waits at a block barrier. "
+                       "Call block and subgroup operations from control flow that every thread of the block (or "
+                       "subgroup) takes.");
+  }
+  if (error.code == 5) {
     throw AssertionError("Kernel '" + kernel + "': adstack overflow: a serial loop in its reverse-mode autodiff ran "
                          "more iterations than an AD stack holds (" + std::to_string(error.index[0]) +
                          " values; the stack keeps each iteration's loop-carried locals). Raise the capacity with "

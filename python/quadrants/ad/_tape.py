@@ -108,18 +108,10 @@ class Tape:
         self.entered = True
         loss = self.loss
         if loss is not None:
-            if getattr(loss, "grad", None) is None:
-                raise RuntimeError("Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) "
-                                   "for all fields that are required by autodiff.")
-            size = 1
-            for d in loss.shape:
-                size *= d
-            if size != 1:
-                raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar, or an ndarray with only one "
-                                   "element.")
+            _check_loss(loss)
             if self.clear_gradients:
                 clear_all_gradients()
-            loss.fill(0.0)
+            _fill(loss, 0.0)
         elif self.clear_gradients:
             clear_all_gradients()
         _start_recording(self)
@@ -139,18 +131,57 @@ class Tape:
             raise RuntimeError("Before evaluating gradients tape must be entered.")
         if self.gradient_evaluated:
             raise RuntimeError("Gradients of grad can be evaluated only once.")
+        from ._adjoint import NoGradients, _is_torch_tensor, adjoint_launchers, torch_grad
+
         if self.loss is not None:
-            self.loss.grad.fill(1.0)
-        from ._adjoint import NoGradients
+            _fill(torch_grad(self.loss) if _is_torch_tensor(self.loss) else self.loss.grad, 1.0)
 
         for func, args in reversed(self.calls):
-            grad = getattr(func, "grad", None)
-            if grad is not None:
+            if hasattr(func, "definition"):  # a kernel: its adjoint, without kernel.grad()'s warning
                 try:
-                    grad(*args)
+                    adjoint_launchers(func)(args)
                 except NoGradients:
                     pass  # a kernel that touches no array with a gradient adds nothing (upstream runs it anyway)
+            elif getattr(func, "grad", None) is not None:
+                func.grad(*args)
         self.gradient_evaluated = True
+
+
+def _check_loss(loss):
+    """Upstream's checks of a Tape's loss: one element, and a gradient to seed."""
+    from ._adjoint import _is_torch_tensor
+
+    if _is_torch_tensor(loss):
+        if loss.numel() != 1:
+            raise RuntimeError("The loss of `Tape` must be a tensor only contains one element, but got shape "
+                               f"{tuple(loss.shape)}.")
+        if not loss.requires_grad:
+            raise RuntimeError("Gradients of loss are not allocated, please set requires_grad=True for all tensors "
+                               "that are required by autodiff.")
+        return
+    kind = "ndarray" if getattr(loss, "_kind", None) != "field" else "field"
+    size = 1
+    for d in loss.shape:
+        size *= d
+    if size != 1:
+        what = "a 0-D field, i.e. scalar" if kind == "field" else "an ndarray with only one element"
+        raise RuntimeError(f"The loss of `Tape` must be {what}, but got a {kind} of shape {tuple(loss.shape)}.")
+    if getattr(loss, "grad", None) is None or (kind == "field" and loss.grad._place_node is None):
+        what = ("use qd.field(..., needs_grad=True) for all fields" if kind == "field" else
+                "set needs_grad=True for all ndarrays")
+        raise RuntimeError(f"Gradients of loss are not allocated, please {what} that are required by autodiff.")
+
+
+def _fill(container, value):
+    from ._adjoint import _is_torch_tensor
+
+    if _is_torch_tensor(container):
+        import torch
+
+        with torch.no_grad():
+            container.fill_(value)
+    else:
+        container.fill(value)
 
 
 def grad_replaced(func):

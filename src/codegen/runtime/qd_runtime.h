@@ -595,7 +595,7 @@ struct QdAdStack {
   QD_METHOD T top() const { return slots[depth - 1]; }
   QD_METHOD void pop() { --depth; }
 };
-// A push onto a full stack records error code 4 (index[0]: the capacity) and answers false: the
+// A push onto a full stack records error code 5 (index[0]: the capacity) and answers false: the
 // caller stops its task, so the overflow is reported, never a slot overwritten.
 template <class T, int64_t N>
 QD_FUNC bool qd_ad_push(const QdLaunchContext* ctx, QdAdStack<T, N>& stack, T value) {
@@ -604,7 +604,7 @@ QD_FUNC bool qd_ad_push(const QdLaunchContext* ctx, QdAdStack<T, N>& stack, T va
     return true;
   }
   if (qd_claim_error(ctx)) {
-    ctx->error->code = 4;
+    ctx->error->code = 5;
     ctx->error->arg_index = 0;
     ctx->error->ndim = 1;
     ctx->error->dim = 0;
