@@ -15,10 +15,11 @@
 //          per-thread AD stacks ((ad_stack ...), capacity options.ad_stack_size), and the adjoint runs
 //          the iterations last to first, popping them (loops that only accumulate, s += e, need no
 //          stack). A while loop is such a loop over [0, n): its replay counts its n iterations.
+//          break and continue become flags first (reverse_ad_control.h); a loop that breaks is
+//          counted like a while loop.
 // Rejects (syntax errors): what would need a replay of side effects or shared state: a local assigned
-//          in a parallel loop but declared outside it, break, continue,
-//          return, atomic min/max/bitwise operations on an array with a gradient, using the value an
-//          atomic operation returns. Adjoint pairs that do not name matching array params (type errors).
+//          in a parallel loop but declared outside it, return, atomic min/max/bitwise operations on
+//          an array with a gradient, using the value an atomic operation returns. Adjoint pairs that do not name matching array params (type errors).
 //
 // How: a builder turns each region into a tape of single-assignment values (every local assignment
 // gets a fresh name, a version; every active subexpression gets its own temporary; ifs end with a
@@ -32,6 +33,7 @@
 #include "ir/ir_mutator.h"
 #include "passes/ad_rules.h"
 #include "passes/passes.h"
+#include "passes/reverse_ad_control.h"
 #include "passes/reverse_ad_exclusive.h"
 #include "passes/reverse_ad_tape.h"
 #include "quadrants/errors.h"
@@ -123,12 +125,17 @@ class AdjointEmitter {
       }
     }
     if (!e.count.empty()) {
-      // A while loop: run until its condition fails, counting the iterations for the reverse sweep.
+      // A while loop, or a for loop with a break: count the iterations for the reverse sweep.
       Expr zero_count = Const::make_int(DtypeCode::i32, 0);
       out.push_back(hoisted.count(e.count) || rerun ? Assign::make(e.count, zero_count, e.loc)
                                                     : Decl::make(e.count, DtypeCode::i32, zero_count, e.loc));
       tail.push_back(Assign::make(e.count, arith(BinOp::add, var(e.count), Const::make_int(DtypeCode::i32, 1))));
-      Block body = carried_iteration(r, state, false, tail);
+    }
+    Block body = carried_iteration(r, state, false, tail);
+    // A break ends the replay after the iteration that set its flag, as it ended the primal.
+    if (!e.exit.empty()) body.push_back(If::make(var(e.exit), {Break::make(e.loc)}, {}, e.loc));
+    if (!e.name.empty()) {
+      // A while loop: run until its condition fails.
       for (auto it = body.begin(); it != body.end(); ++it) {
         const Decl* d = as<Decl>(*it);
         if (d && d->name == e.name) {
@@ -138,7 +145,7 @@ class AdjointEmitter {
       }
       out.push_back(While::make(Const::make_int(DtypeCode::i32, 1), body, e.loc));
     } else {
-      out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], carried_iteration(r, state, false, tail), e.loc));
+      out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], body, e.loc));
     }
     if (rerun) return;
     for (size_t k = 0; k < r.carried.size(); ++k) {
@@ -207,7 +214,11 @@ class AdjointEmitter {
     }
     std::string step = builder_.fresh(e.vars[0] + "_rev");
     std::string last = builder_.fresh(e.vars[0] + "_last");
-    out.push_back(Decl::make(last, it, arith(BinOp::sub, e.bounds[1], Const::make_int(it, 1)), e.loc));
+    // The iterations that ran: [begin, end), or [begin, begin + count) where a break or condition ended them.
+    Expr count = e.count.empty() ? nullptr : var(e.count);
+    if (count && it != DtypeCode::i32) count = Cast::make(it, count);
+    Expr end = count ? arith(BinOp::add, e.bounds[0], count) : e.bounds[1];
+    out.push_back(Decl::make(last, it, arith(BinOp::sub, end, Const::make_int(it, 1)), e.loc));
     Block body{Decl::make(e.vars[0], it, arith(BinOp::sub, Var::make(last, it), Var::make(step, it)), e.loc)};
     std::vector<std::string> state;
     for (size_t k = 0; k < r.carried.size(); ++k) {
@@ -227,7 +238,8 @@ class AdjointEmitter {
     }
     body.insert(body.end(), nested_stacks.begin(), nested_stacks.end());
     body.insert(body.end(), iteration.begin(), iteration.end());
-    out.push_back(For::make(step, Const::make_int(it, 0), arith(BinOp::sub, e.bounds[1], e.bounds[0]), body, e.loc));
+    out.push_back(For::make(step, Const::make_int(it, 0), count ? count : arith(BinOp::sub, end, e.bounds[0]), body,
+                            e.loc));
     for (size_t k = 0; k < r.carried.size(); ++k) {
       if (!carry[k].empty()) accumulate(var(r.carried[k].in), Var::make(carry[k], r.carried[k].type), e.loc, out);
     }
@@ -366,11 +378,13 @@ Kernel reverse_ad(const Kernel& kernel) {
   if (kernel.adjoints.empty()) return kernel;
   reject_functions(kernel);
   std::map<std::string, std::string> grad_of = checked_pairs(kernel, kernel.adjoints, "gradient");
-  TapeBuilder builder(kernel, grad_of);
+  Kernel primal = kernel;
+  primal.body = BreakContinueLowering(kernel).run(kernel.body);
+  TapeBuilder builder(primal, grad_of);
   Region top = builder.build();
   Kernel adjoint = kernel;
   adjoint.adjoints.clear();
-  adjoint.body = AdjointEmitter(builder, kernel, grad_of).region(top, false, false);
+  adjoint.body = AdjointEmitter(builder, primal, grad_of).region(top, false, false);
   return simplify(adjoint);  // folds what the rules built from constants (pow's b - 1)
 }
 

@@ -238,3 +238,64 @@ def test_adjoint_is_linear_in_the_trip_count():
         expected *= 0.99999 + 1e-5 * math.cos(s)
         s = s * 0.99999 + math.sin(s) * 1e-5
     assert x.grad[0] == pytest.approx(expected, rel=1e-9)
+
+
+def test_break_in_a_for_loop_with_a_carried_local():
+    x = _field([0.3, 0.9, 1.4])
+    out = _field([0.0, 0.0, 0.0])
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = x[i]
+            for j in range(100_000):  # ends by its break long before the range: the stack holds what ran
+                s = s * 1.01 + qd.sin(s) * 0.05
+                if s > 3.0:
+                    break
+            out[i] = s
+
+    _check(k, out, [x])
+
+
+def test_continue_and_break_in_a_while_loop():
+    x = _field([0.2, 0.6])
+    w = _field([0.5, -0.3, 0.8, 0.1])
+    out = _field([0.0, 0.0])
+
+    @qd.kernel
+    def k():
+        for i in x:
+            s = x[i]
+            n = 0
+            while True:
+                n += 1
+                if n % 3 == 0:
+                    continue
+                s = s * qd.cos(s * w[n % 4]) + 0.02
+                if n >= 40:
+                    break
+            out[i] = s
+
+    _check(k, out, [x, w])
+
+
+def test_continue_in_nested_loops_and_in_the_parallel_loop():
+    x = _field([0.4, -0.7, 1.1, 0.2])
+    out = _field([0.0, 0.0, 0.0, 0.0])
+
+    @qd.kernel
+    def k():
+        for i in x:
+            if x[i] < 0.0:
+                continue
+            s = x[i]
+            for a in range(20):
+                t = s
+                for b in range(10):
+                    if b == a % 10:
+                        continue
+                    t = qd.tanh(t + 0.1 * b)
+                s = 0.5 * s + 0.5 * t
+            out[i] = s
+
+    _check(k, out, [x])
