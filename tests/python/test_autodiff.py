@@ -490,3 +490,41 @@ def test_tape_skips_kernels_without_gradients():
     with qd.ad.Tape(loss=loss):
         nothing()
     assert loss.grad[None] == 1.0
+
+
+def test_tape_grad_check_passes_correct_gradients_and_catches_wrong_ones():
+    x = qd.field(qd.f64, shape=(2, 2), needs_grad=True)
+    v = qd.Vector.field(3, qd.f64, shape=2, needs_grad=True)
+    loss = qd.field(qd.f64, shape=(), needs_grad=True)
+    x.from_numpy(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    v.from_numpy(np.arange(6.0).reshape(2, 3))
+
+    @qd.kernel
+    def compute():
+        for i, j in x:
+            loss[None] += qd.cos(x[i, j]) * v[i][j]
+
+    with qd.ad.Tape(loss, grad_check=[x, v]):
+        compute()
+    assert loss[None] == pytest.approx(sum(np.cos(x.to_numpy()[i, j]) * v.to_numpy()[i, j]
+                                           for i in range(2) for j in range(2)))
+
+    @qd.ad.grad_replaced
+    def wrong():
+        compute()
+
+    @qd.ad.grad_for(wrong)
+    def wrong_grad():
+        compute.grad()
+        x.grad.from_numpy(x.grad.to_numpy() * 1.5)  # a deliberately wrong gradient
+
+    with pytest.raises(AssertionError, match=r"Grad check failed: .*variable 0 \(a qd.field\(f64\)\): smallest relative error 0.333"):
+        with qd.ad.Tape(loss, grad_check=[x]):
+            wrong()
+
+
+def test_tape_grad_check_needs_a_float64_loss():
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+    with pytest.raises(RuntimeError, match="needs a float64 loss"):
+        with qd.ad.Tape(loss, grad_check=[loss]):
+            pass

@@ -83,6 +83,8 @@ class Tape:
 
     loss: a 0-d field or a one-element ndarray with a gradient (None: record only; call grad() yourself).
     clear_gradients: zero every field gradient (qd.ad.clear_all_gradients) on entry.
+    grad_check: fields whose gradients are checked against central differences of the recorded calls
+        (float64 loss; an AssertionError names those that disagree).
     validation: upstream's check of the global data access rule; not available here (a warning says so).
     """
 
@@ -97,8 +99,10 @@ class Tape:
         if validation:
             warnings.warn("qd.ad.Tape(validation=True) is not supported yet: kernels that overwrite data their "
                           "adjoint reads are not detected.", stacklevel=2)
-        if grad_check:
-            raise NotImplementedError("qd.ad.Tape(grad_check=...) is not supported yet.")
+        self.grad_check = list(grad_check or [])
+        if self.grad_check and loss is None:
+            raise RuntimeError("qd.ad.Tape(grad_check=...) needs a loss to differentiate.")
+        self.grad_checker = None
 
     def __enter__(self):
         if self.entered:
@@ -112,6 +116,10 @@ class Tape:
             if self.clear_gradients:
                 clear_all_gradients()
             _fill(loss, 0.0)
+            if self.grad_check:
+                from ._grad_check import GradChecker
+
+                self.grad_checker = GradChecker(loss, self.grad_check)  # the fields' values the calls start from
         elif self.clear_gradients:
             clear_all_gradients()
         _start_recording(self)
@@ -145,6 +153,8 @@ class Tape:
             elif getattr(func, "grad", None) is not None:
                 func.grad(*args)
         self.gradient_evaluated = True
+        if self.grad_checker is not None:
+            self.grad_checker.check(self.calls)
 
 
 def _check_loss(loss):
