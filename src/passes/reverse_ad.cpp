@@ -35,6 +35,7 @@
 #include "passes/passes.h"
 #include "passes/reverse_ad_control.h"
 #include "passes/reverse_ad_exclusive.h"
+#include "passes/reverse_ad_races.h"
 #include "passes/reverse_ad_tape.h"
 #include "quadrants/errors.h"
 
@@ -244,6 +245,39 @@ class AdjointEmitter {
       if (!carry[k].empty()) accumulate(var(r.carried[k].in), Var::make(carry[k], r.carried[k].type), e.loc, out);
     }
   }
+  // The adjoint of a serial loop without loop-carried locals: its iterations last to first, each replaying
+  // and sweeping its own values. The order matters where iterations talk through arrays (out[i] = out[i-1]
+  // + x: iteration i's sweep must see the gradient iteration i+1's sweep left in out's gradient).
+  void plain_loop_reverse(const Entry& e, Block& out) {
+    DtypeCode it = type(e.vars[0]);
+    std::string step = builder_.fresh(e.vars[0] + "_rev");
+    std::string last = builder_.fresh(e.vars[0] + "_last");
+    out.push_back(Decl::make(last, it, arith(BinOp::sub, e.bounds[1], Const::make_int(it, 1)), e.loc));
+    Block body{Decl::make(e.vars[0], it, arith(BinOp::sub, Var::make(last, it), Var::make(step, it)), e.loc)};
+    Block iteration = region(*e.body, in_parallel_);
+    body.insert(body.end(), iteration.begin(), iteration.end());
+    out.push_back(For::make(step, Const::make_int(it, 0), arith(BinOp::sub, e.bounds[1], e.bounds[0]), body, e.loc));
+  }
+  // The adjoint of a parallel loop. A serialized one (qd.loop_config(serialize=True)) runs in order, so its
+  // iterations may talk through arrays: its adjoint runs them last to first, each variable v as extent-1-v
+  // (reversing every coordinate reverses the row-major order).
+  void parallel_reverse(const Entry& e, Block& out) {
+    if (!e.loop->serialize) {
+      out.push_back(ParallelFor::make(e.vars, e.bounds, e.loop->block_dim, false, region(*e.body, true), e.loc));
+      return;
+    }
+    std::vector<std::string> reversed;
+    Block body;
+    for (size_t d = 0; d < e.vars.size(); ++d) {
+      DtypeCode it = type(e.vars[d]);
+      reversed.push_back(builder_.fresh(e.vars[d] + "_rev"));
+      Expr last = arith(BinOp::sub, Cast::make(it, e.bounds[d]), Const::make_int(it, 1));
+      body.push_back(Decl::make(e.vars[d], it, arith(BinOp::sub, last, Var::make(reversed.back(), it)), e.loc));
+    }
+    Block iteration = region(*e.body, true);
+    body.insert(body.end(), iteration.begin(), iteration.end());
+    out.push_back(ParallelFor::make(reversed, e.bounds, e.loop->block_dim, true, body, e.loc));
+  }
   static Expr zero(DtypeCode t) { return is_float(t) ? constant(t, 0.0) : Const::make_int(t, 0); }
   Expr var(const std::string& v) const { return Var::make(v, type(v)); }
 
@@ -282,12 +316,12 @@ class AdjointEmitter {
             carried_loop_reverse(e, out);
             break;
           }
-          out.push_back(For::make(e.vars[0], e.bounds[0], e.bounds[1], region(*e.body, in_parallel_), e.loc));
+          plain_loop_reverse(e, out);
           break;
         case Entry::Kind::parallel: {
+          if (!e.loop->serialize) CrossIterationCheck(e, kernel_.name).run();
           exclusive_ = ExclusiveAccess(e, [this](const std::string& v) { return active(v); }).arrays();
-          out.push_back(ParallelFor::make(e.vars, e.bounds, e.loop->block_dim, e.loop->serialize,
-                                          region(*e.body, true), e.loc));
+          parallel_reverse(e, out);
           exclusive_.clear();
           break;
         }
