@@ -8,7 +8,9 @@
 #   1. a kernel on numpy arrays (timed from `pip install` to its result: install-to-first-kernel);
 #   2. torch==2.13.0 installed, a kernel on torch tensors and a torch_op;
 #   3. a second process with no C++ compiler reachable (CXX unset, PATH without c++) runs the same kernels,
-#      so they can only come from the disk cache the first process filled.
+#      so they can only come from the disk cache the first process filled;
+#   4. C++: examples/cpp/ configured with find_package(quadrants) against quadrants.get_cmake_dir(), built
+#      with the system's cmake and compiler, and run.
 # Exits non-zero on any failure. QD_CHECK_WHEEL_TORCH=0 skips the torch part.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,4 +47,11 @@ fi
 
 # No compiler in reach: PATH holds only the venv's bin (python), not /usr/bin where c++ lives.
 env PATH="$WORK/venv/bin" "$PY" wheel_smoke.py --from-cache $targets
+
+cp -r "$REPO/examples/cpp" "$WORK/cpp-example"
+"$PY" -c "import quadrants, os; assert os.path.isfile(os.path.join(quadrants.get_include(), 'quadrants', 'jit.h'))"
+cmake -S "$WORK/cpp-example" -B "$WORK/cpp-build" -DCMAKE_BUILD_TYPE=Release \
+  -Dquadrants_DIR="$("$PY" -c "import quadrants; print(quadrants.get_cmake_dir())")" >/dev/null
+cmake --build "$WORK/cpp-build" >/dev/null
+"$WORK/cpp-build/run_saxpy" "$WORK/cpp-example/saxpy.qdir"
 echo "[check_wheel] passed: $(basename "$WHEEL")"
