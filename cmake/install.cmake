@@ -20,8 +20,7 @@ set(QD_INSTALL_CMAKEDIR ${QD_INSTALL_LIBDIR}/cmake/quadrants)
 set_target_properties(quadrants_core PROPERTIES EXPORT_NAME core)
 install(TARGETS quadrants_core EXPORT quadrantsTargets ARCHIVE DESTINATION ${QD_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${QD_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/quadrants DESTINATION ${QD_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
-install(FILES include/quadrants/dlpack.LICENSE DESTINATION ${QD_INSTALL_INCLUDEDIR}/quadrants OPTIONAL)
+install(DIRECTORY include/quadrants DESTINATION ${QD_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN LICENSE)
 install(EXPORT quadrantsTargets NAMESPACE quadrants:: DESTINATION ${QD_INSTALL_CMAKEDIR})
 
 configure_package_config_file(cmake/quadrantsConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/quadrantsConfig.cmake
