@@ -32,7 +32,8 @@ typedef void (*QdTaskFn)(void* closure, int64_t begin, int64_t end);
 
 // First error raised by a kernel (debug bounds checks); the launcher turns it into an exception.
 typedef struct QdKernelError {
-  // 0: none, 1: index out of bounds, 2: a failed qd assert (debug mode), 3: an extent read as an
+  // 0: none, 1: index out of bounds, 2: a failed qd assert (debug mode), 4: a qd.simt block could not go on
+  // (src/codegen/runtime/qd_simt.h), 3: an extent read as an
   // i32 does not fit one (index[0] holds it)
   int32_t code;
   int32_t arg_index;  // codes 1, 3: which QdArg; code 2: which of the kernel's assert messages

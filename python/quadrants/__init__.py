@@ -68,9 +68,12 @@ from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).point
 from .ndarray import Ndarray, ndarray
 from . import ad  # noqa: E402  qd.ad: reverse-mode autodiff (Tape, clear_all_gradients, custom gradients)
 from . import algorithms  # noqa: E402  qd.algorithms: upstream's radix sort sizing (the sort itself is not built yet)
+from .autograd_op import autograd_op
+from .lang.pitfalls import AutogradWarning, PrecisionWarning  # noqa: F401  to filter or catch them by name
 from .torch_ops import torch_op
 from .linear_solve import solve  # noqa: E402  qd.solve(A, b) inside kernels
 from .decompositions import polar_decompose, svd  # noqa: E402  2x2 and 3x3, inside kernels
+from . import experimental  # noqa: E402  qd.experimental.real_func, upstream's deprecated alias
 from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(kernel_profiler=True))
 # Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.
 from .types.enums import Layout

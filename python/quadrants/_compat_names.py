@@ -233,11 +233,11 @@ def is_arch_supported(arch):
 
 
 def real_func(fn):
-    """Upstream's @qd.real_func: a function compiled once and called, not inlined. Here it is inlined like
-    @qd.func, which computes the same results; what only a call allows (recursion) is a compile error."""
-    from .lang.kernels import func  # lazily: the kernel language imports this module's package
+    """Upstream's @qd.real_func: a function compiled once per signature and called, not inlined, so it may
+    recurse (python/quadrants/lang/real_functions.py)."""
+    from .lang.kernels import RealFunc  # lazily: the kernel language imports this module's package
 
-    return func(fn)
+    return RealFunc(fn)
 
 
 # The class of qd.template(); upstream's kernels take `x: qd.Template` as well as `x: qd.template()`.

@@ -70,8 +70,9 @@ class Field(ArrayContainer):
     _place_node = None  # the SNode of type place that holds this field
     grad = None  # the gradient field of needs_grad=True (quadrants/ad), placed beside this one
     dual = None  # the dual field of needs_dual=True (forward mode, quadrants/ad), placed beside this one
+    _follows_primal = True  # a twin placed beside its primal when that is placed (False: placed by the program)
 
-    def __init__(self, dtype, shape, element_shape=(), **kwargs):
+    def __init__(self, dtype, shape, element_shape=(), _twin=False, **kwargs):
         offset = _check_field_options(kwargs, shape)
         self.name = kwargs.get("name")
         _runtime.config()  # initializes with defaults if qd.init() was not called
@@ -80,21 +81,28 @@ class Field(ArrayContainer):
         self.shape = None
         self._array = NoStorage(f"{self._describe()} is not placed: give qd.field() a shape, or place it first, e.g. "
                                 "qd.root.dense(qd.i, n).place(x).")
-        if kwargs.get("needs_grad"):
-            from .ad._grads import grad_twin
-
-            name = f"{self.name}.grad" if self.name else None
-            self.grad = grad_twin(self, lambda: type(self)(self.dtype, None, self._element_shape, name=name))
-        if kwargs.get("needs_dual"):
-            from .ad._grads import dual_twin
-
-            name = f"{self.name}.dual" if self.name else None
-            self.dual = dual_twin(self, lambda: type(self)(self.dtype, None, self._element_shape, name=name))
+        if not _twin:  # a gradient or dual has none of its own
+            self._make_twins(kwargs.get("needs_grad"), kwargs.get("needs_dual"), shape is None)
         if shape is not None:
             from .snode import field_node_for_shape
 
             shape = normalize_shape(shape, f"qd.{self._kind}()")
             field_node_for_shape(shape).place(self, offset=offset)
+
+    def _make_twins(self, needs_grad, needs_dual, shapeless):
+        """.grad/.dual: asked for, they are placed beside the field when it is placed. A float field made
+        without a shape has both anyway, unplaced, as upstream: `place(x, x.grad)` puts them where the
+        program wants them, and kernels use them only once placed."""
+        from .ad._grads import dual_twin, grad_twin
+
+        for attr, wanted, twin in (("grad", needs_grad, grad_twin), ("dual", needs_dual, dual_twin)):
+            if not wanted and not (shapeless and self.dtype.numpy.kind == "f"):
+                continue
+            name = f"{self.name}.{attr}" if self.name else None
+            made = twin(self, lambda n=name: type(self)(self.dtype, None, self._element_shape, _twin=True, name=n), bool(wanted))
+            if made is not None:
+                made._follows_primal = bool(wanted)
+                setattr(self, attr, made)
 
     def _describe(self):
         return f"field '{self.name}'" if self.name else f"a qd.field({self.dtype.name})"
@@ -126,12 +134,10 @@ class Field(ArrayContainer):
         else:
             self._array = NoStorage(f"{self._describe()} was placed in a qd.FieldsBuilder that is not finalized yet; "
                                     "call fb.finalize() before using it.")
-        if self.grad is not None and self.grad._place_node is None:
-            node.parent()._place_field(self.grad, offset)
-            self.grad._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
-        if self.dual is not None and self.dual._place_node is None:
-            node.parent()._place_field(self.dual, offset)
-            self.dual._placed_with_primal = True
+        for twin in (self.grad, self.dual):
+            if twin is not None and twin._place_node is None and twin._follows_primal:
+                node.parent()._place_field(twin, offset)
+                twin._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
 
     def _allocate(self):
         layout = self._layout

@@ -54,7 +54,7 @@ class MatrixNdarray(MatrixContainer, Ndarray):
         if needs_dual:
             from .ad._grads import dual_twin
 
-            self.dual = dual_twin(self, lambda: MatrixNdarray(self.dtype, self.shape, self._element_shape))
+            self.dual = dual_twin(self, lambda: MatrixNdarray(self.dtype, self.shape, self._element_shape), True)
 
 
 def _unpickle(dtype, shape, element_shape, data, tensor_layout=None):
@@ -82,11 +82,11 @@ def ndarray(dtype, shape=None, needs_grad=False, needs_dual=False):
     if needs_dual:
         from .ad._grads import dual_twin
 
-        array.dual = dual_twin(array, lambda: Ndarray(array.dtype, array.shape, ()))
+        array.dual = dual_twin(array, lambda: Ndarray(array.dtype, array.shape, ()), True)
     return array
 
 
 def _grad(primal, make):
     from .ad._grads import grad_twin
 
-    return grad_twin(primal, make)
+    return grad_twin(primal, make, True)

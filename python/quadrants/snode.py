@@ -173,12 +173,14 @@ class SNode:
 
     def _lazy_twins(self, attr, twin):
         for field in list(self._tree.fields):
-            if getattr(field, attr, None) is not None or field._place_node is None:
+            existing = getattr(field, attr, None)
+            if (existing is not None and existing._place_node is not None) or field._place_node is None:
                 continue
             if getattr(field, "_grad_of", None) is not None or getattr(field, "_dual_of", None) is not None:
                 continue
             name = f"{field.name}.{attr}" if field.name else None
-            companion = twin(field, lambda f=field, n=name: type(f)(f.dtype, None, f._element_shape, name=n))
+            companion = existing or twin(field, lambda f=field, n=name: type(f)(f.dtype, None, f._element_shape,
+                                                                                 _twin=True, name=n))
             if companion is None:
                 continue
             setattr(field, attr, companion)

@@ -391,6 +391,26 @@ void register_container_type(nb::handle type) {
   container_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
 }
 
+PyObject* torch_grad_hook = nullptr;  // quadrants.ad's torch_grad(tensor)
+
+void register_torch_grad_hook(nb::handle hook) {
+  Py_XDECREF(torch_grad_hook);
+  torch_grad_hook = hook.inc_ref().ptr();
+}
+
+// Upstream gives a tensor that requires grad a zero .grad when a kernel receives it, so that kernel.grad()
+// and the torch.autograd.Functions written around kernels find one. Costs one attribute read per tensor.
+void prepare_torch_grad(PyObject* obj) {
+  static PyObject* requires_grad = PyUnicode_InternFromString("requires_grad");
+  PyObject* flag = PyObject_GetAttr(obj, requires_grad);
+  if (!flag) throw nb::python_error();
+  Py_DECREF(flag);  // a bool singleton: comparing its address after the decref is safe
+  if (flag != Py_True || !torch_grad_hook) return;
+  PyObject* result = PyObject_CallOneArg(torch_grad_hook, obj);
+  if (!result) throw nb::python_error();
+  Py_DECREF(result);
+}
+
 void register_tensor_wrapper_type(nb::handle type) {
   Py_XDECREF(reinterpret_cast<PyObject*>(tensor_wrapper_type));
   tensor_wrapper_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
@@ -435,6 +455,7 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
     if (api->dltensor_from_py_object_no_sync(obj, &tensor) != 0) throw nb::python_error();
     view = view_of_dltensor(tensor, true);
     holder.exchange_api = api;
+    prepare_torch_grad(obj);
     return true;
   }
   if (PyObject_CheckBuffer(obj)) return view_from_buffer(obj, view, holder);

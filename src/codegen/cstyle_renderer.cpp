@@ -52,6 +52,13 @@ class WrittenLocals : public IRVisitor {
     if (e.local) names.insert(*e.local);
     IRVisitor::visit_atomic(e);
   }
+  void visit_call(const Call& c) override {
+    names.insert(c.results.begin(), c.results.end());
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      if (c.by_ref[i]) names.insert(as<Var>(c.args[i])->name);
+    }
+    IRVisitor::visit_call(c);
+  }
 };
 
 class AccessFinder : public IRVisitor {
@@ -65,6 +72,7 @@ class AccessFinder : public IRVisitor {
     IRVisitor::visit_atomic(e);
   }
   void visit_store(const Store&) override { found = true; }
+  void visit_call(const Call&) override { found = true; }  // the callee may fail a check
 };
 
 // An array's stride locals: t<dim>_<name>, like extent_name's.
@@ -251,6 +259,7 @@ std::string CStyleRenderer::expr(const Expr& e) {
     }
     case ExprKind::shape: return "(" + type_name(*e->type) + ")" + extent_name(as<Shape>(e)->array, as<Shape>(e)->dim);
     case ExprKind::atomic: return atomic(*as<Atomic>(e));
+    case ExprKind::simt: return simt(*as<Simt>(e));
   }
   return "";
 }
@@ -267,7 +276,7 @@ void CStyleRenderer::emit_error_check(const Stmt& s) {
   if (!kernel_.options.debug) return;
   AccessFinder finder;
   finder.visit(s);
-  if (finder.found) emit_line("if (qd_error_raised(ctx)) return;");
+  if (finder.found) emit_line("if (qd_error_raised(ctx)) " + error_return());
 }
 
 void CStyleRenderer::emit_block(const Block& b) {
@@ -353,16 +362,21 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
       break;
     }
     case StmtKind::eval: emit_line("(void)(" + expr(as<Eval>(s)->value) + ");"); break;
-    case StmtKind::return_: emit_return(*as<Return>(s)); break;
+    case StmtKind::return_:
+      if (current_function_) emit_function_return(*as<Return>(s));
+      if (!current_function_) emit_return(*as<Return>(s));
+      break;
+    case StmtKind::call: emit_call(*as<Call>(s)); break;
     case StmtKind::assert_: {
       if (!kernel_.options.debug) break;
       int index = static_cast<int>(assert_messages_.size());
       assert_messages_.push_back(as<Assert>(s)->message);
       emit_line("if (!(" + operand(as<Assert>(s)->cond) + ")) { qd_report_assert(ctx, " + std::to_string(index) +
-                "); return; }");
+                "); " + error_return() + " }");
       break;
     }
     case StmtKind::print: emit_print(*as<Print>(s)); break;
+    case StmtKind::simt: emit_simt_stmt(*as<SimtStmt>(s)); break;
     default: QD_ASSERT(false, "codegen: not a simple statement");
   }
 }
@@ -413,6 +427,7 @@ struct NarrowExtents : IRVisitor {
 std::vector<std::pair<int, int>> i32_extents(const Kernel& kernel) {
   NarrowExtents narrow;
   narrow.visit(kernel.body);
+  visit_functions(narrow, kernel);
   std::vector<std::pair<int, int>> out;
   for (size_t k = 0; k < kernel.params.size(); ++k) {
     for (int d = 0; d < kernel.params[k].ndim; ++d) {
@@ -452,10 +467,12 @@ void CStyleRenderer::emit_prologue() {
 
 GeneratedSource CStyleRenderer::render() {
   out_ = preamble();
+  emit_functions();
   out_ += entry_signature() + " {\n";
   indent_ = 2;
   emit_line("(void)args; (void)ctx; (void)ret;");
   emit_prologue();
+  emit_functions_instance();
   for (const Stmt& s : kernel_.body) {
     emit_stmt(s);
     if (const Decl* d = as<Decl>(s)) top_level_locals_.insert(d->name);

@@ -30,6 +30,17 @@ class CStyleRenderer {
   // The update of a privatized target that replaces an atomic; empty where the atomic stays.
   virtual std::string private_update(const ir::Atomic&) { return ""; }
 
+  // qd.simt (cstyle_simt.cpp): block indices, subgroup exchanges, barriers and fences are the
+  // target's; shared arrays are flat arrays s_NAME on both targets.
+  virtual std::string simt_op(const ir::Simt& e) = 0;
+  virtual void emit_simt_stmt(const ir::SimtStmt& s) = 0;
+  std::string simt(const ir::Simt& e);
+  void emit_shared_store(const ir::SimtStmt& s);
+  std::string shared_offset(const std::string& name, const std::vector<ir::Expr>& indices);
+  // The C type a subgroup exchange carries a value of type t as, and the source lane of a shuffle.
+  static std::string shuffle_carrier(DtypeCode t);
+  const ir::SimtStmt* shared_decl(const std::string& name);
+
   virtual std::string type_name(DtypeCode t);
   virtual std::string render_const(const ir::Const& c);
 
@@ -46,6 +57,18 @@ class CStyleRenderer {
   virtual bool checks_extents_on_entry() const { return true; }
   // An f16 operand is computed in float.
   std::string operand(const ir::Expr& e);
+  // Functions (cstyle_functions.cpp): the struct QdFunctions holding the arrays they use and one
+  // member function per ir::Function, emitted before the entry; the instance qd_fn built after the
+  // prologue; a call statement; a function's return.
+  void emit_functions();
+  void emit_functions_instance();
+  void emit_call(const ir::Call& c);
+  void emit_function_return(const ir::Return& r);
+  // What a member function is declared with: "" on the CPU, "__device__ " on CUDA.
+  virtual std::string function_qualifier() const { return ""; }
+  // What stops the current code after a failed debug check: the kernel (task) or the function.
+  std::string error_return() const { return current_function_ ? "return {};" : "return;"; }
+
   // An element's offset in its array's data (checked in debug mode), and the element itself.
   std::string element_offset(const ir::ArrayRef& ref);
   std::string element(const ir::ArrayRef& ref);
@@ -56,9 +79,12 @@ class CStyleRenderer {
   int next_id_ = 0;
   std::vector<std::string> assert_messages_;
   std::set<std::string> top_level_locals_;  // declared so far in the kernel body: what closures may capture
+  const ir::Function* current_function_ = nullptr;  // the function whose body is being emitted
 
  private:
   void emit_simple_stmt(const ir::Stmt& s);
+  void emit_function(const ir::Function& f);
+  std::vector<std::string> function_arrays() const;
   void emit_for(const ir::For& loop);
   void emit_print(const ir::Print& p);
   static std::pair<std::string, std::string> print_format(DtypeCode t);
@@ -80,7 +106,8 @@ int param_index(const ir::Kernel& kernel, const std::string& name);
 // An array's extent local: n<dim>_<name>, unpacked by the prologue for every dim (element dims too).
 std::string extent_name(const std::string& array, int dim);
 
-// Names of the locals that a block assigns or updates atomically (so a closure must share them).
+// Names of the locals that a block assigns, updates atomically, passes by reference to a function or
+// assigns a function's results to (so a closure must share them).
 std::set<std::string> written_locals(const ir::Block& body);
 
 }  // namespace qd::codegen

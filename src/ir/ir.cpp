@@ -83,6 +83,18 @@ Stmt Print::make(std::vector<PrintItem> items, SourceLoc loc) {
   return std::make_shared<Print>(std::move(items), loc);
 }
 
+Stmt Call::make(std::string function, std::vector<Expr> args, std::vector<bool> by_ref, std::vector<std::string> results,
+                SourceLoc loc) {
+  return std::make_shared<Call>(std::move(function), std::move(args), std::move(by_ref), std::move(results), loc);
+}
+
+const Function* Kernel::find_function(const std::string& function_name) const {
+  for (const Function& f : functions) {
+    if (f.name == function_name) return &f;
+  }
+  return nullptr;
+}
+
 const Param* Kernel::find_param(const std::string& param_name) const {
   for (const Param& p : params) {
     if (p.name == param_name) return &p;

@@ -20,7 +20,7 @@ struct SourceLoc {
   int col = 0;
 };
 
-enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic };
+enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic, simt };
 
 struct ExprNode {
   virtual ~ExprNode() = default;
@@ -171,7 +171,7 @@ struct Atomic : ExprNode {
 };
 
 enum class StmtKind {
-  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print
+  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print, simt, call
 };
 
 struct StmtNode {
@@ -326,6 +326,88 @@ struct Print : StmtNode {
   Print(std::vector<PrintItem> items, SourceLoc loc) : StmtNode(kKind, loc), items(std::move(items)) {}
 };
 
+// Block- and subgroup-scope operations (qd.simt), valid only inside a parallel_for body (docs/IR.md,
+// "Blocks and subgroups"). One node kind per side keeps them apart from the rest of the IR.
+enum class SimtOp {
+  thread_idx, block_idx, block_dim, lane, global_thread_idx,  // i32, no operands
+  shuffle, shuffle_down, shuffle_up, shuffle_xor,             // (VALUE LANE_OR_DELTA): VALUE's type
+  ballot, vote_all, vote_any,                                 // (PRED): u32 / i32 over the subgroup
+  sync_all, sync_any, sync_count,                             // (PRED): block barrier with a reduction, i32
+  shared_load, shared_atomic                                  // on a shared array: (IDX...) / (IDX... VALUE)
+};
+
+struct Simt : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::simt;
+  SimtOp op;
+  std::string shared;                  // shared_load / shared_atomic: the shared array
+  AtomicOp atomic_op = AtomicOp::add;  // shared_atomic
+  std::vector<Expr> args;              // operands; for shared ops the indices, then the atomic's value
+  static Expr make(SimtOp op, std::vector<Expr> args, std::optional<DtypeCode> type = std::nullopt,
+                   std::string shared = {}, AtomicOp atomic_op = AtomicOp::add);
+  Simt(SimtOp op, std::vector<Expr> args, std::optional<DtypeCode> type, std::string shared, AtomicOp atomic_op)
+      : ExprNode(kKind, type), op(op), shared(std::move(shared)), atomic_op(atomic_op), args(std::move(args)) {}
+};
+
+enum class SimtStmtOp { shared_decl, shared_store, sync_block, sync_subgroup, fence_block, fence_subgroup, fence_grid };
+
+struct SimtStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::simt;
+  SimtStmtOp op;
+  std::string shared;                 // shared_decl / shared_store
+  DtypeCode dtype = DtypeCode::i32;   // shared_decl: the element type
+  std::vector<int64_t> shape;         // shared_decl: constant extents
+  std::vector<Expr> args;             // shared_store: the indices, then the value
+  static Stmt make(SimtStmtOp op, std::string shared = {}, DtypeCode dtype = DtypeCode::i32,
+                   std::vector<int64_t> shape = {}, std::vector<Expr> args = {}, SourceLoc loc = {});
+  SimtStmt(SimtStmtOp op, std::string shared, DtypeCode dtype, std::vector<int64_t> shape, std::vector<Expr> args,
+           SourceLoc loc)
+      : StmtNode(kKind, loc), op(op), shared(std::move(shared)), dtype(dtype), shape(std::move(shape)),
+        args(std::move(args)) {}
+};
+
+// Whether the op makes the threads of a subgroup or block wait for each other (a barrier or an exchange).
+bool simt_waits(SimtOp op);
+bool simt_waits(SimtStmtOp op);
+std::string_view simt_op_name(SimtOp op);
+std::string_view simt_stmt_op_name(SimtStmtOp op);
+std::optional<SimtOp> simt_op_from_name(std::string_view name);
+
+// Calls a Function of the kernel (a @qd.real_func): each argument is a value, or, where by_ref[k] is set,
+// a `(var NAME)` whose local the callee reads and writes through a reference. The returned values are
+// assigned, each cast, to the locals `results` (none: the values are dropped).
+struct Call : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::call;
+  std::string function;
+  std::vector<Expr> args;
+  std::vector<bool> by_ref;
+  std::vector<std::string> results;
+  static Stmt make(std::string function, std::vector<Expr> args, std::vector<bool> by_ref,
+                   std::vector<std::string> results, SourceLoc loc = {});
+  Call(std::string function, std::vector<Expr> args, std::vector<bool> by_ref, std::vector<std::string> results,
+       SourceLoc loc)
+      : StmtNode(kKind, loc), function(std::move(function)), args(std::move(args)), by_ref(std::move(by_ref)),
+        results(std::move(results)) {}
+};
+
+// A parameter of a Function: a local of the callee initialized by the call (value), or a reference
+// to the caller's local (ref); the body reads and assigns both as `(var NAME)`.
+struct FunctionParam {
+  enum class Kind { value, ref };
+  Kind kind;
+  std::string name;
+  DtypeCode type;
+};
+
+// A function the kernel calls instead of inlining (docs/IR.md, `function`): its body has its own
+// scope (the params, then its locals), reaches arrays through the kernel's array params by name, may
+// call any function of the kernel (itself included) and ends with `return` of `returns.size()` values.
+struct Function {
+  std::string name;
+  std::vector<FunctionParam> params;
+  std::vector<DtypeCode> returns;  // empty: void
+  Block body;
+};
+
 struct KernelOptions {
   DtypeCode default_fp = DtypeCode::f32;
   DtypeCode default_ip = DtypeCode::i32;
@@ -358,8 +440,10 @@ struct Kernel {
   std::vector<AdjointPair> adjoints;  // non-empty: compile this kernel's adjoint instead (docs/IR.md)
   std::vector<AdjointPair> tangents;  // non-empty: also compute duals (forward mode): grad is the DUAL param
   std::vector<DtypeCode> returns;  // the returned scalars in order; empty: void
+  std::vector<Function> functions;  // called by `call` statements; every pass handles their bodies too
   Block body;
   const Param* find_param(const std::string& name) const;
+  const Function* find_function(const std::string& name) const;
 };
 
 std::string_view binop_name(BinOp op);

@@ -18,6 +18,7 @@ void IRVisitor::visit(const Expr& e) {
     case ExprKind::load: return visit_load(*as<Load>(e));
     case ExprKind::shape: return visit_shape(*as<Shape>(e));
     case ExprKind::atomic: return visit_atomic(*as<Atomic>(e));
+    case ExprKind::simt: return visit_simt(*as<Simt>(e));
   }
 }
 
@@ -36,6 +37,8 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::return_: return visit_return(*as<Return>(s));
     case StmtKind::assert_: return visit_assert(*as<Assert>(s));
     case StmtKind::print: return visit_print(*as<Print>(s));
+    case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s));
+    case StmtKind::call: return visit_call(*as<Call>(s));
   }
 }
 
@@ -99,6 +102,10 @@ void IRVisitor::visit_print(const Print& s) {
   }
 }
 
+void IRVisitor::visit_call(const Call& s) {
+  for (const Expr& a : s.args) visit(a);
+}
+
 Expr IRMutator::mutate(const Expr& e) {
   QD_ASSERT(e != nullptr, "IRMutator::mutate(): null expression");
   switch (e->kind) {
@@ -113,6 +120,7 @@ Expr IRMutator::mutate(const Expr& e) {
     case ExprKind::load: return visit_load(*as<Load>(e), e);
     case ExprKind::shape: return visit_shape(*as<Shape>(e), e);
     case ExprKind::atomic: return visit_atomic(*as<Atomic>(e), e);
+    case ExprKind::simt: return visit_simt(*as<Simt>(e), e);
   }
   return e;
 }
@@ -132,6 +140,8 @@ Block IRMutator::mutate(const Stmt& s) {
     case StmtKind::return_: return visit_return(*as<Return>(s), s);
     case StmtKind::assert_: return visit_assert(*as<Assert>(s), s);
     case StmtKind::print: return visit_print(*as<Print>(s), s);
+    case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s), s);
+    case StmtKind::call: return visit_call(*as<Call>(s), s);
   }
   return {s};
 }
@@ -254,10 +264,47 @@ Block IRMutator::visit_print(const Print& s, const Stmt& self) {
   return {changed ? Print::make(std::move(items), s.loc) : self};
 }
 
+void IRVisitor::visit_simt(const Simt& e) {
+  for (const Expr& a : e.args) visit(a);
+}
+void IRVisitor::visit_simt_stmt(const SimtStmt& s) {
+  for (const Expr& a : s.args) visit(a);
+}
+
+std::vector<Expr> IRMutator::mutate_all(const std::vector<Expr>& exprs, bool* changed) {
+  std::vector<Expr> out;
+  out.reserve(exprs.size());
+  for (const Expr& e : exprs) {
+    out.push_back(mutate(e));
+    if (out.back() != e) *changed = true;
+  }
+  return out;
+}
+Expr IRMutator::visit_simt(const Simt& e, const Expr& self) {
+  bool changed = false;
+  std::vector<Expr> args = mutate_all(e.args, &changed);
+  return changed ? Simt::make(e.op, std::move(args), e.type, e.shared, e.atomic_op) : self;
+}
+Block IRMutator::visit_simt_stmt(const SimtStmt& s, const Stmt& self) {
+  bool changed = false;
+  std::vector<Expr> args = mutate_all(s.args, &changed);
+  return {changed ? SimtStmt::make(s.op, s.shared, s.dtype, s.shape, std::move(args), s.loc) : self};
+}
+Block IRMutator::visit_call(const Call& s, const Stmt& self) {
+  bool changed = false;
+  std::vector<Expr> args = mutate_all(s.args, &changed);
+  return {changed ? Call::make(s.function, std::move(args), s.by_ref, s.results, s.loc) : self};
+}
+
 Kernel mutate_kernel(IRMutator& mutator, const Kernel& kernel) {
   Kernel out = kernel;
+  for (Function& f : out.functions) f.body = mutator.mutate(f.body);
   out.body = mutator.mutate(kernel.body);
   return out;
+}
+
+void visit_functions(IRVisitor& visitor, const Kernel& kernel) {
+  for (const Function& f : kernel.functions) visitor.visit(f.body);
 }
 
 }  // namespace qd::ir

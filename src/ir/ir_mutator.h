@@ -41,6 +41,9 @@ class IRVisitor {
   virtual void visit_return(const Return& s);
   virtual void visit_assert(const Assert& s);
   virtual void visit_print(const Print& s);
+  virtual void visit_simt(const Simt& e);
+  virtual void visit_simt_stmt(const SimtStmt& s);
+  virtual void visit_call(const Call& s);
   void visit_ref(const ArrayRef& ref);
 };
 
@@ -77,11 +80,20 @@ class IRMutator {
   virtual Block visit_return(const Return& s, const Stmt& self);
   virtual Block visit_assert(const Assert& s, const Stmt& self);
   virtual Block visit_print(const Print& s, const Stmt& self);
+  virtual Expr visit_simt(const Simt& e, const Expr& self);
+  virtual Block visit_simt_stmt(const SimtStmt& s, const Stmt& self);
+  // Mutates each expression; sets *changed when any of them changed.
+  std::vector<Expr> mutate_all(const std::vector<Expr>& exprs, bool* changed);
+  virtual Block visit_call(const Call& s, const Stmt& self);
   // Mutates the index expressions; sets *changed when any of them changed.
   ArrayRef mutate_ref(const ArrayRef& ref, bool* changed);
 };
 
-// Applies the mutator to a kernel's body; returns the same body when nothing changed.
+// Applies the mutator to a kernel's body and to each function's body; unchanged blocks stay the same.
 Kernel mutate_kernel(IRMutator& mutator, const Kernel& kernel);
+
+// Visits the body of every function of the kernel (then nothing else): analyses of what a kernel
+// reads or writes call this besides visiting the kernel body, since a `call` does not enter its callee.
+void visit_functions(IRVisitor& visitor, const Kernel& kernel);
 
 }  // namespace qd::ir

@@ -197,6 +197,62 @@ Expr parse_atomic(const SExpr& e) {
   return Atomic::make_array(*op, parse_ref(e.items[2], e.items[3], e.items[4]), parse_expr(e.items[5]));
 }
 
+// (simt OP ARG...), (shared_load NAME (IDX...)), (shared_atomic OP NAME (IDX...) VALUE); null for other heads.
+Expr parse_simt_expr(const SExpr& e, const std::string& head) {
+  std::vector<Expr> args;
+  if (head == "simt") {
+    std::optional<SimtOp> op = simt_op_from_name(e.items.size() > 1 ? atom(e.items[1], "a simt operator") : "");
+    if (!op) fail(e, "expected (simt OP ...) with OP a block or subgroup operator (docs/IR.md).");
+    for (size_t i = 2; i < e.items.size(); ++i) args.push_back(parse_expr(e.items[i]));
+    return Simt::make(*op, std::move(args));
+  }
+  if (head == "shared_load") {
+    form(e, "shared_load", 2);
+    for (const SExpr& i : list(e.items[2], "index expressions").items) args.push_back(parse_expr(i));
+    return Simt::make(SimtOp::shared_load, std::move(args), std::nullopt, atom(e.items[1], "a shared array name"));
+  }
+  if (head != "shared_atomic") return nullptr;
+  form(e, "shared_atomic", 4);
+  std::optional<AtomicOp> op = atomic_op_from_name(atom(e.items[1], "an atomic operator"));
+  if (!op) fail(e, "expected (shared_atomic OP ...) with OP one of add sub min max and or xor mul xchg.");
+  for (const SExpr& i : list(e.items[3], "index expressions").items) args.push_back(parse_expr(i));
+  args.push_back(parse_expr(e.items[4]));
+  return Simt::make(SimtOp::shared_atomic, std::move(args), std::nullopt, atom(e.items[2], "a shared array name"),
+                    *op);
+}
+
+// (shared NAME TYPE (EXTENT...)), (shared_store NAME (IDX...) VALUE), (sync SCOPE), (fence SCOPE); null otherwise.
+Stmt parse_simt_stmt(const SExpr& e, const std::string& head, SourceLoc loc) {
+  if (head == "shared") {
+    form(e, "shared", 3);
+    std::vector<int64_t> shape;
+    for (const SExpr& d : list(e.items[3], "extents").items) shape.push_back(parse_int(d));
+    return SimtStmt::make(SimtStmtOp::shared_decl, atom(e.items[1], "a shared array name"), parse_type(e.items[2]),
+                          std::move(shape), {}, loc);
+  }
+  if (head == "shared_store") {
+    form(e, "shared_store", 3);
+    std::vector<Expr> args;
+    for (const SExpr& i : list(e.items[2], "index expressions").items) args.push_back(parse_expr(i));
+    args.push_back(parse_expr(e.items[3]));
+    return SimtStmt::make(SimtStmtOp::shared_store, atom(e.items[1], "a shared array name"), DtypeCode::i32, {},
+                          std::move(args), loc);
+  }
+  if (head != "sync" && head != "fence") return nullptr;
+  const std::string& scope = atom(form(e, head.c_str(), 1).items[1], "a scope");
+  if (head == "sync" && (scope == "block" || scope == "subgroup")) {
+    return SimtStmt::make(scope == "block" ? SimtStmtOp::sync_block : SimtStmtOp::sync_subgroup, {}, DtypeCode::i32,
+                          {}, {}, loc);
+  }
+  if (head == "fence" && (scope == "block" || scope == "subgroup" || scope == "grid")) {
+    SimtStmtOp op = scope == "block" ? SimtStmtOp::fence_block
+                    : scope == "grid" ? SimtStmtOp::fence_grid : SimtStmtOp::fence_subgroup;
+    return SimtStmt::make(op, {}, DtypeCode::i32, {}, {}, loc);
+  }
+  fail(e, "expected (" + head + " block|subgroup" + (head == "fence" ? "|grid" : "") + "), found scope '" + scope +
+              "'.");
+}
+
 Expr parse_expr(const SExpr& e) {
   if (!e.is_list || e.items.empty()) fail(e, "expected an expression, found " + describe(e) + ".");
   const std::string& head = atom(e.items[0], "an expression name");
@@ -227,6 +283,7 @@ Expr parse_expr(const SExpr& e) {
     return Shape::make(atom(e.items[1], "an array name"), static_cast<int>(parse_int(e.items[2])));
   }
   if (head == "atomic") return parse_atomic(e);
+  if (Expr simt = parse_simt_expr(e, head)) return simt;
   fail(e, "unknown expression (" + head + " ...).");
 }
 
@@ -270,6 +327,21 @@ Stmt parse_parallel_for(const SExpr& e, SourceLoc loc) {
   return ParallelFor::make(vars, extents, block_dim, serialize, parse_block(e.items[4]), loc, std::move(privatized));
 }
 
+// (call NAME (ARG...) (RESULT...)): ARG is an expression, or (ref NAME) for a local passed by reference.
+Stmt parse_call(const SExpr& e, SourceLoc loc) {
+  form(e, "call", 3);
+  std::vector<Expr> args;
+  std::vector<bool> by_ref;
+  for (const SExpr& a : list(e.items[2], "call arguments").items) {
+    bool ref = a.is_list && !a.items.empty() && !a.items[0].is_list && a.items[0].atom == "ref";
+    args.push_back(ref ? Var::make(atom(form(a, "ref", 1).items[1], "a local name")) : parse_expr(a));
+    by_ref.push_back(ref);
+  }
+  std::vector<std::string> results;
+  for (const SExpr& r : list(e.items[3], "result locals").items) results.push_back(atom(r, "a local name"));
+  return Call::make(atom(e.items[1], "a function name"), std::move(args), std::move(by_ref), std::move(results), loc);
+}
+
 Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
   if (head == "decl") {
     if (e.items.size() == 4) {
@@ -300,7 +372,6 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
   }
   if (head == "parallel_for") return parse_parallel_for(e, loc);
   if (head == "return") {
-    if (e.items.size() < 2) fail(e, "(return ...) takes one value per returned type, found none.");
     std::vector<Expr> values;
     for (size_t i = 1; i < e.items.size(); ++i) values.push_back(parse_expr(e.items[i]));
     return Return::make(std::move(values), loc);
@@ -318,6 +389,8 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
     }
     return Print::make(std::move(items), loc);
   }
+  if (Stmt simt = parse_simt_stmt(e, head, loc)) return simt;
+  if (head == "call") return parse_call(e, loc);
   fail(e, "unknown statement (" + head + " ...).");
 }
 
@@ -395,10 +468,52 @@ std::vector<AdjointPair> take_tangent_clause(SExpr& top) {
   return pairs;
 }
 
+std::vector<DtypeCode> parse_returns(const SExpr& e) {
+  const SExpr& returns = form(e, "returns", -1);
+  if (returns.items.size() < 2) fail(returns, "(returns ...) takes void or one type per returned value, found none.");
+  bool is_void = !returns.items[1].is_list && returns.items[1].atom == "void";
+  if (is_void && returns.items.size() > 2) fail(returns.items[2], "(returns void) takes nothing after void.");
+  std::vector<DtypeCode> types;
+  for (size_t i = 1; i < returns.items.size() && !is_void; ++i) types.push_back(parse_type(returns.items[i]));
+  return types;
+}
+
+// (function NAME (params (scalar N T) | (ref N T)...) (returns ...) (body STMT...)).
+Function parse_function(const SExpr& e) {
+  form(e, "function", 4);
+  Function f{atom(e.items[1], "a function name"), {}, parse_returns(e.items[3]), {}};
+  for (size_t i = 1; i < form(e.items[2], "params", -1).items.size(); ++i) {
+    const SExpr& p = e.items[2].items[i];
+    bool ref = p.is_list && !p.items.empty() && !p.items[0].is_list && p.items[0].atom == "ref";
+    form(p, ref ? "ref" : "scalar", 2);
+    f.params.push_back({ref ? FunctionParam::Kind::ref : FunctionParam::Kind::value, atom(p.items[1], "a parameter name"),
+                        parse_type(p.items[2])});
+  }
+  for (size_t i = 1; i < form(e.items[4], "body", -1).items.size(); ++i) f.body.push_back(parse_stmt(e.items[4].items[i], {}));
+  return f;
+}
+
+// Removes the (function ...) forms, which sit between returns and body; the functions, in order.
+std::vector<Function> take_functions(SExpr& top) {
+  std::vector<Function> functions;
+  if (!top.is_list) return functions;
+  for (size_t i = 4; i < top.items.size();) {
+    const SExpr& f = top.items[i];
+    if (!f.is_list || f.items.empty() || f.items[0].is_list || f.items[0].atom != "function") {
+      ++i;
+      continue;
+    }
+    functions.push_back(parse_function(f));
+    top.items.erase(top.items.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return functions;
+}
+
 }  // namespace
 
 Kernel parse_kernel(std::string_view text) {
   SExpr top = Reader(text).read_top();
+  std::vector<Function> functions = take_functions(top);
   std::vector<AdjointPair> tangents = take_tangent_clause(top);
   std::vector<AdjointPair> adjoints = take_adjoint_clause(top);
   form(top, "kernel", 5);
@@ -415,11 +530,8 @@ Kernel parse_kernel(std::string_view text) {
   for (size_t i = 1; i < form(top.items[3], "params", -1).items.size(); ++i) {
     k.params.push_back(parse_param(top.items[3].items[i]));
   }
-  const SExpr& returns = form(top.items[4], "returns", -1);
-  if (returns.items.size() < 2) fail(returns, "(returns ...) takes void or one type per returned value, found none.");
-  bool is_void = !returns.items[1].is_list && returns.items[1].atom == "void";
-  if (is_void && returns.items.size() > 2) fail(returns.items[2], "(returns void) takes nothing after void.");
-  for (size_t i = 1; i < returns.items.size() && !is_void; ++i) k.returns.push_back(parse_type(returns.items[i]));
+  k.returns = parse_returns(top.items[4]);
+  k.functions = std::move(functions);
   for (size_t i = 1; i < form(top.items[5], "body", -1).items.size(); ++i) {
     k.body.push_back(parse_stmt(top.items[5].items[i], {}));
   }

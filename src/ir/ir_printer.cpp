@@ -69,6 +69,34 @@ std::string print_block(const Block& block, const std::string& indent) {
   return out + ")";
 }
 
+// (call NAME (ARG...) (RESULT...)); an argument passed by reference is (ref NAME).
+std::string print_call(const Call& c) {
+  std::string args, results;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const Var* v = as<Var>(c.args[i]);
+    args += (i ? " " : "") + (c.by_ref[i] && v ? "(ref " + v->name + ")" : print_expr(c.args[i]));
+  }
+  for (size_t i = 0; i < c.results.size(); ++i) results += (i ? " " : "") + c.results[i];
+  return "(call " + c.function + " (" + args + ") (" + results + "))";
+}
+
+std::string print_returns(const std::vector<DtypeCode>& returns) {
+  std::string out;
+  for (DtypeCode t : returns) out += (out.empty() ? "" : " ") + type_text(t);
+  return "(returns " + (returns.empty() ? std::string("void") : out) + ")";
+}
+
+// (function NAME (params (scalar N T) (ref N T)...) (returns ...) (body ...)), between returns and body.
+std::string print_function(const Function& f) {
+  std::string out = "(function " + f.name + " (params";
+  for (const FunctionParam& p : f.params) {
+    out += std::string(p.kind == FunctionParam::Kind::ref ? " (ref " : " (scalar ") + p.name + " " + type_text(p.type) + ")";
+  }
+  out += ") " + print_returns(f.returns) + "\n    (body";
+  for (const Stmt& s : f.body) out += "\n      " + print_stmt(s, "      ");
+  return out + "))";
+}
+
 std::string print_stmt_body(const Stmt& s, const std::string& indent) {
   switch (s->kind) {
     case StmtKind::decl: {
@@ -110,6 +138,18 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
     }
     case StmtKind::assert_:
       return "(assert " + print_expr(as<Assert>(s)->cond) + " " + quote(as<Assert>(s)->message) + ")";
+    case StmtKind::simt: {
+      const SimtStmt& m = *as<SimtStmt>(s);
+      if (m.op == SimtStmtOp::shared_decl) {
+        std::string shape;
+        for (size_t i = 0; i < m.shape.size(); ++i) shape += (i ? " " : "") + std::to_string(m.shape[i]);
+        return "(shared " + m.shared + " " + type_text(m.dtype) + " (" + shape + "))";
+      }
+      if (m.op != SimtStmtOp::shared_store) return "(" + std::string(simt_stmt_op_name(m.op)) + ")";
+      std::string indices;
+      for (size_t i = 0; i + 1 < m.args.size(); ++i) indices += (i ? " " : "") + print_expr(m.args[i]);
+      return "(shared_store " + m.shared + " (" + indices + ") " + print_expr(m.args.back()) + ")";
+    }
     case StmtKind::print: {
       std::string out = "(print";
       for (const PrintItem& item : as<Print>(s)->items) {
@@ -117,6 +157,7 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       }
       return out + ")";
     }
+    case StmtKind::call: return print_call(*as<Call>(s));
   }
   return "";
 }
@@ -150,6 +191,8 @@ std::string format_float(double value) {
   return out;
 }
 
+std::string print_simt(const Simt& m);
+
 std::string print_expr(const Expr& e) {
   switch (e->kind) {
     case ExprKind::constant: return print_const(*as<Const>(e));
@@ -176,8 +219,23 @@ std::string print_expr(const Expr& e) {
       std::string target = a.local ? "(var " + *a.local + ")" : print_ref(a.ref);
       return "(atomic " + std::string(atomic_op_name(a.op)) + " " + target + " " + print_expr(a.value) + ")";
     }
+    case ExprKind::simt: return print_simt(*as<Simt>(e));
   }
   return "";
+}
+
+std::string print_simt(const Simt& m) {
+  if (m.op != SimtOp::shared_load && m.op != SimtOp::shared_atomic) {
+    std::string out = "(simt " + std::string(simt_op_name(m.op));
+    for (const Expr& a : m.args) out += " " + print_expr(a);
+    return out + ")";
+  }
+  size_t n = m.args.size() - (m.op == SimtOp::shared_atomic ? 1 : 0);
+  std::string indices;
+  for (size_t i = 0; i < n; ++i) indices += (i ? " " : "") + print_expr(m.args[i]);
+  if (m.op == SimtOp::shared_load) return "(shared_load " + m.shared + " (" + indices + "))";
+  return "(shared_atomic " + std::string(atomic_op_name(m.atomic_op)) + " " + m.shared + " (" + indices + ") " +
+         print_expr(m.args.back()) + ")";
 }
 
 std::string print_kernel(const Kernel& k) {
@@ -196,9 +254,9 @@ std::string print_kernel(const Kernel& k) {
     out += ")\n  (tangent";
     for (const AdjointPair& pair : k.tangents) out += " (" + pair.primal + " " + pair.grad + ")";
   }
-  std::string returns;
-  for (DtypeCode t : k.returns) returns += (returns.empty() ? "" : " ") + type_text(t);
-  out += ")\n  (returns " + (k.returns.empty() ? std::string("void") : returns) + ")\n  (body";
+  out += ")\n  " + print_returns(k.returns);
+  for (const Function& f : k.functions) out += "\n  " + print_function(f);
+  out += "\n  (body";
   for (const Stmt& s : k.body) out += "\n    " + print_stmt(s, "    ");
   return out + "))\n";
 }

@@ -2,6 +2,8 @@
 // in src/passes/check_*.cpp, so a failure here is always our bug, never the user's.
 #include "ir/verifier.h"
 
+#include <map>
+
 #include "ir/ir_printer.h"
 #include "ir/scopes.h"
 #include "quadrants/errors.h"
@@ -19,6 +21,18 @@ class Verifier {
   Verifier(const Kernel& kernel, Stage stage) : kernel_(kernel), stage_(stage) {}
 
   void run() {
+    for (const Function& f : kernel_.functions) {
+      in_function_ = true;
+      returns_ = &f.returns;
+      scopes_.push();
+      for (const FunctionParam& p : f.params) {
+        require(scopes_.declare(p.name, p.type) || stage_ == Stage::parsed, "function parameter declared twice");
+      }
+      block(f.body);
+      scopes_.pop();
+    }
+    in_function_ = false;
+    returns_ = &kernel_.returns;
     scopes_.push();
     block(kernel_.body);
   }
@@ -70,6 +84,7 @@ class Verifier {
       case ExprKind::arg: {
         const Param* p = kernel_.find_param(as<Arg>(e)->name);
         require(stage_ == Stage::parsed || (p && p->kind == Param::Kind::scalar), "unknown scalar param");
+        require(stage_ == Stage::parsed || !in_function_, "a kernel's scalar param read inside a function");
         return expect_type(e, p ? std::optional(p->dtype) : std::nullopt, "a scalar param");
       }
       case ExprKind::binary: return binary(*as<Binary>(e), e);
@@ -98,6 +113,45 @@ class Verifier {
         return require(stage_ == Stage::parsed || as<Shape>(e)->dim < p->ndim, "shape dim out of range");
       }
       case ExprKind::atomic: return atomic(*as<Atomic>(e), e);
+      case ExprKind::simt: return simt(*as<Simt>(e), e);
+    }
+  }
+
+  // A shared array's declaration, which must come before any use (names are unique in a kernel).
+  const SimtStmt* shared_array(const std::string& name, size_t indices) {
+    auto it = shared_.find(name);
+    require(it != shared_.end(), "use of undeclared shared array " + name);
+    require(indices == it->second->shape.size(), "shared array " + name + " indexed with a wrong index count");
+    return it->second;
+  }
+
+  void simt(const Simt& m, const Expr& e) {
+    for (const Expr& a : m.args) expr(a);
+    require(stage_ == Stage::parsed || parallel_depth_ > 0, "simt op outside a parallel_for");
+    if (m.op == SimtOp::shared_load || m.op == SimtOp::shared_atomic) {
+      size_t n = m.args.size() - (m.op == SimtOp::shared_atomic ? 1 : 0);
+      const SimtStmt* decl = shared_array(m.shared, n);
+      if (m.op == SimtOp::shared_atomic) expect_type(m.args.back(), decl->dtype, "a shared atomic's value");
+      return expect_type(e, decl->dtype, "a shared array read");
+    }
+    bool shuffle = m.op >= SimtOp::shuffle && m.op <= SimtOp::shuffle_xor;
+    size_t arity = m.op < SimtOp::shuffle ? 0 : shuffle ? 2 : 1;
+    require(m.args.size() == arity, "simt op with a wrong operand count");
+    if (shuffle) return expect_type(e, m.args[0]->type, "a shuffle");
+    expect_type(e, m.op == SimtOp::ballot ? DtypeCode::u32 : DtypeCode::i32, "a simt result");
+  }
+
+  void simt_stmt(const SimtStmt& m) {
+    for (const Expr& a : m.args) expr(a);
+    bool checked = stage_ != Stage::parsed;
+    require(!checked || parallel_depth_ > 0, "simt statement outside a parallel_for");
+    if (m.op == SimtStmtOp::shared_decl) {
+      require(!m.shape.empty(), "shared array without extents");
+      require(shared_.emplace(m.shared, &m).second || !checked, "shared array declared twice: " + m.shared);
+    }
+    if (m.op == SimtStmtOp::shared_store) {
+      require(!m.args.empty(), "shared_store without a value");
+      expect_type(m.args.back(), shared_array(m.shared, m.args.size() - 1)->dtype, "a shared store's value");
     }
   }
 
@@ -127,6 +181,7 @@ class Verifier {
   }
 
   void stmt(const Stmt& s);
+  void call(const Call& c);
   void loop_stmt(const Stmt& s);
   void privatized(const Privatized& entry);
 
@@ -135,7 +190,31 @@ class Verifier {
   Scopes scopes_;
   int loop_depth_ = 0;
   int parallel_depth_ = 0;
+  std::map<std::string, const SimtStmt*> shared_;
+  bool in_function_ = false;
+  const std::vector<DtypeCode>* returns_ = nullptr;  // of the kernel or the function being checked
 };
+
+// A call names a function of the kernel with one argument per param (a by-reference one is a local of
+// the param's type) and assigns none or all of its returned values to assignable locals.
+void Verifier::call(const Call& c) {
+  const Function* f = kernel_.find_function(c.function);
+  require(f != nullptr, "call of an unknown function " + c.function);
+  require(c.args.size() == c.by_ref.size(), "call with mismatched by_ref flags");
+  if (stage_ == Stage::parsed) return;
+  require(c.args.size() == f->params.size(), "call of " + c.function + " with a wrong number of arguments");
+  require(c.results.empty() || c.results.size() == f->returns.size(), "call with a wrong number of results");
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    expr(c.args[i]);
+    bool ref = f->params[i].kind == FunctionParam::Kind::ref;
+    require(ref == c.by_ref[i] && (!ref || as<Var>(c.args[i])), "by-reference argument mismatch in call");
+    expect_type(c.args[i], f->params[i].type, "a call argument");
+  }
+  for (const std::string& r : c.results) {
+    const LocalInfo* info = scopes_.find(r);
+    require(info && !info->is_loop_var, "call result to an undeclared local or loop var " + r);
+  }
+}
 
 // A privatized target is a writable array or a kernel-body local, updated by add, min or max.
 void Verifier::privatized(const Privatized& entry) {
@@ -164,8 +243,9 @@ void Verifier::loop_stmt(const Stmt& s) {
     scoped(f->body);
     scopes_.pop();
   } else if (const ParallelFor* p = as<ParallelFor>(s)) {
-    require(stage_ == Stage::parsed || (scopes_.depth() == 1 && parallel_depth_ == 0 && loop_depth_ == 1),
-            "parallel_for below the top level");
+    require(stage_ == Stage::parsed || (scopes_.depth() == 1 && parallel_depth_ == 0 && loop_depth_ == 1 &&
+                                        !in_function_),
+            "parallel_for below the top level or in a function");
     require(p->vars.size() == p->extents.size() && !p->vars.empty(), "parallel_for vars and extents differ");
     for (const Expr& extent : p->extents) {
       expr(extent);
@@ -225,11 +305,10 @@ void Verifier::stmt(const Stmt& s) {
     case StmtKind::return_: {
       const std::vector<Expr>& values = as<Return>(s)->values;
       for (const Expr& v : values) expr(v);
-      require(!checked || (parallel_depth_ == 0 && !kernel_.returns.empty()),
-              "return inside parallel_for or in a void kernel");
-      require(!checked || values.size() == kernel_.returns.size(), "return with a wrong number of values");
-      for (size_t i = 0; i < values.size() && i < kernel_.returns.size(); ++i) {
-        expect_type(values[i], kernel_.returns[i], "a returned value");
+      require(!checked || parallel_depth_ == 0, "return inside parallel_for");
+      require(!checked || values.size() == returns_->size(), "return with a wrong number of values");
+      for (size_t i = 0; i < values.size() && i < returns_->size(); ++i) {
+        expect_type(values[i], (*returns_)[i], "a returned value");
       }
       return;
     }
@@ -239,6 +318,8 @@ void Verifier::stmt(const Stmt& s) {
         if (item.value) expr(item.value);
       }
       return;
+    case StmtKind::simt: return simt_stmt(*as<SimtStmt>(s));
+    case StmtKind::call: return call(*as<Call>(s));
   }
 }
 

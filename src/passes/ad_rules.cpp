@@ -4,8 +4,9 @@
 // Adding an operator means adding its row here; reverse_ad.cpp never looks at operators itself.
 // Conventions follow upstream Quadrants' make_adjoint.cpp where it has a rule: min/max send the
 // seed to the operand that was selected (ties go to the second operand), abs uses sgn(a) (0 at 0),
-// floor/ceil/round/floordiv/mod/raw_mod have no rule and stop gradients. log2 and exp2, which upstream
-// cannot differentiate, get their textbook derivatives.
+// float mod is differentiated as a - b * floor(a / b) (upstream's definition of it), floor/ceil/round/
+// floordiv have no rule and stop gradients. log2 and exp2, which upstream cannot differentiate, get
+// their textbook derivatives.
 #include "passes/ad_rules.h"
 
 #include <cmath>
@@ -59,6 +60,14 @@ constexpr BinaryRow kBinaryRules[] = {
      [](R x) {
        Expr a_taken = compare(BinOp::lt, x.b, x.a);
        return Contributions{seed_if(x, a_taken), seed_unless(x, a_taken)};
+     }},
+    // Float mod is a - b * floor(a / b), as upstream computes it; raw_mod (fmod) truncates the quotient.
+    {BinOp::mod, [](R x) { return Contributions{x.seed, neg(mul(x.seed, unary(UnOp::floor, div(x.a, x.b))))}; }},
+    {BinOp::raw_mod,
+     [](R x) {
+       Expr q = div(x.a, x.b);
+       Expr truncated = Select::make(compare(BinOp::lt, q, zero(x)), unary(UnOp::ceil, q), unary(UnOp::floor, q), x.type);
+       return Contributions{x.seed, neg(mul(x.seed, truncated))};
      }},
     // atan2(a, b) = angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
     {BinOp::atan2,
@@ -121,6 +130,15 @@ Expr arith(BinOp op, const Expr& a, const Expr& b) { return Binary::make(op, a, 
 Expr compare(BinOp op, const Expr& a, const Expr& b) { return Binary::make(op, a, b, DtypeCode::i32); }
 Expr unary(UnOp op, const Expr& a) { return Unary::make(op, a, a->type); }
 Expr constant(DtypeCode type, double value) { return Const::make_float(type, value); }
+
+void reject_functions(const ir::Kernel& kernel) {
+  if (kernel.functions.empty()) return;
+  throw KernelUserError(KernelUserError::Kind::type,
+                        "Kernel '" + kernel.name + "' calls function '" + kernel.functions[0].name +
+                            "' (a @qd.real_func), and autodiff (kernel.grad, qd.ad.Tape, qd.ad.FwdMode) does not "
+                            "differentiate through real functions. Use @qd.func, which is inlined, instead.",
+                        0, 0);
+}
 
 std::map<std::string, std::string> checked_pairs(const ir::Kernel& kernel, const std::vector<ir::AdjointPair>& pairs,
                                                  const std::string& what) {

@@ -40,6 +40,9 @@ ir::Expr constant(DtypeCode type, double value);
 // The PRIMAL -> partner map of a kernel's (adjoint ...) or (tangent ...) pairs, after checking that
 // each names two float array params of one dtype and shape, the partner writable; `what` names the
 // partner in the type errors ("gradient", "dual").
+// Autodiff does not enter functions (a @qd.real_func): a kernel that calls one is rejected, naming it.
+void reject_functions(const ir::Kernel& kernel);
+
 std::map<std::string, std::string> checked_pairs(const ir::Kernel& kernel, const std::vector<ir::AdjointPair>& pairs,
                                                  const std::string& what);
 

@@ -1,10 +1,13 @@
 // src/passes/check_control_flow.cpp: rejects statements that appear where control flow cannot reach them.
 //
 // Requires: a parsed kernel (Stage::parsed).
-// Ensures: parallel_for appears only directly in the kernel body; return only outside parallel_for;
-//          break only inside a serial loop; continue only inside a loop. The kernel is unchanged.
-// Rejects (syntax errors): a parallel loop nested in another statement, return inside a parallel
-//          loop, break in a parallel loop or outside any loop, continue outside any loop.
+// Ensures: parallel_for appears only directly in the kernel body (never in a function); return only
+//          outside parallel_for; break only inside a serial loop; continue only inside a loop; qd.simt
+//          operations only in a parallel_for, shared arrays declared once before use. The kernel is unchanged.
+// Rejects (syntax errors): a parallel loop nested in another statement or in a function, return inside
+//          a parallel loop, break in a parallel loop or outside any loop, continue outside any loop.
+#include <map>
+
 #include "ir/ir_mutator.h"
 #include "passes/passes.h"
 #include "quadrants/errors.h"
@@ -17,6 +20,13 @@ using namespace qd::ir;
 class ControlFlowChecker : public IRVisitor {
  public:
   explicit ControlFlowChecker(const Kernel& kernel) : kernel_(kernel) {}
+
+  // A function body is checked like a statement nested in the kernel: no parallel loops in it.
+  void check_function(const Function& f) {
+    function_ = &f;
+    visit_located(f.body);
+    function_ = nullptr;
+  }
 
   void check_body(const Block& body) {
     for (const Stmt& s : body) {
@@ -58,6 +68,10 @@ class ControlFlowChecker : public IRVisitor {
     --serial_loops_;
   }
   void visit_parallel_for(const ParallelFor&) override {
+    if (function_) {
+      fail("A parallel for loop cannot be inside function '" + function_->name + "' (a @qd.real_func); only the "
+           "outermost loops of a kernel run in parallel. Loop in the kernel and call the function from the loop.");
+    }
     fail("A parallel for loop can only be a top-level statement of kernel '" + kernel_.name +
          "', but this one is nested inside another statement. Only the outermost loops of a kernel run in "
          "parallel; move the loop to the top level or make it an ordinary serial loop.");
@@ -80,15 +94,52 @@ class ControlFlowChecker : public IRVisitor {
     if (serial_loops_ == 0 && !in_parallel_) fail("A continue statement must be inside a loop.");
   }
 
+  // qd.simt operations need the block of threads that only a parallel loop has; shared arrays are
+  // declared once, before use, and indexed with one index per extent.
+  void simt_outside_parallel() {
+    if (in_parallel_) return;
+    fail("qd.simt block and subgroup operations (shared arrays, barriers, thread indices, shuffles) work only "
+         "inside the outermost (parallel) for loop of kernel '" + kernel_.name + "'.");
+  }
+  void shared_use(const std::string& name, size_t indices) {
+    auto found = shared_.find(name);
+    if (found == shared_.end()) fail("Shared array '" + name + "' is used before it is declared.");
+    if (found->second != indices) {
+      fail("Shared array '" + name + "' has " + std::to_string(found->second) + " dimension(s) but is indexed with " +
+           std::to_string(indices) + " index(es).");
+    }
+  }
+  void visit_simt(const Simt& e) override {
+    simt_outside_parallel();
+    if (e.op == SimtOp::shared_load) shared_use(e.shared, e.args.size());
+    if (e.op == SimtOp::shared_atomic) shared_use(e.shared, e.args.size() - 1);
+    IRVisitor::visit_simt(e);
+  }
+  void visit_simt_stmt(const SimtStmt& s) override {
+    simt_outside_parallel();
+    if (s.op == SimtStmtOp::shared_decl) {
+      for (int64_t extent : s.shape) {
+        if (extent <= 0) fail("Shared array '" + s.shared + "' needs positive extents, but one is " +
+                              std::to_string(extent) + ".");
+      }
+      if (!shared_.emplace(s.shared, s.shape.size()).second) fail("Shared array '" + s.shared + "' is declared twice.");
+    }
+    if (s.op == SimtStmtOp::shared_store) shared_use(s.shared, s.args.size() - 1);
+    IRVisitor::visit_simt_stmt(s);
+  }
+
   const Kernel& kernel_;
+  const Function* function_ = nullptr;
   SourceLoc loc_;
   int serial_loops_ = 0;
   bool in_parallel_ = false;
+  std::map<std::string, size_t> shared_;  // declared shared arrays -> their dimension count
 };
 
 }  // namespace
 
 Kernel check_control_flow(const Kernel& kernel) {
+  for (const Function& f : kernel.functions) ControlFlowChecker(kernel).check_function(f);
   ControlFlowChecker(kernel).check_body(kernel.body);
   return kernel;
 }

@@ -4,10 +4,14 @@
 // Ensures: Stage::checked: every local is declared before use in an enclosing block, every (arg)
 //          names a scalar param, every array access names an array param with one index per outer
 //          dim and in-range element indices, no store or atomic touches a read-only array, and no
-//          loop variable is assigned. The kernel is unchanged.
-// Rejects: undeclared locals, unknown params, assignments to loop variables, locals declared twice
-//          in a block (syntax errors); wrong index counts, element indices or shape dims out of range,
-//          writes to read-only arrays (type errors).
+//          loop variable is assigned. Function bodies are checked in their own scope (their params
+//          are locals; they see the kernel's arrays but not its scalar params or locals); every call
+//          names a function with one argument per param, passes locals to by-reference params and
+//          assigns its results (none or all) to assignable locals. The kernel is unchanged.
+// Rejects: undeclared locals, unknown params or functions, assignments to loop variables, locals
+//          declared twice in a block (syntax errors); wrong index counts, element indices or shape
+//          dims out of range, writes to read-only arrays, calls with wrong argument or result counts
+//          (type errors).
 #include "ir/ir_mutator.h"
 #include "ir/scopes.h"
 #include "passes/passes.h"
@@ -25,6 +29,22 @@ class NameChecker : public IRVisitor {
   explicit NameChecker(const Kernel& kernel) : kernel_(kernel) {}
 
   void check_body(const Block& body) { scoped(body, {}); }
+
+  void check_function(const Function& f) {
+    if (kernel_.find_function(f.name) != &f) {
+      fail(KernelUserError::Kind::syntax, "Kernel '" + kernel_.name + "' defines function '" + f.name + "' twice.");
+    }
+    function_ = &f;
+    scopes_.push();
+    for (const FunctionParam& p : f.params) {
+      if (!scopes_.declare(p.name, std::nullopt)) {
+        fail(KernelUserError::Kind::syntax, "Function '" + f.name + "' has two parameters named '" + p.name + "'.");
+      }
+    }
+    scoped(f.body, {});
+    scopes_.pop();
+    function_ = nullptr;
+  }
 
  private:
   [[noreturn]] void fail(KernelUserError::Kind kind, const std::string& message) {
@@ -91,6 +111,11 @@ class NameChecker : public IRVisitor {
 
   void visit_var(const Var& e) override { local(e.name); }
   void visit_arg(const Arg& e) override {
+    if (function_) {
+      fail(KernelUserError::Kind::syntax, "Function '" + function_->name + "' reads '" + e.name +
+                                              "', a scalar parameter of kernel '" + kernel_.name +
+                                              "'; a function sees only its own parameters. Pass it as an argument.");
+    }
     const Param* p = kernel_.find_param(e.name);
     if (!p || p->kind != Param::Kind::scalar) {
       fail(KernelUserError::Kind::syntax, "'" + e.name + "' is not a scalar parameter of kernel '" + kernel_.name + "'.");
@@ -145,14 +170,53 @@ class NameChecker : public IRVisitor {
     scoped(s.body, s.vars);
   }
 
+  void visit_call(const Call& c) override;
+
   const Kernel& kernel_;
+  const Function* function_ = nullptr;  // the function whose body is checked; null in the kernel body
   Scopes scopes_;
   SourceLoc loc_;
 };
 
+void NameChecker::visit_call(const Call& c) {
+  const Function* f = kernel_.find_function(c.function);
+  if (!f) fail(KernelUserError::Kind::syntax, "Kernel '" + kernel_.name + "' has no function '" + c.function + "'.");
+  if (c.args.size() != f->params.size()) {
+    fail(KernelUserError::Kind::type, "Function '" + f->name + "' takes " +
+                                          count(f->params.size(), "argument", "arguments") + ", but was given " +
+                                          std::to_string(c.args.size()) + ".");
+  }
+  if (!c.results.empty() && c.results.size() != f->returns.size()) {
+    fail(KernelUserError::Kind::type, "Function '" + f->name + "' returns " +
+                                          count(f->returns.size(), "value", "values") + ", but the call assigns " +
+                                          std::to_string(c.results.size()) + ".");
+  }
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    visit(c.args[i]);
+    bool ref = f->params[i].kind == FunctionParam::Kind::ref;
+    const Var* v = as<Var>(c.args[i]);
+    if (ref != c.by_ref[i] || (ref && !v)) {
+      fail(KernelUserError::Kind::type, "Argument '" + f->params[i].name + "' of function '" + f->name + "' is " +
+                                            (ref ? "passed by reference, so it must be a local variable."
+                                                 : "passed by value, but the call passes a reference."));
+    }
+    if (ref && local(v->name).is_loop_var) {
+      fail(KernelUserError::Kind::syntax, "Loop variable '" + v->name + "' cannot be passed by reference to '" +
+                                              f->name + "'; copy it into another variable first.");
+    }
+  }
+  for (const std::string& r : c.results) {
+    if (local(r).is_loop_var) {
+      fail(KernelUserError::Kind::syntax, "Loop variable '" + r + "' cannot be assigned to; copy it into another "
+                                          "variable first.");
+    }
+  }
+}
+
 }  // namespace
 
 Kernel check_names(const Kernel& kernel) {
+  for (const Function& f : kernel.functions) NameChecker(kernel).check_function(f);
   NameChecker(kernel).check_body(kernel.body);
   return kernel;
 }

@@ -196,6 +196,7 @@ class Tangents : public IRMutator {
 
 Kernel forward_ad(const Kernel& kernel) {
   if (kernel.tangents.empty()) return kernel;
+  reject_functions(kernel);
   std::map<std::string, std::string> dual_of = checked_pairs(kernel, kernel.tangents, "dual");
   Tangents tangents(kernel, dual_of);
   Kernel out = mutate_kernel(tangents, kernel);

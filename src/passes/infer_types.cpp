@@ -5,8 +5,14 @@
 //          its decl; assign/store/return/atomic values and binary operands are explicitly cast to
 //          the target or promoted type; truediv and float math of integers compute in default_fp;
 //          for/parallel_for bounds are i32, or i64 when a bound is 64-bit.
+//          Function bodies are typed the same way from their params' types; a call casts each
+//          by-value argument to its param's type.
 // Rejects (type errors): bitwise operators and bitwise atomics on floats, float indices or loop
-//          bounds, a return in a kernel without a return type.
+//          bounds, a return in a kernel without a return type, a return with the wrong number of
+//          values in a function, a by-reference argument or a call result whose local has another
+//          type than the param or returned value.
+#include <map>
+
 #include "ir/ir_mutator.h"
 #include "ir/scopes.h"
 #include "passes/passes.h"
@@ -27,6 +33,16 @@ class TypeInference : public IRMutator {
   explicit TypeInference(const Kernel& kernel) : kernel_(kernel), options_(kernel.options) {}
 
   Block run(const Block& body) { return scoped(body, {}, DtypeCode::i32); }
+
+  Block run_function(const Function& f) {
+    function_ = &f;
+    scopes_.push();
+    for (const FunctionParam& p : f.params) scopes_.declare(p.name, p.type);
+    Block body = scoped(f.body, {}, DtypeCode::i32);
+    scopes_.pop();
+    function_ = nullptr;
+    return body;
+  }
 
  private:
   [[noreturn]] void fail(const std::string& message) {
@@ -174,7 +190,8 @@ class TypeInference : public IRMutator {
     return {ParallelFor::make(p.vars, extents, p.block_dim, p.serialize, body, p.loc)};
   }
   Block visit_return(const Return& r, const Stmt& self) override {
-    if (kernel_.returns.empty()) {
+    if (function_) return function_return(r, self);
+    if (kernel_.returns.empty() && !r.values.empty()) {
       fail("Kernel '" + kernel_.name + "' returns a value but declares no return type; annotate it, e.g. "
            "'-> qd.f32'.");
     }
@@ -187,11 +204,65 @@ class TypeInference : public IRMutator {
     return {values == r.values ? self : Return::make(values, r.loc)};
   }
 
+  Expr visit_simt(const Simt& e, const Expr& self) override;
+  Block visit_simt_stmt(const SimtStmt& s, const Stmt& self) override;
+  std::vector<Expr> integer_indices(const std::vector<Expr>& indices, const std::string& what);
+  Block function_return(const Return& r, const Stmt& self);
+  Block visit_call(const Call& c, const Stmt& self) override;
+
   const Kernel& kernel_;
   const KernelOptions& options_;
+  const Function* function_ = nullptr;  // the function whose body is typed; null in the kernel body
   Scopes scopes_;
   SourceLoc loc_;
+  std::map<std::string, DtypeCode> shared_types_;  // shared arrays declared so far (names are kernel-unique)
 };
+
+std::vector<Expr> TypeInference::integer_indices(const std::vector<Expr>& indices, const std::string& what) {
+  std::vector<Expr> out;
+  for (const Expr& i : indices) {
+    out.push_back(mutate(i));
+    if (is_float(type_of(out.back()))) {
+      fail(what + " must be an integer, but it is " + type_name(type_of(out.back())) +
+           ". Convert it with qd.cast(..., qd.i32).");
+    }
+  }
+  return out;
+}
+
+// Shared array accesses take the array's type; indices, lanes and offsets are integers; thread
+// indices are i32, a ballot u32, votes i32 0/1; a shuffle keeps its value's type.
+Expr TypeInference::visit_simt(const Simt& e, const Expr& self) {
+  bool shared = e.op == SimtOp::shared_load || e.op == SimtOp::shared_atomic;
+  bool shuffle = e.op >= SimtOp::shuffle && e.op <= SimtOp::shuffle_xor;
+  std::vector<Expr> args;
+  DtypeCode t = e.op == SimtOp::ballot ? DtypeCode::u32 : DtypeCode::i32;
+  if (shared) {
+    t = shared_types_.at(e.shared);
+    size_t n = e.args.size() - (e.op == SimtOp::shared_atomic ? 1 : 0);
+    args = integer_indices({e.args.begin(), e.args.begin() + n}, "An index of shared array '" + e.shared + "'");
+    if (e.op == SimtOp::shared_atomic) args.push_back(cast_to(mutate(e.args.back()), t));
+  } else if (shuffle) {
+    args = {mutate(e.args[0])};
+    std::vector<Expr> lane = integer_indices({e.args[1]}, "A shuffle's lane or offset");
+    args.push_back(lane[0]);
+    t = type_of(args[0]);
+  } else {
+    for (const Expr& a : e.args) args.push_back(mutate(a));
+  }
+  if (args == e.args && e.type == t) return self;
+  return Simt::make(e.op, std::move(args), t, e.shared, e.atomic_op);
+}
+
+Block TypeInference::visit_simt_stmt(const SimtStmt& s, const Stmt& self) {
+  if (s.op == SimtStmtOp::shared_decl) shared_types_[s.shared] = s.dtype;
+  if (s.op != SimtStmtOp::shared_store) return {self};
+  DtypeCode t = shared_types_.at(s.shared);
+  std::vector<Expr> args = integer_indices({s.args.begin(), s.args.end() - 1},
+                                           "An index of shared array '" + s.shared + "'");
+  args.push_back(cast_to(mutate(s.args.back()), t));
+  return {args == s.args ? self : SimtStmt::make(s.op, s.shared, s.dtype, s.shape, std::move(args), s.loc)};
+}
 
 Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
   Expr x = mutate(b.a), y = mutate(b.b);
@@ -240,10 +311,43 @@ Expr TypeInference::visit_atomic(const Atomic& a, const Expr& self) {
   return Atomic::make_array(a.op, std::move(ref), v, t);
 }
 
+Block TypeInference::function_return(const Return& r, const Stmt& self) {
+  const std::vector<DtypeCode>& returns = function_->returns;
+  if (r.values.size() != returns.size()) {
+    fail("Function '" + function_->name + "' returns " + std::to_string(returns.size()) +
+         " value(s), but this return gives " + std::to_string(r.values.size()) + ".");
+  }
+  std::vector<Expr> values;
+  for (size_t i = 0; i < r.values.size(); ++i) values.push_back(cast_to(mutate(r.values[i]), returns[i]));
+  return {values == r.values ? self : Return::make(values, r.loc)};
+}
+
+Block TypeInference::visit_call(const Call& c, const Stmt& self) {
+  const Function& f = *kernel_.find_function(c.function);
+  std::vector<Expr> args;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    Expr a = mutate(c.args[i]);
+    if (c.by_ref[i] && type_of(a) != f.params[i].type) {
+      fail("Argument '" + f.params[i].name + "' of function '" + f.name + "' is a reference to a " +
+           type_name(f.params[i].type) + ", but local '" + as<Var>(a)->name + "' is " + type_name(type_of(a)) + ".");
+    }
+    args.push_back(c.by_ref[i] ? a : cast_to(a, f.params[i].type));
+  }
+  for (size_t i = 0; i < c.results.size(); ++i) {
+    DtypeCode t = *scopes_.find(c.results[i])->type;
+    if (t != f.returns[i]) {
+      fail("Value " + std::to_string(i) + " returned by function '" + f.name + "' is " + type_name(f.returns[i]) +
+           ", but the call assigns it to local '" + c.results[i] + "', which is " + type_name(t) + ".");
+    }
+  }
+  return {args == c.args ? self : Call::make(c.function, args, c.by_ref, c.results, c.loc)};
+}
+
 }  // namespace
 
 Kernel infer_types(const Kernel& kernel) {
   Kernel out = kernel;
+  for (Function& f : out.functions) f.body = TypeInference(kernel).run_function(f);
   out.body = TypeInference(kernel).run(kernel.body);
   return out;
 }

@@ -12,7 +12,9 @@
 //          (reduce OP ...) for a writable array element at loop-invariant indices, or a kernel
 //          local, and (privatize OP ARRAY) for a contiguous array updated at varying indices.
 //          Targets are i32, i64, u32, u64, f32 or f64. The body is unchanged: a renderer that
-//          ignores the config keeps correct atomics.
+//          ignores the config keeps correct atomics. A loop that calls a function gets no targets
+//          (the callee may touch any array, and by-reference arguments alias the caller's locals);
+//          in a function body every local is private to the call except its by-reference params.
 // Rejects: nothing.
 #include <map>
 #include <set>
@@ -47,10 +49,18 @@ std::optional<BinOp> plain_op(AtomicOp op) {
 class PlainLocalAtomics : public IRMutator {
  public:
   PlainLocalAtomics() { scopes_.push(); }
+  // For a function body: its by-reference params name the caller's locals, which other threads may share.
+  explicit PlainLocalAtomics(const Function& f) {
+    scopes_.push();
+    for (const FunctionParam& p : f.params) {
+      if (p.kind == FunctionParam::Kind::ref) shared_refs_.insert(p.name);
+    }
+  }
 
  private:
   bool thread_private(const std::string& name) const {
     const LocalInfo* info = scopes_.find(name);
+    if (!info && shared_refs_.count(name)) return false;
     return parallel_depth_ == 0 || (info && info->depth > 1);
   }
   Block visit_eval(const Eval& s, const Stmt& self) override {
@@ -97,7 +107,22 @@ class PlainLocalAtomics : public IRMutator {
 
   Scopes scopes_;
   int parallel_depth_ = 0;
+  std::set<std::string> shared_refs_;
 };
+
+class CallFinder : public IRVisitor {
+ public:
+  bool found = false;
+
+ private:
+  void visit_call(const Call&) override { found = true; }
+};
+
+bool calls_a_function(const Block& body) {
+  CallFinder finder;
+  finder.visit(body);
+  return finder.found;
+}
 
 bool privatizable_type(std::optional<DtypeCode> t) {
   return t == DtypeCode::i32 || t == DtypeCode::i64 || t == DtypeCode::u32 || t == DtypeCode::u64 ||
@@ -131,6 +156,7 @@ class UseCollector : public IRVisitor {
       case ExprKind::unary: return invariant(as<Unary>(e)->a);
       case ExprKind::cast: return invariant(as<Cast>(e)->a);
       case ExprKind::bit_cast: return invariant(as<BitCast>(e)->a);
+      case ExprKind::simt: return false;  // thread indices and exchanges differ between iterations
       case ExprKind::select:
         return invariant(as<Select>(e)->cond) && invariant(as<Select>(e)->a) && invariant(as<Select>(e)->b);
       default: return false;
@@ -247,14 +273,20 @@ std::vector<Privatized> privatized_targets(const Kernel& kernel, const ParallelF
 
 Kernel privatize_atomics(const Kernel& kernel) {
   PlainLocalAtomics plain;
-  Kernel out = mutate_kernel(plain, kernel);
+  Kernel out = kernel;
+  out.body = plain.mutate(kernel.body);
+  for (Function& f : out.functions) {
+    PlainLocalAtomics in_function(f);
+    f.body = in_function.mutate(f.body);
+  }
   if (kernel.options.debug) return out;  // bounds checks need every access on the real array
   std::set<std::string> kernel_locals;  // declared so far in the kernel body
   Block body;
   for (const Stmt& s : out.body) {
     if (const Decl* d = as<Decl>(s)) kernel_locals.insert(d->name);
     const ParallelFor* loop = as<ParallelFor>(s);
-    std::vector<Privatized> targets = loop ? privatized_targets(out, *loop, kernel_locals) : std::vector<Privatized>{};
+    bool eligible = loop && !calls_a_function(loop->body);
+    std::vector<Privatized> targets = eligible ? privatized_targets(out, *loop, kernel_locals) : std::vector<Privatized>{};
     body.push_back(targets.empty() ? s
                                    : ParallelFor::make(loop->vars, loop->extents, loop->block_dim, loop->serialize,
                                                        loop->body, loop->loc, std::move(targets)));

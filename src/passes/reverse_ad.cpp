@@ -326,6 +326,7 @@ class AdjointEmitter {
 
 Kernel reverse_ad(const Kernel& kernel) {
   if (kernel.adjoints.empty()) return kernel;
+  reject_functions(kernel);
   std::map<std::string, std::string> grad_of = checked_pairs(kernel, kernel.adjoints, "gradient");
   TapeBuilder builder(kernel, grad_of);
   Region top = builder.build();

@@ -145,6 +145,11 @@ class TapeBuilder {
 
   bool has_grad(const std::string& array) const { return grad_of_.count(array) != 0; }
 
+  [[noreturn]] void fail_simt() {
+    fail("Kernel '" + kernel_.name + "' uses qd.simt block or subgroup operations, which reverse-mode autodiff " +
+         "does not support. Differentiate a kernel without them.");
+  }
+
   // Source names -> versions; atomics inside expressions are rejected.
   Expr rename(const Expr& e) {
     switch (e->kind) {
@@ -167,6 +172,7 @@ class TapeBuilder {
       case ExprKind::atomic:
         fail("Kernel '" + kernel_.name + "' uses the value an atomic operation returns, which its adjoint " +
              "cannot replay. Reverse-mode autodiff supports atomics only as statements (x[i] += v).");
+      case ExprKind::simt: fail_simt();
     }
     return e;
   }
@@ -275,11 +281,13 @@ class TapeBuilder {
       case StmtKind::parallel_for: return parallel_loop(*as<ParallelFor>(s));
       case StmtKind::print:
       case StmtKind::assert_: return;  // the adjoint neither prints nor re-checks
+      case StmtKind::call: QD_ASSERT(false, "reverse_ad(): a call survived reject_functions()");
       case StmtKind::while_: return while_loop(*as<While>(s));
       case StmtKind::break_:
       case StmtKind::continue_:
         fail("Kernel '" + kernel_.name + "' has a break or continue statement, which reverse-mode autodiff does " +
              "not support yet. Guard the rest of the loop body with an if instead.");
+      case StmtKind::simt: fail_simt();
       case StmtKind::return_:
         fail("Kernel '" + kernel_.name + "' returns a value; reverse-mode autodiff differentiates kernels that " +
              "write their results to fields or ndarrays. Write the result to a 0-d field instead.");

@@ -27,6 +27,12 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
     throw AssertionError("Kernel '" + kernel + "': assertion failed: " +
                          (known ? (*assert_messages)[error.arg_index] : std::string("(no message)")));
   }
+  if (error.code == 4) {
+    throw std::runtime_error("Kernel '" + kernel + "': the threads of a block stopped waiting for each other: some wait at "
+                       "a qd.simt subgroup operation while the rest of their subgroup waits at a block barrier. "
+                       "Call block and subgroup operations from control flow that every thread of the block (or "
+                       "subgroup) takes.");
+  }
   QD_ASSERT(error.arg_index >= 0 && error.arg_index < num_args && error.ndim >= 0 && error.ndim <= QD_MAX_NDIM,
             "raise_kernel_error(): malformed kernel error record");
   std::string name = error.arg_index < static_cast<int>(arg_names.size()) ? "'" + arg_names[error.arg_index] + "'"

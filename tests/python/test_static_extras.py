@@ -334,3 +334,36 @@ def test_qd_ref_parameters_are_the_callers_local():
 
     assert run() == 710
     assert repr(qd.ref(qd.f32)) == "qd.ref(qd.f32)"
+
+
+@pytest.mark.parametrize("unrolled", [False, True])
+def test_a_static_choice_between_loop_iterables(unrolled):
+    qd.init(arch=qd.cpu)
+    n = qd.ndarray(qd.i32, shape=3)
+    n.from_numpy(np.array([2, 0, 3], dtype=np.int32))
+    out = qd.ndarray(qd.i32, shape=3)
+
+    @qd.kernel
+    def k(n: qd.types.ndarray(), out: qd.types.ndarray()):
+        for i in range(3):
+            total = 0
+            for j in qd.static(range(4)) if qd.static(unrolled) else range(n[i]):
+                total += j + 1
+            out[i] = total
+
+    k(n, out)
+    expected = [10, 10, 10] if unrolled else [3, 0, 6]
+    assert out.to_numpy().tolist() == expected
+
+
+def test_a_runtime_choice_between_loop_iterables_is_an_error():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def k(flag: qd.i32, out: qd.types.ndarray()):
+        for i in range(1):
+            for j in range(2) if flag else range(3):
+                out[i] += j
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="condition of a conditional loop iterable must be known"):
+        k(1, np.zeros(1, dtype=np.int32))

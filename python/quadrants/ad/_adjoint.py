@@ -4,6 +4,8 @@
 # differentiable container and an (adjoint (PRIMAL GRAD) ...) clause (docs/IR.md); the C++ pipeline
 # runs reverse_ad on it. Param order matches the launcher's QdArgs: the primal's own params, the
 # gradients of its ndarray arguments, the fields it uses, then those fields' gradients.
+import sys
+
 from .. import _runtime
 from ._grads import dual_of, grad_of
 
@@ -90,8 +92,13 @@ class AdjointLaunchers:
         self.entries.clear()
         self.plans.clear()
 
-    def __call__(self, args):
+    def __call__(self, args, explicit_grads=None):
+        """Runs the adjoint for `args`; explicit_grads (qd.autograd_op) gives the gradient of each parameter in
+        order instead of the arguments' own (.grad), None where there is none."""
         definition = self.definition
+        if definition.reads_twins and not self.tangent:
+            raise RuntimeError(f"Cannot automatically differentiate through a grad tensor: kernel '{self.name}' reads "
+                               "the .grad or .dual of an argument, whose own gradient autodiff does not track.")
         if len(args) != len(definition.params):
             raise TypeError(f"kernel.grad() of '{self.name}' takes the kernel's {len(definition.params)} arguments, "
                             f"but got {len(args)}.")
@@ -100,9 +107,14 @@ class AdjointLaunchers:
         if plan is None:  # the arrays and scalars read through dataclass, data_oriented and qd.Tensor arguments
             _runtime.track(self)
             plan = self.plans[template_key] = definition.discover(args, definition.slot_values(args))[2].plan
-        kinds = [definition.params[k].kind for k in definition.runtime_positions] + [leaf.kind for leaf in plan]
+        params = [definition.params[k] for k in definition.runtime_positions]
+        kinds = [p.kind for p in params] + [leaf.kind for leaf in plan]
+        wanted = [getattr(p.annotation, "needs_grad", None) is not False for p in params] + [True] * len(plan)
         values = [args[k] for k in definition.runtime_positions] + [_leaf_value(definition, args, leaf) for leaf in plan]
-        grads = [self._companion(v) if kind == "array" else None for v, kind in zip(values, kinds)]
+        grads = [self._companion(v) if kind == "array" and want else None
+                 for v, kind, want in zip(values, kinds, wanted)]
+        if explicit_grads is not None:
+            grads[:len(params)] = [explicit_grads[k] for k in definition.runtime_positions]
         mask = tuple(g is not None for g in grads)
         key = (template_key, mask)
         entry = self.entries.get(key)
@@ -111,6 +123,8 @@ class AdjointLaunchers:
         return entry[0](*values, *[g for g in grads if g is not None])
 
     def _companion(self, container):
+        if _is_torch_tensor(container):
+            return torch_grad(container)
         return grad_of(container)
 
     def _make(self, args, mask, plan):
@@ -154,6 +168,23 @@ class AdjointLaunchers:
         return launcher
 
 
+def _is_torch_tensor(value):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def torch_grad(tensor):
+    """The gradient a kernel's adjoint accumulates into for a torch tensor argument: its .grad, made (zeros)
+    when the tensor requires grad and has none yet, as upstream does; None when it does not require grad."""
+    if not tensor.requires_grad:
+        return None
+    if tensor.grad is None:
+        import torch
+
+        tensor.grad = torch.zeros_like(tensor)
+    return tensor.grad
+
+
 def _leaf_value(definition, args, leaf):
     """A leaf's value in this call: its root argument's member at the leaf's path."""
     value = args[next(k for k, p in enumerate(definition.params) if p.name == leaf.path[0])]
@@ -165,8 +196,8 @@ def _leaf_value(definition, args, leaf):
 def _field_grad(container):
     """The gradient of a field the kernel uses as a global, when it has an allocated one of the same layout."""
     grad = getattr(container, "grad", None)
-    if grad is None or getattr(container, "_grad_of", None) is not None:
-        return None
+    if grad is None or grad._place_node is None or getattr(container, "_grad_of", None) is not None:
+        return None  # none, or one never placed (a float field made without a shape always has one)
     layout = getattr(container, "_layout", None)
     if layout is not None and getattr(layout, "activity", None) is not None:
         raise NotImplementedError(f"Gradients of sparse fields ({container._describe()}) are not supported yet.")
@@ -186,7 +217,7 @@ class TangentLaunchers(AdjointLaunchers):
 def _field_dual(container):
     """The dual of a field the kernel uses as a global, when it has one."""
     dual = getattr(container, "dual", None)
-    if dual is None or getattr(container, "_dual_of", None) is not None:
+    if dual is None or dual._place_node is None or getattr(container, "_dual_of", None) is not None:
         return None
     layout = getattr(container, "_layout", None)
     if layout is not None and getattr(layout, "activity", None) is not None:

@@ -9,10 +9,24 @@ from ..lang.tensor_params import unwrap
 _with_grads = weakref.WeakKeyDictionary()
 
 
-def grad_twin(primal, make):
-    """The gradient of `primal`: make() builds a container of the same dtype and shape (zeroed), or
-    None for integer dtypes, which have no gradient (as upstream: needs_grad is ignored for them)."""
-    if primal.dtype.numpy.kind != "f":
+def _check_float(primal, required):
+    """False for integer dtypes, which have no gradient or dual; asked for explicitly (needs_grad=True on
+    qd.field/qd.ndarray), that is upstream's error."""
+    if primal.dtype.numpy.kind == "f":
+        return True
+    if required:
+        from ..lang.errors import QuadrantsRuntimeError
+
+        kind = "field" if getattr(primal, "_kind", None) == "field" else "ndarray"
+        raise QuadrantsRuntimeError(f"{primal.dtype.name} is not supported for {kind} with `needs_grad=True` or "
+                                    "`needs_dual=True`: only float dtypes have gradients.")
+    return False
+
+
+def grad_twin(primal, make, required=False):
+    """The gradient of `primal`: make() builds a container of the same dtype and shape (zeroed), or None
+    for integer dtypes (lazy_grad() and struct members skip them; required=True raises instead)."""
+    if not _check_float(primal, required):
         return None
     grad = make()
     grad._grad_of = weakref.ref(primal)
@@ -21,9 +35,9 @@ def grad_twin(primal, make):
     return grad
 
 
-def dual_twin(primal, make):
-    """The dual (forward-mode tangent) of `primal`, as grad_twin; None for integer dtypes."""
-    if primal.dtype.numpy.kind != "f":
+def dual_twin(primal, make, required=False):
+    """The dual (forward-mode tangent) of `primal`, as grad_twin."""
+    if not _check_float(primal, required):
         return None
     dual = make()
     dual._dual_of = weakref.ref(primal)

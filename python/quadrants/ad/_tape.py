@@ -83,6 +83,8 @@ class Tape:
 
     loss: a 0-d field or a one-element ndarray with a gradient (None: record only; call grad() yourself).
     clear_gradients: zero every field gradient (qd.ad.clear_all_gradients) on entry.
+    grad_check: fields whose gradients are checked against central differences of the recorded calls
+        (float64 loss; an AssertionError names those that disagree).
     validation: upstream's check of the global data access rule; not available here (a warning says so).
     """
 
@@ -97,8 +99,10 @@ class Tape:
         if validation:
             warnings.warn("qd.ad.Tape(validation=True) is not supported yet: kernels that overwrite data their "
                           "adjoint reads are not detected.", stacklevel=2)
-        if grad_check:
-            raise NotImplementedError("qd.ad.Tape(grad_check=...) is not supported yet.")
+        self.grad_check = list(grad_check or [])
+        if self.grad_check and loss is None:
+            raise RuntimeError("qd.ad.Tape(grad_check=...) needs a loss to differentiate.")
+        self.grad_checker = None
 
     def __enter__(self):
         if self.entered:
@@ -108,18 +112,14 @@ class Tape:
         self.entered = True
         loss = self.loss
         if loss is not None:
-            if getattr(loss, "grad", None) is None:
-                raise RuntimeError("Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) "
-                                   "for all fields that are required by autodiff.")
-            size = 1
-            for d in loss.shape:
-                size *= d
-            if size != 1:
-                raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar, or an ndarray with only one "
-                                   "element.")
+            _check_loss(loss)
             if self.clear_gradients:
                 clear_all_gradients()
-            loss.fill(0.0)
+            _fill(loss, 0.0)
+            if self.grad_check:
+                from ._grad_check import GradChecker
+
+                self.grad_checker = GradChecker(loss, self.grad_check)  # the fields' values the calls start from
         elif self.clear_gradients:
             clear_all_gradients()
         _start_recording(self)
@@ -139,18 +139,59 @@ class Tape:
             raise RuntimeError("Before evaluating gradients tape must be entered.")
         if self.gradient_evaluated:
             raise RuntimeError("Gradients of grad can be evaluated only once.")
+        from ._adjoint import NoGradients, _is_torch_tensor, adjoint_launchers, torch_grad
+
         if self.loss is not None:
-            self.loss.grad.fill(1.0)
-        from ._adjoint import NoGradients
+            _fill(torch_grad(self.loss) if _is_torch_tensor(self.loss) else self.loss.grad, 1.0)
 
         for func, args in reversed(self.calls):
-            grad = getattr(func, "grad", None)
-            if grad is not None:
+            if hasattr(func, "definition"):  # a kernel: its adjoint, without kernel.grad()'s warning
                 try:
-                    grad(*args)
+                    adjoint_launchers(func)(args)
                 except NoGradients:
                     pass  # a kernel that touches no array with a gradient adds nothing (upstream runs it anyway)
+            elif getattr(func, "grad", None) is not None:
+                func.grad(*args)
         self.gradient_evaluated = True
+        if self.grad_checker is not None:
+            self.grad_checker.check(self.calls)
+
+
+def _check_loss(loss):
+    """Upstream's checks of a Tape's loss: one element, and a gradient to seed."""
+    from ._adjoint import _is_torch_tensor
+
+    if _is_torch_tensor(loss):
+        if loss.numel() != 1:
+            raise RuntimeError("The loss of `Tape` must be a tensor only contains one element, but got shape "
+                               f"{tuple(loss.shape)}.")
+        if not loss.requires_grad:
+            raise RuntimeError("Gradients of loss are not allocated, please set requires_grad=True for all tensors "
+                               "that are required by autodiff.")
+        return
+    kind = "ndarray" if getattr(loss, "_kind", None) != "field" else "field"
+    size = 1
+    for d in loss.shape:
+        size *= d
+    if size != 1:
+        what = "a 0-D field, i.e. scalar" if kind == "field" else "an ndarray with only one element"
+        raise RuntimeError(f"The loss of `Tape` must be {what}, but got a {kind} of shape {tuple(loss.shape)}.")
+    if getattr(loss, "grad", None) is None or (kind == "field" and loss.grad._place_node is None):
+        what = ("use qd.field(..., needs_grad=True) for all fields" if kind == "field" else
+                "set needs_grad=True for all ndarrays")
+        raise RuntimeError(f"Gradients of loss are not allocated, please {what} that are required by autodiff.")
+
+
+def _fill(container, value):
+    from ._adjoint import _is_torch_tensor
+
+    if _is_torch_tensor(container):
+        import torch
+
+        with torch.no_grad():
+            container.fill_(value)
+    else:
+        container.fill(value)
 
 
 def grad_replaced(func):

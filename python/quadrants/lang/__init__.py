@@ -50,8 +50,10 @@ from .kernels import func, kernel
 from .perf_dispatch import perf_dispatch
 from .struct import Struct, StructField, dataclass
 from .types import ref, template
+from . import simt  # noqa: E402  qd.simt: block, subgroup and grid operations
 
 __all__ = [
+    "simt",
     "kernel", "func", "data_oriented", "template", "ref", "static", "ndrange", "grouped", "loop_config", "types", "math",
     "perf_dispatch",
     "static_assert", "static_print",

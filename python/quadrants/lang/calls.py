@@ -9,6 +9,7 @@ from . import builtins as qd_builtins
 from .compound_params import CompoundRef, is_dataclass_type
 from .tensor_params import is_tensor_annotation
 from .exprs import VectorMethod, is_runtime
+from .errors import QuadrantsSyntaxError
 from .func_args import ArgumentError, bind_arguments
 from .ir_builder import Expr, string_text
 from .source import function_source
@@ -26,6 +27,24 @@ _PYTHON_EQUIVALENTS = {
     _py_math.tanh: qd_builtins.tanh, _py_math.asin: qd_builtins.asin, _py_math.acos: qd_builtins.acos,
     _py_math.atan: qd_builtins.atan,
 }
+
+def _plain_func(fn):
+    """The Func that inlines a plain Python function, kept on the function (a cycle the GC collects)."""
+    from .kernels import Func
+
+    func = fn.__dict__.get("_qd_inlined")
+    if func is None:
+        func = fn.__dict__["_qd_inlined"] = Func(fn)
+    return func
+
+
+def _source_available(fn):
+    try:
+        function_source(fn)
+    except QuadrantsSyntaxError:
+        return False
+    return True
+
 
 def _is_zero(value):
     return isinstance(value, (int, float)) and value == 0
@@ -80,10 +99,12 @@ class CallTranslator:
             return self.call_vector_method(func, args, kwargs)
         from .kernels import BoundFunc, Func, is_kernel
 
+        if isinstance(func, BoundFunc):
+            func, args = func.func, [func.instance, *args]
+        if isinstance(func, Func) and func.is_real:
+            return self.call_real_func(func, args, kwargs)  # real_functions.py
         if isinstance(func, Func):
             return self.inline_func(func, args, kwargs)
-        if isinstance(func, BoundFunc):
-            return self.inline_func(func.func, [func.instance, *args], kwargs)
         if is_kernel(func):
             raise self.fail("a kernel cannot call another kernel", hint="decorate the callee with @qd.func instead.")
         return self.call_python(func, args, kwargs)
@@ -131,6 +152,10 @@ class CallTranslator:
                 raise self.fail(f"getattr() needs a compile-time string name, but got {describe(args[1])}", kind="type")
             return self.compound_member(args[0], args[1])
         if any(is_runtime(a) or isinstance(a, ArrayRef) for a in list(args) + list(kwargs.values())):
+            if inspect.isfunction(func) and _source_available(func):
+                # Upstream runs a plain Python function (a lambda too) on kernel values as it traces: here
+                # it is inlined like a @qd.func, which computes the same.
+                return self.inline_func(_plain_func(func), args, kwargs)
             name = getattr(func, "__name__", repr(func))
             raise self.fail(
                 f"'{name}' is a Python function, so it can only be called on compile-time values inside a kernel",

@@ -11,6 +11,7 @@ from .ir_builder import Expr
 from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
 from .struct_values import StructField, StructVar, is_struct
+from .simt_values import SharedArray
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
 
@@ -275,6 +276,8 @@ class ExprTranslator(DynamicIndexing):
                 return found
         if isinstance(base, ArrayRef):
             return self.array_element(base, index)
+        if isinstance(base, SharedArray):  # qd.simt.block.SharedArray (simt/_ir.py)
+            return base.load(self, index)
         if isinstance(base, StructField):
             return self.struct_field_element(base, index, node.value)
         if isinstance(base, VectorValue):

@@ -301,9 +301,15 @@ class KernelMixin:
     def grad(self, *args):
         """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
         the fields and ndarrays it writes flows back into the .grad of those it reads."""
-        from ..ad._adjoint import adjoint_launchers
+        from ..ad._adjoint import NoGradients, adjoint_launchers
 
-        return adjoint_launchers(self)(args)
+        try:
+            return adjoint_launchers(self)(args)
+        except NoGradients as exc:  # upstream runs such an adjoint, which changes nothing: say so, once
+            if not getattr(self, "_qd_warned_no_gradients", False):
+                self._qd_warned_no_gradients = True
+                warnings.warn(f"{exc} Nothing was done.", stacklevel=2)
+            return None
 
     @property
     def params(self):
@@ -549,6 +555,8 @@ def _located_error(exc, line_sources):
 class Func:
     """A @qd.func: inlined into the kernels that call it."""
 
+    is_real = False  # a RealFunc is called, not inlined
+
     def __init__(self, fn):
         functools.update_wrapper(self, fn)
         self.fn = fn
@@ -560,6 +568,21 @@ class Func:
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another @qd.func.")
+
+
+class RealFunc(Func):
+    """A @qd.real_func: compiled once per signature into a function the kernel calls (real_functions.py)."""
+
+    is_real = True
+
+    def __init__(self, fn):
+        from .real_functions import check_annotations
+
+        check_annotations(fn)
+        super().__init__(fn)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"@qd.real_func '{self.fn.__name__}' can only be called from a @qd.kernel or a @qd.func.")
 
 
 class BoundFunc:
@@ -605,10 +628,12 @@ def kernel(fn=None, **options):
 def func(fn=None, **options):
     """Decorates a Python function as a kernel function, inlined where a kernel calls it.
 
-    Also usable as @qd.func(): upstream's is_real_function=True (a call instead of inlining) is not supported.
+    Also usable as @qd.func(...): is_real_function=True makes it a @qd.real_func (called, not inlined).
     """
     unknown = set(options) - {"is_real_function", "requires_top_level"}
-    if unknown or options.get("is_real_function"):
-        raise TypeError(f"qd.func() does not support {', '.join(sorted(unknown or {'is_real_function=True'}))}; "
-                        "funcs are always inlined.")
-    return func if fn is None else Func(fn)
+    if unknown:
+        raise TypeError(f"qd.func() got unexpected keyword argument(s) {', '.join(sorted(unknown))}; it accepts "
+                        "is_real_function and requires_top_level.")
+    if fn is None:
+        return functools.partial(func, **options)
+    return RealFunc(fn) if options.get("is_real_function") else Func(fn)

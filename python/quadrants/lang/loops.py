@@ -36,7 +36,7 @@ class LoopTranslator:
     def visit_For(self, node):
         if node.orelse:
             raise self.fail("'for ... else' is not supported inside kernels")
-        iter_node = node.iter
+        iter_node = self.chosen_iterable(node.iter)
         func = self.visit(iter_node.func) if isinstance(iter_node, ast.Call) else None
         if func is qd_builtins.static:
             self.unroll(node, self.visit(iter_node))
@@ -50,6 +50,17 @@ class LoopTranslator:
             self.parallel_loop(node, targets, space)
         else:
             self.serial_loop(node, targets, space)
+
+    def chosen_iterable(self, iter_node):
+        """`A if qd.static(c) else B` as a loop's iterable is A or B itself, so `range(n) if qd.static(c) else
+        qd.static(range(3))` loops as the chosen branch would (a runtime range, or an unrolled one)."""
+        while isinstance(iter_node, ast.IfExp):
+            test = self.visit(iter_node.test)
+            if is_runtime(test):
+                raise self.fail("the condition of a conditional loop iterable must be known at compile time",
+                                node=iter_node.test, hint="wrap it in qd.static(...).")
+            iter_node = iter_node.body if test else iter_node.orelse
+        return iter_node
 
     def range_space(self, call):
         args, kwargs = self.call_arguments(call)

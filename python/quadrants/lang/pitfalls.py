@@ -32,13 +32,18 @@ def warn_about_pitfalls(kernel_name, params, spec, args, stacklevel):
     torch = sys.modules.get("torch")
     if torch is None or not torch.is_grad_enabled():
         return
+    from ..ad._tape import recording_tape
+
+    if recording_tape() is not None:  # under qd.ad.Tape, tensors that require grad are how gradients are asked for
+        return
     needing_grad = [p[1] for p, a in zip(params, args) if isinstance(a, torch.Tensor) and a.requires_grad]
     if needing_grad:
         warnings.warn(
             f"Kernel '{kernel_name}' got tensor(s) {_names(needing_grad)} that require grad while autograd is "
-            f"recording. Autograd cannot see quadrants kernels, so no gradient flows through this call. Wrap "
-            f"the kernel in a torch.autograd.Function to train through it, or call it under torch.no_grad() "
-            f"for inference, which also saves memory.",
+            f"recording. Autograd cannot see a kernel called directly, so no gradient flows through this call. "
+            f"Make it a torch op with qd.autograd_op(kernel, outputs=...) to train through it (its backward "
+            f"is the kernel's derived adjoint), or call it under torch.no_grad() for inference, which also "
+            f"saves memory.",
             AutogradWarning,
             stacklevel=stacklevel,
         )

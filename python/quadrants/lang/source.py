@@ -17,6 +17,8 @@ class FunctionSource:
         code = fn.__code__
         self.filename = code.co_filename
         found = _functions_in(self.filename).get((code.co_firstlineno, fn.__name__))
+        if fn.__name__ == "<lambda>":
+            found = _lambda_in(found, code)
         if found is None:
             raise QuadrantsSyntaxError(
                 f"The source of '{fn.__qualname__}' is not available, so it cannot be compiled as a kernel.",
@@ -57,8 +59,38 @@ def _functions_in(filename):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
                     found[(first, node.name)] = (node, lines)
+                elif isinstance(node, ast.Lambda):  # every lambda of a line, for _lambda_in to choose from
+                    found.setdefault((node.lineno, "<lambda>"), ([], lines))[0].append(node)
         _files[filename] = found
     return found
+
+
+def _lambda_in(found, code):
+    """The lambda of `code` among the lambdas that start on its line, as a FunctionDef returning its body.
+
+    A line may hold several lambdas (a list of them, nested ones); the code's first source position lies
+    in its own body, so the innermost lambda whose body spans that position is the one.
+    """
+    if found is None:
+        return None
+    candidates, lines = found
+    line, col = next(((l, c) for l, _, c, _ in code.co_positions() if l == code.co_firstlineno and c), (None, None))
+    spans = [n for n in candidates if line is not None and _spans(n.body, line, col)]
+    if not spans:
+        return None
+    node = min(spans, key=lambda n: (n.body.end_lineno - n.body.lineno, n.body.end_col_offset - n.body.col_offset))
+    body = ast.Return(node.body)
+    ast.copy_location(body, node.body)
+    extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    tree = ast.FunctionDef(name="<lambda>", args=node.args, body=[body], decorator_list=[], returns=None, **extra)
+    ast.copy_location(tree, node)
+    tree.end_lineno, tree.end_col_offset = node.end_lineno, node.end_col_offset
+    return tree, lines
+
+
+def _spans(node, line, col):
+    start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+    return start <= (line, col) < end
 
 
 _cache = {}

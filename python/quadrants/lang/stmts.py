@@ -12,6 +12,7 @@ from .sparse_access import FieldRef, activate_for_store
 from .return_values import tuple_items
 from .struct_values import StructField, StructTarget, StructType, is_struct
 from .types import VectorType, scalar_dtype_name
+from .simt_values import SharedArray, SharedTarget
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
@@ -206,6 +207,8 @@ class StmtTranslator(LoopTranslator):
             base = self.visit(node.value)
             if isinstance(base, ArrayRef):
                 return self.array_target(base, self.visit(node.slice))
+            if isinstance(base, SharedArray):  # qd.simt.block.SharedArray (simt/_ir.py)
+                return base.target(self, self.visit(node.slice))
             if isinstance(base, StructField):
                 return self.struct_field_target(base, self.visit(node.slice), node.value)
             return self.vector_target_element(self.lvalue(node.value), self.visit(node.slice))
@@ -260,7 +263,7 @@ class StmtTranslator(LoopTranslator):
         first = target.targets[0] if isinstance(target, VectorTarget) else target
         if isinstance(first, SelectTarget) and first.writes_array:
             return True
-        return isinstance(first, ArrayTarget) or first.parallel_depth < self.parallel_depth
+        return isinstance(first, (ArrayTarget, SharedTarget)) or first.parallel_depth < self.parallel_depth
 
     def target_value(self, target):
         if isinstance(target, VectorTarget):
@@ -348,7 +351,9 @@ class StmtTranslator(LoopTranslator):
         self.builder.emit(f"assert {self.ops.text(self.scalar(cond, 'an assert condition'))} {string_text(message)}")
 
     def visit_Return(self, node):
-        if self.ctx.is_kernel:
+        if self.ctx.real_function is not None:
+            self.real_return(node)
+        elif self.ctx.is_kernel:
             self.kernel_return(node)
         elif self.ctx.done_flag:
             self.early_return(node)

@@ -14,6 +14,7 @@ from .tensor_params import ARRAY, unwrap
 from .exprs import ExprTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from .random_numbers import RandomTranslator
+from .real_functions import RealFunctionTranslator
 from .source import function_source
 from .sparse_access import kernel_ref
 from .stmts import StmtTranslator
@@ -41,11 +42,13 @@ class FunctionContext:
                 pass
         self.return_value = None
         self.return_annotation = None
+        self.real_function = None  # the _Signature when this is a @qd.real_func's body (real_functions.py)
         self.done_flag = None  # set when a func returns from inside an if or loop (stmts.py)
         self.return_slot = None
 
 
-class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator):
+class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
+                 RealFunctionTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -65,6 +68,9 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.parallel_depth = 0
         self.pending_loop_config = None
         self.inline_stack = []
+        self.real_functions = {}  # (func id, static argument keys) -> (_Signature, static values)
+        self.real_function_order = []  # the _Signatures in the order they were met
+        self.real_function_depth = 0  # > 0 while a real function's body is translated
         self.leaves = None  # DiscoverLeaves or PlannedLeaves (compound_params.py)
         self.leaf_values = {}  # path -> the ArrayRef or (arg ...) Expr of a leaf read so far
         self.leaf_texts = {}  # path -> its IR param text
@@ -375,8 +381,9 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
         f"(source_file {string_text(source.filename)}))"
     )
     body = "".join("\n    " + stmt.render(4) for stmt in tr.builder.top())
+    functions = "".join(f"  {text}\n" for text in tr.real_function_texts())
     text = (
         f"(kernel {name}\n  {options}\n  (params {' '.join(param_texts)})\n"
-        f"  (returns {tr.returns_text(returns)})\n  (body{body}))\n"
+        f"  (returns {tr.returns_text(returns)})\n{functions}  (body{body}))\n"
     )
     return text, list(tr.globals), tr.line_sources

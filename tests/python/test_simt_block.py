@@ -1,0 +1,192 @@
+# tests/python/test_simt_block.py: qd.simt on the CPU (fibers) checked against numpy: shared arrays with barriers, block reductions and scans, subgroup shuffles.
+#
+# Marked cpu_only: the CUDA driver emulation runs a block's threads one after another, so a real
+# __syncthreads cannot work there yet; QD_CHECK_CUDA=1 still compiles every kernel here with NVRTC.
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+pytestmark = pytest.mark.cpu_only
+
+
+@pytest.fixture(autouse=True)
+def _cpu():
+    qd.init(arch=qd.cpu)
+
+
+def test_shared_array_sum_with_sync():
+    n, bd = 256, 64
+
+    @qd.kernel
+    def k(src: qd.types.ndarray(dtype=qd.f32, ndim=1), out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        qd.loop_config(block_dim=bd)
+        for i in range(n):
+            sh = qd.simt.block.SharedArray((bd,), qd.f32)
+            tid = qd.simt.block.thread_idx()
+            sh[tid] = src[i]
+            qd.simt.block.sync()
+            # tree reduction in shared memory: a barrier in a serial loop
+            stride = bd // 2
+            while stride > 0:
+                if tid < stride:
+                    sh[tid] = sh[tid] + sh[tid + stride]
+                qd.simt.block.sync()
+                stride //= 2
+            if tid == 0:
+                out[i // bd] = sh[0]
+
+    src = np.random.default_rng(0).random(n).astype(np.float32)
+    out = np.zeros(n // bd, np.float32)
+    k(src, out)
+    np.testing.assert_allclose(out, src.reshape(-1, bd).sum(1), rtol=1e-5)
+
+
+def test_reverse_within_block_needs_the_barrier():
+    # every thread reads another thread's write: without barrier semantics thread 0 would read stale data
+    n, bd = 128, 32
+
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        qd.loop_config(block_dim=bd)
+        for i in range(n):
+            sh = qd.simt.block.SharedArray((bd,), qd.i32)
+            tid = qd.simt.block.thread_idx()
+            sh[tid] = a[i] * 10
+            qd.simt.block.sync()
+            a[i] = sh[bd - 1 - tid] + qd.simt.block.global_thread_idx() * 0
+
+    a = np.arange(n, dtype=np.int32)
+    k(a)
+    np.testing.assert_array_equal(a, (np.arange(n).reshape(-1, bd)[:, ::-1] * 10).ravel())
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [(qd.f32, np.float32), (qd.i32, np.int32), (qd.f64, np.float64)])
+def test_block_reduce_all_and_scans(dtype, np_dtype):
+    n, bd = 512, 128
+
+    @qd.kernel
+    def k(src: qd.types.ndarray(dtype=dtype, ndim=1), total: qd.types.ndarray(dtype=dtype, ndim=1),
+          inc: qd.types.ndarray(dtype=dtype, ndim=1), exc: qd.types.ndarray(dtype=dtype, ndim=1),
+          mx: qd.types.ndarray(dtype=dtype, ndim=1)):
+        qd.loop_config(block_dim=bd)
+        for i in range(n):
+            v = src[i]
+            total[i] = qd.simt.block.reduce_all_add(v, bd, dtype)
+            inc[i] = qd.simt.block.inclusive_add(v, bd, dtype)
+            exc[i] = qd.simt.block.exclusive_add(v, bd, dtype)
+            m = qd.simt.block.reduce_max(v, bd, dtype)
+            if qd.simt.block.thread_idx() == 0:
+                mx[i // bd] = m
+
+    rng = np.random.default_rng(1)
+    src = (rng.integers(-50, 50, n)).astype(np_dtype)
+    total, inc, exc = (np.zeros(n, np_dtype) for _ in range(3))
+    mx = np.zeros(n // bd, np_dtype)
+    k(src, total, inc, exc, mx)
+    blocks = src.reshape(-1, bd)
+    np.testing.assert_allclose(total, np.repeat(blocks.sum(1), bd))
+    np.testing.assert_allclose(inc, np.cumsum(blocks, 1).ravel())
+    np.testing.assert_allclose(exc, (np.cumsum(blocks, 1) - blocks).ravel())
+    np.testing.assert_allclose(mx, blocks.max(1))
+
+
+def test_subgroup_shuffles_and_reductions():
+    n, bd = 128, 64
+
+    @qd.kernel
+    def k(src: qd.types.ndarray(dtype=qd.f32, ndim=1), out: qd.types.ndarray(dtype=qd.f32, ndim=2)):
+        qd.loop_config(block_dim=bd)
+        for i in range(n):
+            sg = qd.simt.subgroup
+            v = src[i]
+            lane = sg.invocation_id()
+            out[i, 0] = sg.shuffle(v, qd.u32((lane // 4) * 4 + 3 - lane % 4))
+            out[i, 1] = sg.shuffle_down(v, qd.u32(1))
+            out[i, 2] = sg.shuffle_up(v, qd.u32(2))
+            out[i, 3] = sg.shuffle_xor(v, qd.u32(1))
+            out[i, 4] = sg.reduce_all_add(v)
+            out[i, 5] = sg.reduce_add(v)
+            out[i, 6] = sg.inclusive_add(v)
+            out[i, 7] = sg.reduce_all_min(v)
+            out[i, 8] = qd.cast(sg.ballot_first_n(qd.i32(v > 0.5), 32), qd.f32)
+
+    src = np.random.default_rng(2).random(n).astype(np.float32)
+    out = np.zeros((n, 9), np.float32)
+    k(src, out)
+    w = src.reshape(-1, 32)
+    lanes = np.arange(32)
+    np.testing.assert_array_equal(out[:, 0], w[:, (lanes // 4) * 4 + 3 - lanes % 4].ravel())
+    np.testing.assert_array_equal(out[:, 1], np.where(lanes < 31, w[:, np.minimum(lanes + 1, 31)], w).ravel())
+    np.testing.assert_array_equal(out[:, 2], np.where(lanes >= 2, w[:, np.maximum(lanes - 2, 0)], w).ravel())
+    np.testing.assert_array_equal(out[:, 3], w[:, lanes ^ 1].ravel())
+    np.testing.assert_allclose(out[:, 4], np.repeat(w.sum(1), 32), rtol=1e-5)
+    np.testing.assert_allclose(out[::32, 5], w.sum(1), rtol=1e-5)
+    np.testing.assert_allclose(out[:, 6], np.cumsum(w, 1).ravel(), rtol=1e-5)
+    np.testing.assert_array_equal(out[:, 7], np.repeat(w.min(1), 32))
+    bits = ((w > 0.5) << lanes).sum(1).astype(np.uint32)
+    np.testing.assert_array_equal(out[::32, 8].astype(np.uint32), bits.astype(np.float32).astype(np.uint32))
+
+
+def test_sync_count_and_votes():
+    n, bd = 96, 96  # a block of three subgroups
+
+    @qd.kernel
+    def k(src: qd.types.ndarray(dtype=qd.i32, ndim=1), out: qd.types.ndarray(dtype=qd.i32, ndim=2)):
+        qd.loop_config(block_dim=bd)
+        for i in range(n):
+            p = src[i]
+            out[i, 0] = qd.simt.block.sync_count_nonzero(p)
+            out[i, 1] = qd.simt.block.sync_all_nonzero(p)
+            out[i, 2] = qd.simt.block.sync_any_nonzero(p)
+            out[i, 3] = qd.simt.subgroup.any_true(p)
+            out[i, 4] = qd.simt.subgroup.all_true(1 - p * 0)
+
+    src = np.zeros(n, np.int32)
+    src[[3, 40, 41]] = 1
+    out = np.zeros((n, 5), np.int32)
+    k(src, out)
+    assert (out[:, 0] == 3).all() and (out[:, 1] == 0).all() and (out[:, 2] == 1).all()
+    np.testing.assert_array_equal(out[:, 3], np.repeat([1, 1, 0], 32))
+    assert (out[:, 4] == 1).all()
+
+
+def test_partial_last_block_and_continue():
+    # 100 iterations in blocks of 32: the last block has 4 threads; threads that `continue` stop counting
+    n, bd = 100, 32
+
+    @qd.kernel
+    def k(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        qd.loop_config(block_dim=bd)
+        for i in range(n):
+            if i % 2 == 1:
+                continue
+            out[i] = qd.simt.block.sync_count_nonzero(1)
+
+    out = np.zeros(n, np.int32)
+    k(out)
+    expected = np.where(np.arange(n) % 2 == 0, np.where(np.arange(n) < 96, 16, 2), 0)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_simt_outside_parallel_loop_is_an_error():
+    @qd.kernel
+    def k():
+        qd.simt.block.sync()
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="only inside the outermost"):
+        k()
+
+
+def test_divergent_subgroup_and_block_barrier_is_reported():
+    @qd.kernel
+    def k(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        qd.loop_config(block_dim=32)
+        for i in range(32):
+            if i < 16:
+                out[i] = qd.simt.subgroup.shuffle(i, qd.u32(0))
+            else:
+                qd.simt.block.sync()
+
+    with pytest.raises(RuntimeError, match="stopped waiting for each other"):
+        k(np.zeros(32, np.int32))
