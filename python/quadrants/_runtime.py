@@ -4,7 +4,7 @@ import platform
 import warnings
 import weakref
 
-from . import _dtypes, _init_options, _logging
+from . import _cache, _dtypes, _init_options, _logging
 
 
 class Arch:
@@ -228,6 +228,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
 
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
+    _cache.apply_init_options(values, kwargs)
     _core.set_kernel_profiling(bool(values["kernel_profiler"]))
     _core.clear_kernel_times()
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
