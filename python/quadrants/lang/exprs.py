@@ -134,12 +134,8 @@ class ExprTranslator(DynamicIndexing):
                 self.pop_scope()
 
     def visit_BinOp(self, node):
-        left, right = self.visit(node.left), self.visit(node.right)
+        left, right = _list_as_vector(self.visit(node.left), self.visit(node.right))
         op_type = type(node.op)
-        if isinstance(left, VectorValue) and isinstance(right, (tuple, list)):  # (i, j, k) + offset: as a vector
-            right = VectorValue(list(right), (len(right),))
-        elif isinstance(right, VectorValue) and isinstance(left, (tuple, list)):
-            left = VectorValue(list(left), (len(left),))
         if isinstance(node.op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
             return self.ops.matmul(left, right)
         if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):
@@ -173,7 +169,7 @@ class ExprTranslator(DynamicIndexing):
         left = self.visit(node.left)
         result = None
         for op_node, right_node in zip(node.ops, node.comparators):
-            right = self.visit(right_node)
+            left, right = _list_as_vector(left, self.visit(right_node))  # v == [1, 0, 1]: elementwise
             if is_runtime(left) or is_runtime(right):
                 if type(op_node) not in _COMPARE_OPS:
                     raise self.fail(
@@ -378,3 +374,12 @@ def element_indices(element_shape):
     if len(element_shape) == 1:
         return [(i,) for i in range(element_shape[0])]
     return [(i, j) for i in range(element_shape[0]) for j in range(element_shape[1])]
+
+
+def _list_as_vector(left, right):
+    """A Python list or tuple beside a vector operand is a vector of its entries ((i, j) + offset, v == [1, 0])."""
+    if isinstance(left, VectorValue) and isinstance(right, (tuple, list)):
+        return left, VectorValue(list(right), (len(right),))
+    if isinstance(right, VectorValue) and isinstance(left, (tuple, list)):
+        return VectorValue(list(left), (len(left),)), right
+    return left, right

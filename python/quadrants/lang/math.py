@@ -89,3 +89,5 @@ vec2, vec3, vec4 = (_VectorType((n,), None) for n in (2, 3, 4))
 ivec2, ivec3, ivec4 = (_VectorType((n,), int) for n in (2, 3, 4))
 uvec2, uvec3, uvec4 = (_VectorType((n,), _u32) for n in (2, 3, 4))  # upstream's default_up is u32
 mat2, mat3, mat4 = (_VectorType((n, n), None) for n in (2, 3, 4))
+
+from .math_transforms import rot_by_axis, rot_yaw_pitch_roll, rotation2d, rotation3d, scale, translate, vdir  # noqa: E402,F401
