@@ -162,8 +162,19 @@ class ExprTranslator(DynamicIndexing):
                     return result
                 result = self.visit(value_node)
                 continue
-            result = self.ops.bin(op, self.scalar(result, op), self.scalar(self.visit(value_node), op))
+            result = self._logical(op, result, self.visit(value_node))
         return result
+
+    def _logical(self, op, left, right):
+        """As upstream: on scalars Python's value semantics (`a and b` is b if a is nonzero, else a; `a or b` is a
+        if a is nonzero, else b: `1 and 2` is 2); on vectors elementwise 0/1 truth values. Both sides are evaluated."""
+        left, right = self.materialize_value(left), self.materialize_value(right)
+        if isinstance(left, VectorValue) or isinstance(right, VectorValue):
+            return self.ops._elementwise(lambda a, b: self.ops.bin(op, self.ops.bin("ne", a, 0),
+                                                                   self.ops.bin("ne", b, 0)), left, right, op)
+        left, right = self.scalar(left, op), self.scalar(right, op)
+        truthy = self.ops.bin("ne", left, 0)
+        return self.ops.select(truthy, right, left) if op == "and" else self.ops.select(truthy, left, right)
 
     def visit_Compare(self, node):
         left = self.visit(node.left)
