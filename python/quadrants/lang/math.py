@@ -17,6 +17,7 @@ asin, acos, atan, atan2, tanh = _b.asin, _b.acos, _b.atan, _b.atan2, _b.tanh
 exp, log, floor, ceil, round = _b.exp, _b.log, _b.floor, _b.ceil, _b.round  # noqa: A001
 abs, min, max, pow = _b.abs, _b.min, _b.max, _b.pow  # noqa: A001
 log2, exp2, isnan, isinf, select = _b.log2, _b.exp2, _b.isnan, _b.isinf, _b.select
+popcnt, clz, ffs = _b.popcnt, _b.clz, _b.ffs
 
 
 def _composite(name, python_impl, kernel_impl):
