@@ -46,3 +46,16 @@ def test_conditions_keep_their_meaning():
         return r
 
     assert [classify(v) for v in (-5, -1, 0, 1, 9, 10)] == [1, 0, 0, 1, 1, 0]
+
+
+def test_long_value_chains_and_side_effects_run_once():
+    counter = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def chain(x: qd.i32) -> qd.i32:
+        v = (x + 1) and (x + 2) and (x + 3) and (x + 4) and (x + 5) and (x + 6) and (x + 7) and (x + 8)
+        return v or (qd.atomic_add(counter[None], 1) + 100)
+
+    # Both operands are evaluated (no short circuit, as upstream by default): the atomic runs once per call.
+    assert chain(1) == 9 and counter[None] == 1
+    assert chain(-3) == 101 and counter[None] == 2  # x + 3 is 0: the chain gives 0, `or` its right side (old 1 + 100)

@@ -173,8 +173,19 @@ class ExprTranslator(DynamicIndexing):
             return self.ops._elementwise(lambda a, b: self.ops.bin(op, self.ops.bin("ne", a, 0),
                                                                    self.ops.bin("ne", b, 0)), left, right, op)
         left, right = self.scalar(left, op), self.scalar(right, op)
+        if _is_truth_value(left) and _is_truth_value(right):  # both 0/1: the value rule is the logical op
+            return self.ops.bin(op, left, right)
+        left = self.bind_once(left)  # read twice below
         truthy = self.ops.bin("ne", left, 0)
         return self.ops.select(truthy, right, left) if op == "and" else self.ops.select(truthy, left, right)
+
+    def bind_once(self, value):
+        """A kernel value read more than once: a temporary unless it is already a name or a constant."""
+        if not isinstance(value, Expr) or value.text.startswith(("(arg ", "(var ", "(const ")):
+            return value
+        name = self.names.fresh("_t")
+        self.builder.emit(f"decl {name} {value.text}")
+        return Expr(f"(var {name})")
 
     def visit_Compare(self, node):
         left = self.visit(node.left)
@@ -394,3 +405,13 @@ def _list_as_vector(left, right):
     if isinstance(right, VectorValue) and isinstance(left, (tuple, list)):
         return VectorValue(list(left), (len(left),)), right
     return left, right
+
+
+_TRUTH_VALUE_HEADS = tuple(f"(bin {op} " for op in ("eq", "ne", "lt", "le", "gt", "ge", "and", "or")) + ("(un not ",)
+
+
+def _is_truth_value(value):
+    """Whether a value is known to be 0 or 1 (a comparison, `not`, a logical op, a bool constant)."""
+    if isinstance(value, bool):
+        return True
+    return isinstance(value, Expr) and value.text.startswith(_TRUTH_VALUE_HEADS)
