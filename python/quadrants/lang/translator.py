@@ -123,7 +123,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         for table in (self.ctx.closure, self.ctx.globals, _py_builtins.__dict__):
             if name in table:
                 return self.capture(table[name], name)
-        raise self.fail(f"name '{name}' is not defined", kind="syntax")
+        raise self.fail(f'name "{name}" is not defined', kind="name")  # upstream's class and wording
 
     def capture(self, value, py_name=None, label=None):
         """Turns a Python value seen by a kernel into a translated value (fields become globals)."""
