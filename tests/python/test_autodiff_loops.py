@@ -249,3 +249,21 @@ def test_parallel_loops_reading_their_own_element_or_a_fixed_one_are_fine():
     assert x.grad[None] == n * out[n]
     assert out.grad[n] == n * 0.5
     np.testing.assert_array_equal(out.grad.to_numpy()[:n], 3.0)
+
+
+def test_reading_one_entry_of_an_element_and_writing_another_is_no_race():
+    pos = qd.Vector.field(3, qd.f64, shape=(4, 4), needs_grad=True)
+    w = qd.field(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i, j in pos:
+            coord = qd.Vector([i, j])
+            pos[coord][1] += w[None] * pos[coord][0]  # iteration (i, j) reads and writes only cell (i, j)
+
+    pos.from_numpy(np.ones((4, 4, 3)))
+    w[None] = 2.0
+    k()
+    pos.grad.fill(1.0)
+    k.grad()
+    assert w.grad[None] == 16.0
