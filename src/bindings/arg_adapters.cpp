@@ -391,21 +391,27 @@ void register_container_type(nb::handle type) {
   container_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
 }
 
-PyObject* torch_grad_hook = nullptr;  // quadrants.ad's torch_grad(tensor)
+// quadrants.ad's torch_grad(tensor), registered on import; called per torch tensor argument only once the
+// program has passed a tensor that requires grad to some kernel (the first specialization that meets one
+// turns this on, quadrants/lang/pitfalls.py): torch's requires_grad getter costs about 45 ns per tensor.
+PyObject* torch_grad_hook = nullptr;
 
 void register_torch_grad_hook(nb::handle hook) {
   Py_XDECREF(torch_grad_hook);
   torch_grad_hook = hook.inc_ref().ptr();
 }
 
+bool torch_grad_checks_enabled() { return torch_grad_hook != nullptr; }
+
 // Upstream gives a tensor that requires grad a zero .grad when a kernel receives it, so that kernel.grad()
-// and the torch.autograd.Functions written around kernels find one. Costs one attribute read per tensor.
+// and the torch.autograd.Functions written around kernels find one.
 void prepare_torch_grad(PyObject* obj) {
+  if (!torch_grad_hook) return;
   static PyObject* requires_grad = PyUnicode_InternFromString("requires_grad");
   PyObject* flag = PyObject_GetAttr(obj, requires_grad);
   if (!flag) throw nb::python_error();
   Py_DECREF(flag);  // a bool singleton: comparing its address after the decref is safe
-  if (flag != Py_True || !torch_grad_hook) return;
+  if (flag != Py_True) return;
   PyObject* result = PyObject_CallOneArg(torch_grad_hook, obj);
   if (!result) throw nb::python_error();
   Py_DECREF(result);

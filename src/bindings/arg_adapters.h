@@ -70,8 +70,9 @@ void register_container_type(nanobind::handle type);
 
 // Registers qd.Tensor, the wrapper around a field or ndarray; kernels take it as what it wraps (its `_impl`).
 void register_tensor_wrapper_type(nanobind::handle type);
-// quadrants.ad's torch_grad(tensor), called for each torch tensor argument that requires grad.
+// quadrants.ad's torch_grad(tensor), called for each torch tensor argument that requires grad from then on.
 void register_torch_grad_hook(nanobind::handle hook);
+bool torch_grad_checks_enabled();
 
 // Whether obj.__dlpack_device__() is CUDA memory (device or managed), and which device.
 bool dlpack_on_cuda(PyObject* obj, int* device);

@@ -16,7 +16,9 @@ void bind_runtime(nb::module_& m) {
   m.def("register_tensor_wrapper_type", &register_tensor_wrapper_type,
         "Registers qd.Tensor, whose wrapped field or ndarray kernels take in its place.");
   m.def("register_torch_grad_hook", &register_torch_grad_hook,
-        "Registers the function that gives a torch tensor argument requiring grad its .grad.");
+        "From now on, gives each torch tensor argument that requires grad its .grad through `hook`.");
+  m.def("torch_grad_checks", [] { return torch_grad_checks_enabled(); },
+        "Whether launches give torch tensors that require grad a .grad (on once a kernel met one).");
   m.def("register_numpy_type", &register_numpy_type, "Registers numpy.ndarray for the direct argument path.");
   m.def("set_num_threads", &set_num_threads, "Resizes the CPU thread pool (0: one per hardware thread).");
   m.def("num_threads", [] { return default_thread_pool().num_threads(); });

@@ -113,3 +113,32 @@ def test_differentiating_a_kernel_that_reads_a_gradient_is_an_error():
     assert b[None] == 8.0
     with pytest.raises(RuntimeError, match="Cannot automatically differentiate through a grad tensor: kernel 'k'"):
         k.grad(a, b)
+
+
+def test_launches_check_requires_grad_only_after_a_kernel_met_a_tensor_that_requires_grad(tmp_path):
+    # The check costs torch's requires_grad getter per tensor (about 45 ns), so it is off until needed.
+    import subprocess
+    import sys
+
+    script = (
+        "import torch, quadrants as qd\n"
+        "from quadrants import _core\n"
+        "qd.init(arch=qd.cpu)\n"
+        "@qd.kernel\n"
+        "def k(x: qd.types.ndarray(), y: qd.types.ndarray()):\n"
+        "    for i in x:\n"
+        "        y[i] = x[i]\n"
+        "x, y = torch.ones(2), torch.zeros(2)\n"
+        "k(x, y)\n"
+        "print(_core.torch_grad_checks())\n"
+        "x.requires_grad_()\n"
+        "k(x, y)\n"  # the same specialization: no check yet, so no .grad
+        "print(_core.torch_grad_checks(), x.grad is None)\n"
+        "k(x.detach().requires_grad_(), torch.zeros(2, dtype=torch.float64))\n"  # a new one: turns it on
+        "k(x, y)\n"
+        "print(_core.torch_grad_checks(), x.grad.tolist())\n"
+    )
+    path = tmp_path / "grad_checks.py"
+    path.write_text(script)
+    out = subprocess.run([sys.executable, "-W", "ignore", str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:3] == ["False", "False True", "True [0.0, 0.0]"]

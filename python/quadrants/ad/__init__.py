@@ -7,8 +7,3 @@ from ._grads import clear_all_duals, clear_all_gradients
 from ._tape import FwdMode, Tape, grad_for, grad_replaced, no_grad
 
 __all__ = ["FwdMode", "Tape", "clear_all_duals", "clear_all_gradients", "grad_for", "grad_replaced", "no_grad"]
-
-from .. import _core as _core_module
-from ._adjoint import torch_grad as _torch_grad
-
-_core_module.register_torch_grad_hook(_torch_grad)  # kernels give torch tensors that require grad a .grad

@@ -30,13 +30,17 @@ def warn_about_pitfalls(kernel_name, params, spec, args, stacklevel):
             stacklevel=stacklevel,
         )
     torch = sys.modules.get("torch")
-    if torch is None or not torch.is_grad_enabled():
+    if torch is None:
+        return
+    needing_grad = [p[1] for p, a in zip(params, args) if isinstance(a, torch.Tensor) and a.requires_grad]
+    if needing_grad:
+        _give_torch_tensors_grads(torch, args)
+    if not torch.is_grad_enabled():
         return
     from ..ad._tape import recording_tape
 
     if recording_tape() is not None:  # under qd.ad.Tape, tensors that require grad are how gradients are asked for
         return
-    needing_grad = [p[1] for p, a in zip(params, args) if isinstance(a, torch.Tensor) and a.requires_grad]
     if needing_grad:
         warnings.warn(
             f"Kernel '{kernel_name}' got tensor(s) {_names(needing_grad)} that require grad while autograd is "
@@ -47,6 +51,19 @@ def warn_about_pitfalls(kernel_name, params, spec, args, stacklevel):
             AutogradWarning,
             stacklevel=stacklevel,
         )
+
+
+def _give_torch_tensors_grads(torch, args):
+    """As upstream, a kernel gives a tensor that requires grad a zero .grad (kernel.grad() accumulates into it).
+    This call's tensors get theirs here; later launches check in C++, which is switched on now, so programs
+    that never pass such tensors never pay for reading requires_grad."""
+    from .. import _core
+    from ..ad._adjoint import torch_grad
+
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.requires_grad:
+            torch_grad(a)
+    _core.register_torch_grad_hook(torch_grad)
 
 
 def _names(names):
