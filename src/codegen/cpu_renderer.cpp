@@ -1,6 +1,7 @@
 // src/codegen/cpu_renderer.cpp: the CPU C++ target: parallel loops become closures run by the launcher's pool.
 #include <map>
 
+#include "codegen/array_uses.h"
 #include "codegen/cstyle_renderer.h"
 #include "ir/ir_mutator.h"
 #include "ir/ir_printer.h"
@@ -53,28 +54,8 @@ std::vector<const SimtStmt*> shared_decls(const Block& body) {
   return uses.shared;
 }
 
-// The array params a block loads, stores or updates.
-class TouchedArrays : public IRVisitor {
- public:
-  std::set<std::string> names;
-
- private:
-  void visit_load(const Load& e) override {
-    names.insert(e.ref.array);
-    IRVisitor::visit_load(e);
-  }
-  void visit_store(const Store& s) override {
-    names.insert(s.ref.array);
-    IRVisitor::visit_store(s);
-  }
-  void visit_atomic(const Atomic& e) override {
-    if (!e.local) names.insert(e.ref.array);
-    IRVisitor::visit_atomic(e);
-  }
-};
-
 std::set<std::string> arrays_touched(const Block& body) {
-  TouchedArrays touched;
+  ArrayUses touched(true, false);  // loaded, stored or updated
   touched.visit(body);
   return touched.names;
 }

@@ -9,6 +9,7 @@
 // value (empty for void), so `return {};` ends any function early after a failed debug check.
 #include <set>
 
+#include "codegen/array_uses.h"
 #include "codegen/cstyle_renderer.h"
 #include "ir/ir_mutator.h"
 #include "quadrants/errors.h"
@@ -19,34 +20,13 @@ using namespace qd::ir;
 
 namespace {
 
-// The array params a block reads, writes or asks the shape of.
-class ArraysUsed : public IRVisitor {
- public:
-  std::set<std::string> names;
-
- private:
-  void visit_load(const Load& e) override {
-    names.insert(e.ref.array);
-    IRVisitor::visit_load(e);
-  }
-  void visit_store(const Store& s) override {
-    names.insert(s.ref.array);
-    IRVisitor::visit_store(s);
-  }
-  void visit_atomic(const Atomic& e) override {
-    if (!e.local) names.insert(e.ref.array);
-    IRVisitor::visit_atomic(e);
-  }
-  void visit_shape(const Shape& e) override { names.insert(e.array); }
-};
-
 std::string return_type(const Function& f) { return "qd_ret_" + f.name; }
 
 }  // namespace
 
 // In kernel param order, so the instance's initializer follows the struct's members.
 std::vector<std::string> CStyleRenderer::function_arrays() const {
-  ArraysUsed used;
+  ArrayUses used(true, true);
   visit_functions(used, kernel_);
   std::vector<std::string> out;
   for (const Param& p : kernel_.params) {

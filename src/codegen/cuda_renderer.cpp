@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "codegen/array_uses.h"
 #include "codegen/cstyle_renderer.h"
 #include "ir/ir_mutator.h"
 #include "quadrants/errors.h"
@@ -50,22 +51,6 @@ class ReferencedLocals : public IRVisitor {
     touches_memory = true;
     names.insert(c.results.begin(), c.results.end());
     IRVisitor::visit_call(c);
-  }
-};
-
-// Arrays that a store or an atomic writes, by name.
-class WrittenArrays : public IRVisitor {
- public:
-  std::set<std::string> names;
-
- private:
-  void visit_store(const Store& s) override {
-    names.insert(s.ref.array);
-    IRVisitor::visit_store(s);
-  }
-  void visit_atomic(const Atomic& e) override {
-    if (!e.local) names.insert(e.ref.array);
-    IRVisitor::visit_atomic(e);
   }
 };
 
@@ -405,7 +390,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   result.source = out_;
   result.assert_messages = assert_messages_;
   result.frame_bytes = frame_bytes_;
-  WrittenArrays written;
+  ArrayUses written(false, false);
   written.visit(kernel_.body);
   visit_functions(written, kernel_);
   for (const Param& p : kernel_.params) result.param_written.push_back(written.names.count(p.name) != 0);
