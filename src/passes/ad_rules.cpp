@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "ir/ir_mutator.h"
 #include "quadrants/errors.h"
 
 namespace qd::passes::ad {
@@ -138,6 +139,20 @@ void reject_functions(const ir::Kernel& kernel) {
                             "' (a @qd.real_func), and autodiff (kernel.grad, qd.ad.Tape, qd.ad.FwdMode) does not "
                             "differentiate through real functions. Use @qd.func, which is inlined, instead.",
                         0, 0);
+}
+
+void collect_local_names(const ir::Block& body, std::set<std::string>& names) {
+  struct Collector : ir::IRVisitor {
+    std::set<std::string>* used;
+    void visit_decl(const ir::Decl& s) override { used->insert(s.name), IRVisitor::visit_decl(s); }
+    void visit_for(const ir::For& s) override { used->insert(s.var), IRVisitor::visit_for(s); }
+    void visit_parallel_for(const ir::ParallelFor& s) override {
+      used->insert(s.vars.begin(), s.vars.end());
+      IRVisitor::visit_parallel_for(s);
+    }
+  } collector;
+  collector.used = &names;
+  collector.visit(body);
 }
 
 std::map<std::string, std::string> checked_pairs(const ir::Kernel& kernel, const std::vector<ir::AdjointPair>& pairs,

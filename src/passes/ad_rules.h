@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ ir::Expr constant(DtypeCode type, double value);
 // partner in the type errors ("gradient", "dual").
 // Autodiff does not enter functions (a @qd.real_func): a kernel that calls one is rejected, naming it.
 void reject_functions(const ir::Kernel& kernel);
+
+// Adds every local and loop variable declared in `body` to `names`, so that the autodiff passes can make
+// fresh names that collide with none of them.
+void collect_local_names(const ir::Block& body, std::set<std::string>& names);
 
 std::map<std::string, std::string> checked_pairs(const ir::Kernel& kernel, const std::vector<ir::AdjointPair>& pairs,
                                                  const std::string& what);

@@ -34,17 +34,7 @@ class Tangents : public IRMutator {
   Tangents(const Kernel& kernel, const std::map<std::string, std::string>& dual_of)
       : kernel_(kernel), dual_of_(dual_of) {
     for (const Param& p : kernel.params) used_.insert(p.name);
-    struct Collector : IRVisitor {
-      std::set<std::string>* used;
-      void visit_decl(const Decl& s) override { used->insert(s.name), IRVisitor::visit_decl(s); }
-      void visit_for(const For& s) override { used->insert(s.var), IRVisitor::visit_for(s); }
-      void visit_parallel_for(const ParallelFor& s) override {
-        used->insert(s.vars.begin(), s.vars.end());
-        IRVisitor::visit_parallel_for(s);
-      }
-    } collector;
-    collector.used = &used_;
-    collector.visit(kernel.body);
+    collect_local_names(kernel.body, used_);
   }
 
  protected:

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "ir/ir_mutator.h"
+#include "passes/ad_rules.h"
 
 namespace qd::passes::reverse_tape {
 
@@ -21,17 +22,7 @@ using namespace qd::ir;
 class BreakContinueLowering {
  public:
   explicit BreakContinueLowering(const Kernel& kernel) {
-    struct Names : IRVisitor {
-      std::set<std::string>* used;
-      void visit_decl(const Decl& s) override { used->insert(s.name), IRVisitor::visit_decl(s); }
-      void visit_for(const For& s) override { used->insert(s.var), IRVisitor::visit_for(s); }
-      void visit_parallel_for(const ParallelFor& s) override {
-        used->insert(s.vars.begin(), s.vars.end());
-        IRVisitor::visit_parallel_for(s);
-      }
-    } names;
-    names.used = &used_;
-    names.visit(kernel.body);
+    ad::collect_local_names(kernel.body, used_);
   }
 
   Block run(const Block& body) { return rewrite(body, {}); }

@@ -96,17 +96,7 @@ class TapeBuilder {
   }
 
   void collect_names(const Block& b) {
-    struct Collector : IRVisitor {
-      std::set<std::string>* used;
-      void visit_decl(const Decl& s) override { used->insert(s.name), IRVisitor::visit_decl(s); }
-      void visit_for(const For& s) override { used->insert(s.var), IRVisitor::visit_for(s); }
-      void visit_parallel_for(const ParallelFor& s) override {
-        used->insert(s.vars.begin(), s.vars.end());
-        IRVisitor::visit_parallel_for(s);
-      }
-    } collector;
-    collector.used = &used_;
-    collector.visit(b);
+    collect_local_names(b, used_);
   }
 
   template <class Fn>
