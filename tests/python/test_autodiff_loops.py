@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from finite_differences import central_difference
+from finite_differences import central_difference, check_adjoint
 
 
 @pytest.fixture(autouse=True)
@@ -17,23 +17,6 @@ def _init():
 
 N = 4
 M = 5
-
-
-def _check(kernel, out, inputs):
-    """Gradients of sum(out) for each input field, adjoint vs central differences."""
-
-    def run():
-        kernel()
-        return out.to_numpy()
-
-    expected = [central_difference(run, x) for x in inputs]
-    kernel()
-    out.grad.fill(1.0)
-    for x in inputs:
-        x.grad.fill(0.0)
-    kernel.grad()
-    for x, e in zip(inputs, expected):
-        np.testing.assert_allclose(x.grad.to_numpy(), e, rtol=1e-6, atol=1e-7)
 
 
 def _fields(rng):
@@ -56,7 +39,7 @@ def test_horner_loop_in_parallel_loop():
                 s = s * x[i] + y[j]
             out[i] = s
 
-    _check(k, out, [x, y])
+    check_adjoint(k, out, [x, y])
 
 
 def test_linear_accumulation_and_two_carried_locals():
@@ -72,7 +55,7 @@ def test_linear_accumulation_and_two_carried_locals():
                 p = p * y[j - 1] + 0.5
             out[i] = s + p * p
 
-    _check(k, out, [x, y])
+    check_adjoint(k, out, [x, y])
 
 
 def test_carried_local_in_branch_and_nested_loops():
@@ -90,7 +73,7 @@ def test_carried_local_in_branch_and_nested_loops():
                         s = qd.tanh(s) - y[j]
             out[i] = s
 
-    _check(k, out, [x, y])
+    check_adjoint(k, out, [x, y])
 
 
 def test_carried_local_with_runtime_trip_count_and_integer_counter():
@@ -110,7 +93,7 @@ def test_carried_local_with_runtime_trip_count_and_integer_counter():
         k(M)
 
     run_kernel.grad = lambda: k.grad(M)
-    _check(run_kernel, out, [x, y])
+    check_adjoint(run_kernel, out, [x, y])
 
 
 def test_loop_carried_local_in_parallel_loop_is_a_clear_error():
@@ -142,7 +125,7 @@ def test_linear_accumulations_run_each_iteration_once():
                     t = t - y[j] * x[i]
             out[i] = s * t + s
 
-    _check(k, out, [x, y])
+    check_adjoint(k, out, [x, y])
 
 
 def test_while_loop_with_carried_locals():
@@ -158,7 +141,7 @@ def test_while_loop_with_carried_locals():
                 n += 1
             out[i] = s
 
-    _check(k, out, [x, y])
+    check_adjoint(k, out, [x, y])
 
 
 def test_while_loop_until_a_value_condition():
@@ -172,7 +155,7 @@ def test_while_loop_until_a_value_condition():
                 s = s * 1.5 + y[i % M] * 0.1
             out[i] = s * x[i]
 
-    _check(k, out, [x, y])
+    check_adjoint(k, out, [x, y])
 
 
 def _prefix_sum_kernels(out, x, n):

@@ -10,7 +10,7 @@ import pytest
 
 import quadrants as qd
 from quadrants.lang.errors import QuadrantsAssertionError
-from finite_differences import central_difference
+from finite_differences import central_difference, check_adjoint
 
 
 @pytest.fixture(autouse=True)
@@ -18,23 +18,6 @@ def _init():
     qd.init(arch=qd.cpu, default_fp=qd.f64)  # conftest.py turns qd.cpu into CUDA under QD_TEST_ARCH=cuda
     yield
     qd.reset()
-
-
-def _check(kernel, out, inputs, rtol=1e-6):
-    """Gradients of sum(out) for each input field, adjoint vs central differences."""
-
-    def run():
-        kernel()
-        return out.to_numpy()
-
-    expected = [central_difference(run, x) for x in inputs]
-    kernel()
-    out.grad.fill(1.0)
-    for x in inputs:
-        x.grad.fill(0.0)
-    kernel.grad()
-    for x, e in zip(inputs, expected):
-        np.testing.assert_allclose(x.grad.to_numpy(), e, rtol=rtol, atol=1e-7)
 
 
 def _field(values):
@@ -56,7 +39,7 @@ def test_thousand_iterations_of_a_nonlinear_carried_local():
                 s = qd.sin(s) * c[j % 4] + 0.5 * s
             out[i] = s
 
-    _check(k, out, [x, c])
+    check_adjoint(k, out, [x, c])
 
 
 def test_nested_loops_each_with_carried_locals():
@@ -77,7 +60,7 @@ def test_nested_loops_each_with_carried_locals():
                 t = t * 0.99 + s * 0.001
             out[i] = s + t
 
-    _check(k, out, [x, w])
+    check_adjoint(k, out, [x, w])
 
 
 def test_while_loop_with_several_carried_locals_and_a_branch():
@@ -99,7 +82,7 @@ def test_while_loop_with_several_carried_locals_and_a_branch():
                 n += 1
             out[i] = a * b
 
-    _check(k, out, [x])
+    check_adjoint(k, out, [x])
 
 
 def test_vector_carried_local():
@@ -115,7 +98,7 @@ def test_vector_carried_local():
                 v = qd.Vector([v[0] * qd.cos(angle) - v[1] * qd.sin(angle), v[0] * qd.sin(angle) + v[1] * qd.cos(angle)])
             out[i] = v[0] * v[1]
 
-    _check(k, out, [x])
+    check_adjoint(k, out, [x])
 
 
 def test_carried_loop_in_the_kernel_body_before_a_parallel_loop():
@@ -137,7 +120,7 @@ def test_carried_loop_in_the_kernel_body_before_a_parallel_loop():
         for i in out:
             out[i] = s * (i + 1)
 
-    _check(k, out, [x])
+    check_adjoint(k, out, [x])
 
 
 def test_accumulation_and_carried_local_in_one_loop():
@@ -154,7 +137,7 @@ def test_accumulation_and_carried_local_in_one_loop():
                 total += s * s
             out[i] = total
 
-    _check(k, out, [x])
+    check_adjoint(k, out, [x])
 
 
 def _overflowing(n_iter):
@@ -254,7 +237,7 @@ def test_break_in_a_for_loop_with_a_carried_local():
                     break
             out[i] = s
 
-    _check(k, out, [x])
+    check_adjoint(k, out, [x])
 
 
 def test_continue_and_break_in_a_while_loop():
@@ -276,7 +259,7 @@ def test_continue_and_break_in_a_while_loop():
                     break
             out[i] = s
 
-    _check(k, out, [x, w])
+    check_adjoint(k, out, [x, w])
 
 
 def test_continue_in_nested_loops_and_in_the_parallel_loop():
@@ -298,4 +281,4 @@ def test_continue_in_nested_loops_and_in_the_parallel_loop():
                 s = 0.5 * s + 0.5 * t
             out[i] = s
 
-    _check(k, out, [x])
+    check_adjoint(k, out, [x])
