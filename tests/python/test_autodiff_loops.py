@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from finite_differences import central_difference, check_adjoint
+from finite_differences import check_adjoint
 
 
 @pytest.fixture(autouse=True)

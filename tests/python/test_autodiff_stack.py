@@ -10,7 +10,7 @@ import pytest
 
 import quadrants as qd
 from quadrants.lang.errors import QuadrantsAssertionError
-from finite_differences import central_difference, check_adjoint
+from finite_differences import check_adjoint
 
 
 @pytest.fixture(autouse=True)
