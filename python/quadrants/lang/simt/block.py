@@ -4,7 +4,6 @@
 # 128 when not given); on the CPU its threads run as fibers (src/codegen/runtime/qd_simt.h), on CUDA
 # it is a CUDA block. The reductions and scans are written with subgroup shuffles and one shared slot
 # per subgroup, so both backends compute them in the same order and give the same numbers.
-import warnings
 
 from .. import builtins as _b
 from ..types import template
@@ -22,11 +21,7 @@ sync_count_nonzero = _ir._expr_op("sync_count", "qd.simt.block.sync_count_nonzer
 SharedArray = _ir.shared_array
 
 
-def mem_sync():
-    """Deprecated name of mem_fence(), as upstream (warns once per call site in Python scope)."""
-    warnings.warn("qd.simt.block.mem_sync() is deprecated; use qd.simt.block.mem_fence() instead.",
-                  DeprecationWarning, stacklevel=2)
-    return mem_fence()
+mem_sync = _ir.deprecated("qd.simt.block.mem_sync", "qd.simt.block.mem_fence", mem_fence)
 
 
 def _check_block_dim(block_dim):
