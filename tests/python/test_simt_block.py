@@ -290,3 +290,55 @@ def test_subgroup_exchanges_after_some_threads_finished():
     k(out)
     i = np.arange(128)
     np.testing.assert_array_equal(out, np.where(i % 4 < 2, (i ^ 1) * 10, -1))
+
+
+def test_fences_outside_a_parallel_loop_do_nothing():
+    a = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def k():
+        a[0] = 11
+        qd.simt.grid.mem_fence()
+        qd.simt.block.mem_fence()
+        qd.simt.subgroup.mem_fence()
+        for i in range(1, 4):
+            a[i] = a[0] + i
+            qd.simt.grid.mem_fence()
+
+    k()
+    np.testing.assert_array_equal(a.to_numpy(), [11, 12, 13, 14])
+
+
+@pytest.mark.parametrize("pattern,bit_start,num_bits,radix_bits", [("few", 0, 8, 8), ("uniform", 0, 8, 8),
+                                                                    ("uniform", 8, 8, 8), ("uniform", 3, 5, 7)])
+def test_radix_rank_match_atomic_or(pattern, bit_start, num_bits, radix_bits):
+    bd = 1 << radix_bits
+
+    @qd.kernel
+    def k(keys: qd.types.ndarray(dtype=qd.u32, ndim=1), ranks: qd.types.ndarray(dtype=qd.i32, ndim=1),
+          bins: qd.types.ndarray(dtype=qd.i32, ndim=1), excl: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        qd.loop_config(block_dim=bd)
+        for i in range(2 * bd):  # two blocks, ranked separately
+            b = qd.simt.block.SharedArray((bd,), qd.i32)
+            e = qd.simt.block.SharedArray((bd,), qd.i32)
+            ranks[i] = qd.simt.block.radix_rank_match_atomic_or(keys[i], bd, radix_bits, bit_start, num_bits, b, e)
+            bins[i] = b[qd.simt.block.thread_idx()]
+            excl[i] = e[qd.simt.block.thread_idx()]
+
+    rng = np.random.default_rng(21)
+    if pattern == "few":
+        keys = rng.choice(rng.integers(0, 1 << 16, 12), 2 * bd).astype(np.uint32)
+    else:
+        keys = rng.integers(0, 1 << 20, 2 * bd).astype(np.uint32)
+    ranks, bins, excl = (np.zeros(2 * bd, np.int32) for _ in range(3))
+    k(keys, ranks, bins, excl)
+    for blk in range(2):
+        digits = (keys[blk * bd:(blk + 1) * bd] >> bit_start) & ((1 << num_bits) - 1)
+        counts = np.bincount(digits, minlength=bd).astype(np.int32)
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        order = np.argsort(digits, kind="stable")
+        expected = np.empty(bd, np.int32)
+        expected[order] = np.arange(bd)
+        np.testing.assert_array_equal(ranks[blk * bd:(blk + 1) * bd], expected)
+        np.testing.assert_array_equal(bins[blk * bd:(blk + 1) * bd], counts)
+        np.testing.assert_array_equal(excl[blk * bd:(blk + 1) * bd], start)

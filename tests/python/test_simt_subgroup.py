@@ -181,6 +181,7 @@ def test_ballot_full_subgroup_is_a_deprecated_ballot():
 
     src = (np.arange(64) % 3 == 0).astype(np.int32)
     out = np.zeros(64, np.uint64)
+    sg._ballot_full_subgroup_deprecation_warned = False  # it warns once per process
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         k(src, out)
@@ -212,6 +213,8 @@ def test_deprecated_names_warn_and_work_inside_kernels():
             a[i] += sg.shuffle(a[i] * i, qd.u32(3))
 
     a = np.zeros(32, np.int32)
+    qd.simt.block._mem_sync_deprecation_warned = qd.simt.grid._memfence_deprecation_warned = False
+    sg._memory_barrier_deprecation_warned = sg._barrier_deprecation_warned = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         k(a)

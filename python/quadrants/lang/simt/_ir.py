@@ -28,24 +28,42 @@ def _expr_op(name, qualname, arity, waits):
 
 
 def _stmt_op(head, qualname):
-    """A built-in that emits the statement `(HEAD)`, e.g. `(sync block)`."""
+    """A built-in that emits the statement `(HEAD)`, e.g. `(sync block)`. A memory fence outside a
+    parallel loop does nothing (one thread runs there, and launches are ordered), as upstream allows it."""
 
     def impl(ops):
+        if head.startswith("fence") and not ops.tr.parallel_depth:
+            return
         ops.tr.builder.emit(head)
 
     return _builtins.Builtin(qualname, _builtins.kernel_only(qualname), "composite", impl=impl)
 
 
-def deprecated(qualname, new_name, target, wrap=None):
-    """An old name of a built-in: warns (DeprecationWarning) each time a kernel using it compiles, then
-    does what `target` (a composite Builtin) does; `wrap` adapts its result, e.g. a cast."""
+def deprecated(module_globals, old, new, target, wrap=None):
+    """The old name `old` of `new` in a qd.simt module, as upstream's: the first use in the process warns
+    (DeprecationWarning; the flag `_<old>_deprecation_warned` in the module says whether it did). In a
+    kernel it does what `target` (a composite Builtin) does, `wrap` adapting the result; called in Python
+    scope it forwards to the module's current `new`."""
+    module = module_globals["__name__"].rsplit(".", 1)[-1]
+    flag = f"_{old}_deprecation_warned"
+    module_globals[flag] = False
+
+    def warn_once():
+        if not module_globals[flag]:
+            module_globals[flag] = True
+            warnings.warn(f"qd.simt.{module}.{old}() is deprecated; use qd.simt.{module}.{new}() instead.",
+                          DeprecationWarning, stacklevel=3)
+
+    def python_impl(*args):
+        warn_once()
+        return module_globals[new](*args)
 
     def impl(ops, *args):
-        warnings.warn(f"{qualname}() is deprecated; use {new_name}() instead.", DeprecationWarning, stacklevel=2)
+        warn_once()
         result = target.impl(ops, *args)
         return wrap(result) if wrap else result
 
-    return _builtins.Builtin(qualname, _builtins.kernel_only(qualname), "composite", impl=impl)
+    return _builtins.Builtin(f"simt.{module}.{old}", python_impl, "composite", impl=impl)
 
 
 def _shared_array(ops, shape, dtype):

@@ -21,7 +21,7 @@ sync_count_nonzero = _ir._expr_op("sync_count", "qd.simt.block.sync_count_nonzer
 SharedArray = _ir.shared_array
 
 
-mem_sync = _ir.deprecated("qd.simt.block.mem_sync", "qd.simt.block.mem_fence", mem_fence)
+mem_sync = _ir.deprecated(globals(), "mem_sync", "mem_fence", mem_fence)
 
 
 def _check_block_dim(block_dim):
@@ -159,3 +159,6 @@ def exclusive_min(value, block_dim: template(), dtype: template()):
 @func
 def exclusive_max(value, block_dim: template(), dtype: template()):
     return exclusive_scan(value, block_dim, _bin_max, _exclusive_identity(dtype, "max"), dtype)
+
+
+from .radix import radix_rank_match_atomic_or  # noqa: E402,F401  re-exported: it uses this module's ops

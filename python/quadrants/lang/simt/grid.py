@@ -4,4 +4,4 @@ from . import _ir
 mem_fence = _ir._stmt_op("fence grid", "qd.simt.grid.mem_fence")
 
 
-memfence = _ir.deprecated("qd.simt.grid.memfence", "qd.simt.grid.mem_fence", mem_fence)
+memfence = _ir.deprecated(globals(), "memfence", "mem_fence", mem_fence)

@@ -33,10 +33,10 @@ def log2_group_size():
     return 5
 
 
-barrier = _ir.deprecated("qd.simt.subgroup.barrier", "qd.simt.subgroup.sync", sync)
-memory_barrier = _ir.deprecated("qd.simt.subgroup.memory_barrier", "qd.simt.subgroup.mem_fence", mem_fence)
+barrier = _ir.deprecated(globals(), "barrier", "sync", sync)
+memory_barrier = _ir.deprecated(globals(), "memory_barrier", "mem_fence", mem_fence)
 # upstream's name from when ballot() gave a u32 of 32 lanes: the same u64 as ballot()
-ballot_full_subgroup = _ir.deprecated("qd.simt.subgroup.ballot_full_subgroup", "qd.simt.subgroup.ballot", _ballot32,
+ballot_full_subgroup = _ir.deprecated(globals(), "ballot_full_subgroup", "ballot", _ballot32,
                                       wrap=lambda e: Expr(f"(cast u64 {e.text})", side_effect=True))
 
 
