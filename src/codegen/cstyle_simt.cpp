@@ -43,7 +43,8 @@ std::string CStyleRenderer::shared_offset(const std::string& name, const std::ve
       extents += (d ? ", " : "") + std::to_string(decl.shape[d]);
     }
     if (added) {
-      assert_messages_.push_back("a qd.simt.block.SharedArray of shape (" + shape + (decl.shape.size() == 1 ? ",)" : ")"));
+      std::string close = decl.shape.size() == 1 ? ",)" : ")";
+      assert_messages_.push_back("a qd.simt.block.SharedArray of shape (" + shape + close);
     }
     return "qd_shared_checked_offset<" + std::to_string(decl.shape.size()) + ">(ctx, " + std::to_string(it->second) +
            ", {" + list + "}, {" + extents + "})";
@@ -66,7 +67,8 @@ std::string CStyleRenderer::simt(const Simt& e) {
   if (e.op != SimtOp::shared_atomic) return simt_op(e);
   std::vector<Expr> indices(e.args.begin(), e.args.end() - 1);
   std::string offset = shared_offset(e.shared, indices);
-  std::string target = debug ? "qd_checked_ptr(s_" + e.shared + ", " + offset + ")" : "&s_" + e.shared + "[" + offset + "]";
+  std::string target =
+      debug ? "qd_checked_ptr(s_" + e.shared + ", " + offset + ")" : "&s_" + e.shared + "[" + offset + "]";
   return "qd_atomic_" + std::string(atomic_op_name(e.atomic_op)) + "(" + target + ", " + expr(e.args.back()) + ")";
 }
 
@@ -74,7 +76,8 @@ void CStyleRenderer::emit_shared_store(const SimtStmt& s) {
   std::vector<Expr> indices(s.args.begin(), s.args.end() - 1);
   std::string offset = shared_offset(s.shared, indices), value = expr(s.args.back());
   if (kernel_.options.debug) {
-    return emit_line("{ const int64_t qd_o = " + offset + "; if (qd_o >= 0) s_" + s.shared + "[qd_o] = " + value + "; }");
+    return emit_line("{ const int64_t qd_o = " + offset + "; if (qd_o >= 0) s_" + s.shared + "[qd_o] = " + value +
+                     "; }");
   }
   emit_line("s_" + s.shared + "[" + offset + "] = " + value + ";");
 }

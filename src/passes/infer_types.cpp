@@ -251,7 +251,9 @@ Expr TypeInference::type_extreme(const Expr& value, bool highest) {
 // Shared array accesses take the array's type; indices, lanes and offsets are integers; thread
 // indices are i32, a ballot u32, votes i32 0/1; a shuffle keeps its value's type.
 Expr TypeInference::visit_simt(const Simt& e, const Expr& self) {
-  if (e.op == SimtOp::lowest || e.op == SimtOp::highest) return type_extreme(mutate(e.args[0]), e.op == SimtOp::highest);
+  if (e.op == SimtOp::lowest || e.op == SimtOp::highest) {
+    return type_extreme(mutate(e.args[0]), e.op == SimtOp::highest);
+  }
   bool shared = e.op == SimtOp::shared_load || e.op == SimtOp::shared_atomic;
   bool shuffle = e.op >= SimtOp::shuffle && e.op <= SimtOp::shuffle_xor;
   std::vector<Expr> args;

@@ -48,7 +48,9 @@ extern "C" {
 unsigned long long (*qd_emulated_simt)(int, unsigned, unsigned long long, int, const char*);
 int qd_emulated_uses_simt = QD_EMULATED_USES_SIMT;
 }
-static inline int qd_emu_lane() { return (int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31); }
+static inline int qd_emu_lane() {
+  return (int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31);
+}
 template <class T> static inline unsigned long long qd_emu_bits(T v) {
   unsigned long long b = 0; __builtin_memcpy(&b, &v, sizeof(T)); return b;
 }
@@ -56,8 +58,11 @@ template <class T> static inline T qd_emu_shfl(unsigned mask, T v, int lane, con
   unsigned long long b = qd_emulated_simt(2, mask, qd_emu_bits(v), lane, name);
   T out; __builtin_memcpy(&out, &b, sizeof(T)); return out;
 }
-// width: a power of two up to 32 (the driver rejects others through the lane it gets: -1).
-static inline int qd_emu_base(int width) { return (width > 0 && width <= 32 && !(width & (width - 1))) ? (qd_emu_lane() & ~(width - 1)) : -1000; }
+// The first lane of the caller's width-lane segment; negative for a width that is not a power of two up
+// to 32 (the shuffle then passes lane -1, which the driver rejects).
+static inline int qd_emu_base(int width) {
+  return (width > 0 && width <= 32 && !(width & (width - 1))) ? (qd_emu_lane() & ~(width - 1)) : -1000;
+}
 template <class T> static inline T __shfl_sync(unsigned mask, T v, int src, int width = 32) {
   int base = qd_emu_base(width);
   return qd_emu_shfl(mask, v, base < 0 ? -1 : base + (src & (width - 1)), "__shfl_sync");
@@ -74,7 +79,9 @@ template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int m, in
   int base = qd_emu_base(width), src = qd_emu_lane() ^ m;
   return qd_emu_shfl(mask, v, base < 0 ? -1 : (src >= base + width ? qd_emu_lane() : src), "__shfl_xor_sync");
 }
-static inline unsigned __ballot_sync(unsigned mask, int p) { return (unsigned)qd_emulated_simt(3, mask, p != 0, 0, "__ballot_sync") & mask; }
+static inline unsigned __ballot_sync(unsigned mask, int p) {
+  return (unsigned)qd_emulated_simt(3, mask, p != 0, 0, "__ballot_sync") & mask;
+}
 static inline int __all_sync(unsigned mask, int p) { return (int)qd_emulated_simt(4, mask, p != 0, 0, "__all_sync"); }
 static inline int __any_sync(unsigned mask, int p) { return (int)qd_emulated_simt(5, mask, p != 0, 0, "__any_sync"); }
 static inline void __syncwarp(unsigned mask = 0xffffffffu) { qd_emulated_simt(1, mask, 0, 0, "__syncwarp"); }
@@ -161,8 +168,8 @@ int run_compiler(Program& program) {
   for (const char* name : kSimtIntrinsics) simt = simt || program.source.find(name) != std::string::npos;
   const char* cxx = std::getenv("CXX");
   std::string command = std::string(cxx && *cxx ? cxx : "c++") +
-                        " -std=c++17 -O1 -w -fPIC -shared -nostdinc -x c++ -DQD_EMULATED_USES_SIMT=" + (simt ? "1" : "0") +
-                        " -I" + dir + " -include " + dir +
+                        " -std=c++17 -O1 -w -fPIC -shared -nostdinc -x c++ -DQD_EMULATED_USES_SIMT=" +
+                        (simt ? "1" : "0") + " -I" + dir + " -include " + dir +
                         "/emulated_prelude.h " + source + " -o " + dir + "/module.so > " + dir + "/log.txt 2>&1";
   int status = ok ? std::system(command.c_str()) : -1;
   std::string library;

@@ -1,4 +1,4 @@
-// tests/cuda_emulator/emulated_simt.cpp: block and warp intrinsics for the emulated driver, on the CPU runtime's fibers.
+// tests/cuda_emulator/emulated_simt.cpp: block and warp intrinsics of the emulated driver, on the CPU's fibers.
 //
 // A module that uses __syncthreads, __shfl_*_sync, __ballot_sync, ... has its blocks run as fibers
 // by qd_simt.h's scheduler, which the CPU backend uses too: each thread runs until it reaches an
@@ -76,7 +76,9 @@ void thread_body(void*, int tid) {
 void check_mask(const char* name, unsigned mask, int tid, int first, int end) {
   int own = tid - first;
   unsigned existing = end - first >= 32 ? ~0u : (1u << (end - first)) - 1u;
-  if (!((mask >> own) & 1u)) misuse("%s by thread %d with mask 0x%08x, which lacks the caller's lane %d", name, tid, mask, own);
+  if (!((mask >> own) & 1u)) {
+    misuse("%s by thread %d with mask 0x%08x, which lacks the caller's lane %d", name, tid, mask, own);
+  }
   if (mask & ~existing) {
     misuse("%s by thread %d with mask 0x%08x, which names lanes past the end of the block (%d threads)", name, tid,
            mask, end);
@@ -113,7 +115,9 @@ unsigned long long emulated_simt_call(int op, unsigned mask, unsigned long long 
   int first = block_scope ? 0 : tid & ~(QD_SIMT_WARP - 1);
   int end = block_scope ? b.n : (first + QD_SIMT_WARP < b.n ? first + QD_SIMT_WARP : b.n);
   if (!block_scope) check_mask(name, mask, tid, first, end);
-  if (op == QD_SIMT_SHUFFLE && lane < 0) misuse("%s by thread %d with a width that is not a power of two up to 32", name, tid);
+  if (op == QD_SIMT_SHUFFLE && lane < 0) {
+    misuse("%s by thread %d with a width that is not a power of two up to 32", name, tid);
+  }
   const qd_simt::Fiber& f = b.fibers[tid];
   int64_t seq = block_scope ? f.block_count : f.warp_count;
   (block_scope ? run.block_posts : run.warp_posts)[tid][seq & 1] = {name, mask, seq};
@@ -123,7 +127,8 @@ unsigned long long emulated_simt_call(int op, unsigned mask, unsigned long long 
   check_same_intrinsic(b, block_scope, first, end, tid, seq);
   if (op == QD_SIMT_SHUFFLE) {
     int src = first + lane;
-    bool took_part = lane < QD_SIMT_WARP && src < end && b.fibers[src].warp_seq[seq & 1] == seq && ((mask >> lane) & 1u);
+    bool took_part =
+        lane < QD_SIMT_WARP && src < end && b.fibers[src].warp_seq[seq & 1] == seq && ((mask >> lane) & 1u);
     if (!took_part) return kPoison;  // undefined on a GPU
   }
   return result;

@@ -1,4 +1,4 @@
-// tests/cuda_emulator/emulated_simt.h: the emulated driver's block runner for modules that use block or warp intrinsics.
+// tests/cuda_emulator/emulated_simt.h: the emulated driver's block runner for modules using block/warp intrinsics.
 #pragma once
 
 #include <string>

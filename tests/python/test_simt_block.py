@@ -1,4 +1,4 @@
-# tests/python/test_simt_block.py: qd.simt checked against numpy: shared arrays with barriers, block reductions and scans, subgroup shuffles.
+# tests/python/test_simt_block.py: qd.simt against numpy: shared arrays, barriers, block reductions/scans, shuffles.
 #
 # On the CPU a block's threads are fibers; with QD_TEST_ARCH=cuda the same tests run on the CUDA backend
 # (on the driver emulation its blocks are fibers too, and misused intrinsics fail there: see

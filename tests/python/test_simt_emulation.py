@@ -1,4 +1,4 @@
-# tests/python/test_simt_emulation.py: the CUDA driver emulation's block and warp intrinsics: fibers, poison values and misuse reports.
+# tests/python/test_simt_emulation.py: the CUDA emulation's block/warp intrinsics: fibers, poison, misuse reports.
 """Runs only on the driver emulation (tests/cuda_emulator/, selected with QD_CUDA_DRIVER_PATH): there a
 block's threads are fibers, so barriers and shuffles work, and uses of them that CUDA leaves undefined
 fail. Each failure ends the (emulated) CUDA context for good, so those run in a fresh interpreter."""

@@ -1,4 +1,4 @@
-# tests/python/test_simt_subgroup.py: qd.simt.subgroup scans, broadcasts, segmented reductions and the bitonic sort against numpy.
+# tests/python/test_simt_subgroup.py: qd.simt.subgroup scans, broadcasts, segmented reductions, sorts vs numpy.
 #
 # Runs on the CPU (fibers) and, with QD_TEST_ARCH=cuda, on the CUDA backend (the driver emulation runs
 # a block's threads as fibers too; QD_CHECK_CUDA=1 compiles each kernel with NVRTC as well).

@@ -1,4 +1,4 @@
-# python/quadrants/lang/simt/segmented.py: subgroup segmented inclusive reductions (qd.simt.subgroup.segmented_reduce_*).
+# python/quadrants/lang/simt/segmented.py: subgroup segmented reductions (qd.simt.subgroup.segmented_reduce_*).
 #
 # Lane i of a tile of 2**log2_size lanes gets op(v[h], ..., v[i]), h being the last lane <= i of its tile
 # whose head_flag is nonzero (the tile's first lane when none is). The distance i - h comes from a max

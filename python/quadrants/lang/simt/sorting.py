@@ -1,4 +1,4 @@
-# python/quadrants/lang/simt/sorting.py: sorting (key, value) pairs held one per lane (qd.simt.subgroup.bitonic_sort_kv*).
+# python/quadrants/lang/simt/sorting.py: sorts (key, value) pairs held one per lane (subgroup.bitonic_sort_kv*).
 #
 # A bitonic network over the 2**log2_size lanes of each tile, fully unrolled: stage s merges runs of
 # 2**s lanes, its steps compare lanes d = 2**(s-1), ..., 1 apart through shuffle_xor. Pairs order by

@@ -1,4 +1,4 @@
-# python/quadrants/lang/simt/warp.py: qd.simt.warp: upstream's older CUDA-style names (shfl_down_f32, all_nonzero, match_any, ...).
+# python/quadrants/lang/simt/warp.py: qd.simt.warp, upstream's older CUDA-style names (shfl_down_f32, match_any, ...).
 #
 # Each takes CUDA's participation mask first. This implementation runs every exchange over the whole
 # subgroup (the lanes of the block's warp), so the mask must be the full one, 0xFFFFFFFF, known at
