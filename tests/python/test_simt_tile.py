@@ -154,5 +154,42 @@ def test_size_and_misuse_errors():
             t = T.zeros(dtype=qd.f32)
             t += qd.outer(a[i, 0], a[i, 1])
 
-    with pytest.raises(qd.QuadrantsTypeError, match="only be updated with t -= qd.outer"):
+    with pytest.raises(qd.QuadrantsTypeError, match="Add on a tile is an unsupported augmented assignment op"):
         plus(np.zeros((16, 16), np.float32))
+
+
+def test_upstream_private_tile_class_and_methods():
+    from quadrants.lang.simt._tile import _make_tile
+
+    Tile = _make_tile(16, qd.f64)
+    assert _make_tile(16, qd.f64) is Tile and _make_tile(16, qd.f32) is not Tile
+    n = 16
+
+    @qd.kernel
+    def k(src: qd.types.ndarray(dtype=qd.f64, ndim=3), dst: qd.types.ndarray(dtype=qd.f64, ndim=2),
+          u: qd.types.ndarray(dtype=qd.f64, ndim=1)):
+        qd.loop_config(block_dim=n)
+        for i in range(n):
+            t = Tile()
+            t._load3d(src, 1, 0, n, 0, n)
+            t._ger_sub(u[i], u[i])
+            t._store(dst, 0, n, 0, n)
+
+    src = np.random.default_rng(8).random((2, n, n))
+    u = np.arange(n, dtype=np.float64)
+    dst = np.zeros((n, n))
+    k(src, dst, u)
+    np.testing.assert_allclose(dst, src[1] - np.outer(u, u))
+
+
+def test_negative_slice_bounds_are_an_error():
+    T = qd.simt.Tile16x16
+
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.f32, ndim=2)):
+        for i in range(16):
+            t = T.zeros(dtype=qd.f32)
+            t[:] = a[-1:16, 0:16]
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Negative indices are not supported"):
+        k(np.zeros((16, 16), np.float32))

@@ -4,16 +4,25 @@
 # only a tile assignment consumes; `a[r0:r1, col]` (or `a[b, r0:r1, col]`) is this lane's element of
 # the column, a scalar. Both bounds of every slice are required (simt/tile.py has the tiles).
 import ast
+import re
 
 from .simt_values import SharedArray
 from .values import ArrayRef
 
 
 class TileSlice:
-    """a[(batch,) row0:row1, col0:col1]: loaded by `t[:] = ...`, stored by `... = t`."""
+    """a[(batch,) row0:row1, col0:col1]: loaded by `t[:] = ...`, stored by `... = t`; not a value."""
 
-    def __init__(self, base, batch, rows, cols):
-        self.base, self.batch, self.rows, self.cols = base, batch, rows, cols
+    def __init__(self, base, row0, row1, col0, col1, batch=None):  # upstream's _TileSliceProxy order
+        self.base, self.batch, self.rows, self.cols = base, batch, (row0, row1), (col0, col1)
+
+    def _misuse(self, *_):
+        raise TypeError("a tile slice a[r0:r1, c0:c1] is only valid in tile operations: t[:] = a[...] or a[...] = t")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __getitem__ = _misuse
+
+    def __repr__(self):
+        return "<tile slice - not a value; use with tile[:] = ... or ... = tile>"
 
     def args(self):
         return [self.base, 0 if self.batch is None else self.batch, self.rows[0], self.rows[1], self.cols[0],
@@ -43,9 +52,20 @@ def slice_parts(tr, node):
             parts.append(slice(None))  # t[:]
             continue
         if e.lower is None or e.upper is None:
-            raise tr.fail("a tile slice needs both its start and stop, e.g. a[r0:r0 + 16, c0:c0 + 16]", kind="syntax")
-        parts.append((tr.visit(e.lower), tr.visit(e.upper)))
+            raise tr.fail("a tile slice needs both its start and stop indices (both start and stop indices are "
+                          "required), e.g. a[r0:r0 + 16, c0:c0 + 16]", kind="syntax")
+        bounds = (tr.visit(e.lower), tr.visit(e.upper))
+        if any(_negative(b) for b in bounds):
+            raise tr.fail("Negative indices are not supported in tile slices (they do not count from the end)",
+                          kind="syntax")
+        parts.append(bounds)
     return parts
+
+
+def _negative(bound):
+    if isinstance(bound, int):
+        return bound < 0
+    return bool(re.match(r"^\(const (int|i\d+) -\d+\)$", getattr(bound, "text", "")))
 
 
 def _layout(tr, parts):
@@ -71,7 +91,7 @@ def slice_value(tr, base, node):
                       f"{type(base).__name__}", kind="type")
     batch, rows, cols, is_tile = _layout(tr, parts)
     if is_tile:
-        return TileSlice(base, batch, rows, cols)
+        return TileSlice(base, rows[0], rows[1], cols[0], cols[1], batch)
     return tr.inline_func(tile._load_column, [base, 0 if batch is None else batch, rows[0], rows[1], cols,
                                               base.dtype_name, batch is not None], {})
 
@@ -123,7 +143,11 @@ def tile_augmented(tr, node):
     if not isinstance(tile, TileValue):
         return False
     value = tr.visit(node.value)
-    if not isinstance(node.op, ast.Sub) or not isinstance(value, Outer):
-        raise tr.fail("a tile can only be updated with t -= qd.outer(a, b)", kind="type")
+    if not isinstance(node.op, ast.Sub):
+        raise tr.fail(f"{type(node.op).__name__} on a tile is an unsupported augmented assignment op: a tile can "
+                      "only be updated with t -= qd.outer(a, b)", kind="type")
+    if not isinstance(value, Outer):
+        raise tr.fail(f"t -= {type(value).__name__} on a tile is an unsupported augmented assignment: a tile can "
+                      "only be updated with t -= qd.outer(a, b)", kind="type")
     tile.subtract_outer(value)
     return True

@@ -121,7 +121,8 @@ class Outer:
         self.a, self.b = a, b
 
     def _misuse(self, *_):
-        raise TypeError("qd.outer(a, b) of tile lanes can only be subtracted from a tile: t -= qd.outer(a, b)")
+        raise TypeError("qd.outer(a, b) does not support composition; it can only be subtracted from a tile "
+                        "(t -= qd.outer(a, b)), one update at a time")
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __getitem__ = _misuse
 
@@ -169,6 +170,28 @@ class TileValue:
 
     def subtract_outer(self, outer):
         self.update(_ger_sub, outer.a, outer.b)
+
+    # upstream's private methods (simt/_tile.py)
+    def _slice_method(self, name, batched, load):
+        def impl(ops, arr, *bounds):
+            batch, bounds = (bounds[0], bounds[1:]) if batched else (0, bounds)
+            if len(bounds) != 4:
+                raise ops.tr.fail(f"{name}() takes the array, {'a batch index, ' if batched else ''}row_start, "
+                                  "row_stop, col_start and col_stop", kind="type")
+            args = [arr, batch, *bounds, batched]
+            if load:
+                self.update(_load, *args)
+            else:
+                self.tr.inline_func(_store, [self.value(), *args, self.SIZE], {})
+
+        return self._method(name, impl)
+
+    _load = property(lambda self: self._slice_method("_load", False, True))
+    _store = property(lambda self: self._slice_method("_store", False, False))
+    _load3d = property(lambda self: self._slice_method("_load3d", True, True))
+    _store3d = property(lambda self: self._slice_method("_store3d", True, False))
+    _ger_sub = property(lambda self: self._method("_ger_sub", lambda ops, a, b: self.update(_ger_sub, a, b)))
+    _trsm = property(lambda self: self._method("_trsm", lambda ops, low: self.update(_solve_lower, low.value())))
 
 
 class TileType:
