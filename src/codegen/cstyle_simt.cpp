@@ -31,7 +31,7 @@ const SimtStmt* CStyleRenderer::shared_decl(const std::string& name) {
 
 // Row-major over the constant extents. In release mode an index outside its extent is clamped into
 // it, so a wrong index reads or writes another element of the same shared array, never other memory;
-// in debug mode it is reported (error code 5, an IndexError) and the access does not happen.
+// in debug mode it is reported (error code 6, an IndexError) and the access does not happen.
 std::string CStyleRenderer::shared_offset(const std::string& name, const std::vector<Expr>& indices) {
   const SimtStmt& decl = *shared_decl(name);
   if (kernel_.options.debug) {

@@ -27,7 +27,7 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
     throw AssertionError("Kernel '" + kernel + "': assertion failed: " +
                          (known ? (*assert_messages)[error.arg_index] : std::string("(no message)")));
   }
-  if (error.code == 5) {  // a qd.simt shared array: arg_index is its description among the messages
+  if (error.code == 6) {  // a qd.simt shared array: arg_index is its description among the messages
     bool known = assert_messages && error.arg_index >= 0 &&
                  error.arg_index < static_cast<int>(assert_messages->size());
     std::string array = known ? (*assert_messages)[error.arg_index] : std::string("a shared array");

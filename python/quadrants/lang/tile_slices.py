@@ -7,7 +7,7 @@ import ast
 import re
 
 from .simt_values import SharedArray
-from .values import ArrayRef
+from .values import ArrayRef, StaticBinding
 
 
 class TileSlice:
@@ -83,12 +83,11 @@ def slice_value(tr, base, node):
     """The value of `base[...]` when the subscript has slices, else None."""
     from .simt import tile
 
+    if not isinstance(base, (ArrayRef, SharedArray)):
+        return None  # vectors have their own slices (exprs.py)
     parts = slice_parts(tr, node)
     if parts is None:
         return None
-    if not isinstance(base, (ArrayRef, SharedArray)):
-        raise tr.fail(f"only arrays, fields and shared arrays can be sliced inside a kernel (into tiles), not "
-                      f"{type(base).__name__}", kind="type")
     batch, rows, cols, is_tile = _layout(tr, parts)
     if is_tile:
         return TileSlice(base, rows[0], rows[1], cols[0], cols[1], batch)
@@ -139,7 +138,8 @@ def tile_augmented(tr, node):
 
     if not isinstance(node.target, ast.Name):
         return False
-    tile = tr.visit(node.target)
+    binding = tr.lookup_binding(node.target.id)  # not visited: reading a local has effects (autodiff)
+    tile = getattr(binding, "value", None) if isinstance(binding, StaticBinding) else None
     if not isinstance(tile, TileValue):
         return False
     value = tr.visit(node.value)

@@ -564,7 +564,7 @@ QD_FUNC int64_t qd_checked_offset(const QdLaunchContext* ctx, const QdArg* arg, 
 }
 
 // Offset of a debug-mode qd.simt shared array element (row-major over the constant extents), or -1
-// with code 5 recorded: arg_index is the array's description among the kernel's assert messages.
+// with code 6 recorded: arg_index is the array's description among the kernel's assert messages.
 template <int N>
 QD_FUNC int64_t qd_shared_checked_offset(const QdLaunchContext* ctx, int32_t which, const int64_t (&index)[N],
                                          const int64_t (&extent)[N]) {
@@ -572,7 +572,7 @@ QD_FUNC int64_t qd_shared_checked_offset(const QdLaunchContext* ctx, int32_t whi
   for (int d = 0; d < N; ++d) {
     if (index[d] < 0 || index[d] >= extent[d]) {
       if (qd_claim_error(ctx)) {
-        ctx->error->code = 5;
+        ctx->error->code = 6;
         ctx->error->arg_index = which;
         ctx->error->ndim = N < QD_MAX_NDIM ? N : QD_MAX_NDIM;
         ctx->error->dim = d;
