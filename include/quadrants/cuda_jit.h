@@ -39,7 +39,7 @@ struct CudaCompiledKernel {
   std::vector<KernelParam> params;
   std::vector<bool> param_written;  // per parameter: the kernel may write this array
   std::vector<std::pair<int, int>> i32_extents;  // (param, dim) read as i32: the launcher rejects larger ones
-  bool debug = false;
+  bool debug = false;  // debug mode or an AD stack: the launcher reads the error record after each launch
 };
 
 // Parses, runs the same passes as the CPU path, generates CUDA C++, compiles with NVRTC for

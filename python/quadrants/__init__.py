@@ -79,6 +79,8 @@ from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(
 from .types.enums import Layout
 from . import types  # noqa: E402,F811
 
+from ._cache import clear_cache  # noqa: E402  empties the disk cache of compiled kernels (upstream has no such call)
+from ._paths import get_cmake_dir, get_include  # noqa: E402  for C++ users: headers and find_package(quadrants)
 from ._compiler import install_fallback_compiler as _install_fallback_compiler  # noqa: E402
 
 _install_fallback_compiler()  # ziglang's clang for CPU kernels where the system has no C++ compiler

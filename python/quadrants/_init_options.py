@@ -19,9 +19,8 @@ IGNORED = "ignored"
 _COMPILER = "quadrants has its own compiler pipeline and no such setting"
 _LLVM = "quadrants does not use LLVM; start Python with QD_DUMP_IR=1 to print its IR after each pass"
 _DEVICE_MEMORY = "quadrants allocates device memory per array, on demand, with no preallocated pool"
-_CACHE = "the kernel disk cache (QD_CACHE_DIR) is keyed by a hash of the generated code and never evicts"
+_CACHE_PATH = "the kernel disk cache is in QD_CACHE_DIR (else $XDG_CACHE_HOME/quadrants or ~/.cache/quadrants)"
 _NO_BACKEND = "quadrants has no mesh, quantized-type, Metal or Vulkan support"
-_ADSTACK = "quadrants has no autodiff stack"
 _DEBUGGER = "quadrants never attaches a debugger or rewrites tracebacks"
 _FASTCACHE = "quadrants has no Python-side fast cache; compiled kernels are cached on disk"
 
@@ -70,9 +69,12 @@ OPTIONS = {
     "cpu_block_dim_adaptive": (True, IGNORED, "CPU loops are split by the thread pool; use qd.loop_config"),
     "default_gpu_block_dim": (128, IGNORED, "CUDA grids are sized by the occupancy API; use qd.loop_config"),
     "gpu_max_reg": (0, IGNORED, _COMPILER),
-    "ad_stack_experimental_enabled": (False, IGNORED, _ADSTACK),
-    "ad_stack_size": (0, IGNORED, _ADSTACK),
-    "ad_stack_sparse_threshold_bytes": (100 * 1024 * 1024, IGNORED, _ADSTACK),
+    # Always on here: True asks for what quadrants does anyway; False does not turn it off (no warning either way).
+    "ad_stack_experimental_enabled": (False, APPLIED, None),
+    # Slots per AD stack (one value per iteration of a serial loop's carried local); 0: 1024 (ir.h's
+    # kDefaultAdStackSize). Upstream's 0 sizes stacks per launch; here a stack is a fixed-size local array.
+    "ad_stack_size": (0, APPLIED, None),
+    "ad_stack_sparse_threshold_bytes": (100 * 1024 * 1024, IGNORED, "quadrants' AD stacks are per-thread local arrays of a fixed capacity (qd.init(ad_stack_size=N))"),
     "saturating_grid_dim": (0, IGNORED, "CUDA grids are sized by the occupancy API"),
     "max_block_dim": (0, IGNORED, "CUDA grids are sized by the occupancy API; use qd.loop_config"),
     "cpu_max_num_threads": (None, APPLIED, None),
@@ -96,10 +98,10 @@ OPTIONS = {
     "experimental_auto_mesh_local": (False, IGNORED, _NO_BACKEND),
     "auto_mesh_local_default_occupacy": (4, IGNORED, _NO_BACKEND),
     "offline_cache": (True, APPLIED, None),
-    "offline_cache_file_path": ("", IGNORED, _CACHE),
-    "offline_cache_cleaning_policy": ("lru", IGNORED, _CACHE),
-    "offline_cache_max_size_of_files": (100 * 1024 * 1024, IGNORED, _CACHE),
-    "offline_cache_cleaning_factor": (0.25, IGNORED, _CACHE),
+    "offline_cache_file_path": ("", IGNORED, _CACHE_PATH),
+    "offline_cache_cleaning_policy": ("lru", APPLIED, None),  # applied by _cache.apply_init_options
+    "offline_cache_max_size_of_files": (100 * 1024 * 1024, APPLIED, None),
+    "offline_cache_cleaning_factor": (0.25, APPLIED, None),
     "num_compile_threads": (4, IGNORED, "kernels compile one at a time, when first called"),
     "vk_api_version": ("", IGNORED, _NO_BACKEND),
     "cuda_stack_limit": (0, IGNORED, "CUDA kernels run with the driver's default stack size"),

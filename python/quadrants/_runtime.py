@@ -4,7 +4,7 @@ import platform
 import warnings
 import weakref
 
-from . import _dtypes, _init_options, _logging
+from . import _cache, _dtypes, _init_options, _logging
 
 
 class Arch:
@@ -213,6 +213,12 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
         threads = int(env) if env else 0
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
         raise ValueError(f"qd.init(cpu_max_num_threads=...) must be positive, but got {threads!r}.")
+    stack_size = values["ad_stack_size"]
+    if not isinstance(stack_size, int) or isinstance(stack_size, bool) or not 0 <= stack_size <= 1 << 24:
+        raise ValueError(
+            f"qd.init(ad_stack_size=...) expects an int from 0 (the default capacity, 1024) to {1 << 24}: the "
+            f"values each AD stack of reverse-mode autodiff holds, but got {stack_size!r}."
+        )
     if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
         _logging.set_logging_level(values["log_level"])
     _warn_about_partial_options(values)
@@ -222,6 +228,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
 
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
+    _cache.apply_init_options(values, kwargs)
     _core.set_kernel_profiling(bool(values["kernel_profiler"]))
     _core.clear_kernel_times()
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "jit/compiler.h"
+#include "jit/disk_cache.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
 
@@ -72,6 +73,19 @@ void bind_jit(nb::module_& m) {
         "Whether compiled kernels are kept in and loaded from the disk cache (qd.init(offline_cache=...)).");
   m.def("disk_cache_enabled", &disk_cache_enabled, "Whether the disk cache is in use.");
   m.def("cache_dir_in_use", &cache_directory, "The kernel cache directory, after the privacy checks.");
+  m.def(
+      "set_cache_limit",
+      [](uint64_t max_bytes, const std::string& policy, double factor) {
+        jit::CachePolicy p = policy == "never" ? jit::CachePolicy::kNever
+                             : policy == "fifo" ? jit::CachePolicy::kFifo
+                                                : jit::CachePolicy::kLru;
+        jit::set_cache_limit(max_bytes, p, factor);
+      },
+      nb::arg("max_bytes"), nb::arg("policy"), nb::arg("cleaning_factor"),
+      "The disk cache's size cap (0: none), 'lru', 'fifo' or 'never', and the fraction removed when over it.");
+  m.def("reset_cache_limit", &jit::reset_cache_limit, "The default size cap: QD_CACHE_MAX_MB, else 1024 MB.");
+  m.def("cache_limit_bytes", &jit::cache_limit_bytes, "The disk cache's size cap in bytes; 0 when there is none.");
+  m.def("clear_disk_cache", &jit::clear_cache, "Removes every entry of the kernel disk cache; returns how many.");
   m.def("set_fallback_compiler", &jit::set_fallback_compiler, nb::arg("command"), nb::arg("notice"),
         "The C++ compiler (argument words) for CPU kernels when CXX is unset and PATH has no c++.");
 }

@@ -33,7 +33,9 @@ NB_MODULE(_core, m) {
     } catch (const qd::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const qd::AssertionError& e) {
-      PyErr_SetString(PyExc_AssertionError, e.what());
+      // A failed kernel assert or an AD stack overflow: upstream's QuadrantsAssertionError (an AssertionError).
+      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("QuadrantsAssertionError");
+      PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::KernelUserError& e) {
       // Raised as _core.KernelUserError(kind, message, line, col); the frontend adds source context.
       nb::object cls = nb::module_::import_("quadrants._core").attr("KernelUserError");

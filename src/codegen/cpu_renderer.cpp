@@ -295,7 +295,7 @@ class CpuRenderer : public CStyleRenderer {
               (loop.serialize ? "1" : "0") + ", &qd_run_task<decltype(qd_task)>, &qd_task);");
     indent_ -= 2;
     emit_line("}");
-    if (kernel_.options.debug) emit_line("if (qd_error_raised(ctx)) return;");
+    if (checks_errors_) emit_line("if (qd_error_raised(ctx)) return;");
   }
 
   // A kernel-body local's type (a block declares a name at most once).

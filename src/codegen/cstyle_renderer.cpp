@@ -267,6 +267,7 @@ std::string CStyleRenderer::expr(const Expr& e) {
     }
     case ExprKind::shape: return "(" + type_name(*e->type) + ")" + extent_name(as<Shape>(e)->array, as<Shape>(e)->dim);
     case ExprKind::atomic: return atomic(*as<Atomic>(e));
+    case ExprKind::ad_top: return local_name(as<AdTop>(e)->stack) + ".top()";
     case ExprKind::simt: return simt(*as<Simt>(e));
   }
   return "";
@@ -279,6 +280,24 @@ std::string CStyleRenderer::location_directive(const SourceLoc& loc) {
   for (char c : name) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   return "#line " + std::to_string(loc.line) + " \"" + quoted + "\"";
 }
+
+namespace {
+
+struct AdStackFinder : IRVisitor {
+  bool found = false;
+  void visit_ad_stack(const AdStack&) override { found = true; }
+};
+
+}  // namespace
+
+bool uses_ad_stack(const Kernel& kernel) {
+  AdStackFinder finder;
+  finder.visit(kernel.body);
+  return finder.found;
+}
+
+CStyleRenderer::CStyleRenderer(const Kernel& kernel)
+    : kernel_(kernel), checks_errors_(kernel.options.debug || uses_ad_stack(kernel)) {}
 
 void CStyleRenderer::emit_error_check(const Stmt& s) {
   if (!kernel_.options.debug) return;
@@ -384,6 +403,21 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
       break;
     }
     case StmtKind::print: emit_print(*as<Print>(s)); break;
+    case StmtKind::ad_stack: {
+      const AdStack& a = *as<AdStack>(s);
+      emit_line("QdAdStack<" + type_name(a.type) + ", " + std::to_string(a.capacity) + "> " + local_name(a.name) + ";");
+      break;
+    }
+    case StmtKind::ad_stack_op: {
+      const AdStackOp& op = *as<AdStackOp>(s);
+      if (!op.value) {
+        emit_line(local_name(op.stack) + ".pop();");
+      } else {
+        // A full stack stops the task (error code 5), in every mode.
+        emit_line("if (!qd_ad_push(ctx, " + local_name(op.stack) + ", " + expr(op.value) + ")) return;");
+      }
+      break;
+    }
     case StmtKind::simt: emit_simt_stmt(*as<SimtStmt>(s)); break;
     default: QD_ASSERT(false, "codegen: not a simple statement");
   }

@@ -17,7 +17,7 @@ namespace qd::codegen {
 
 class CStyleRenderer {
  public:
-  explicit CStyleRenderer(const ir::Kernel& kernel) : kernel_(kernel) {}
+  explicit CStyleRenderer(const ir::Kernel& kernel);
   virtual ~CStyleRenderer() = default;
   GeneratedSource render();
 
@@ -75,6 +75,9 @@ class CStyleRenderer {
   std::string element(const ir::ArrayRef& ref);
 
   const ir::Kernel& kernel_;
+  // Whether a task or kernel stops when an earlier part reported an error: debug mode's checks, and
+  // AD stack overflows (checked in every mode).
+  bool checks_errors_ = false;
   std::string out_;
   int indent_ = 0;
   int next_id_ = 0;
@@ -110,6 +113,10 @@ std::string extent_name(const std::string& array, int dim);
 
 // Names of the locals that a block assigns, updates atomically, passes by reference to a function or
 // assigns a function's results to (so a closure must share them).
+
+// Whether a kernel declares an AD stack (reverse_ad's; its pushes may fail in any mode).
+bool uses_ad_stack(const ir::Kernel& kernel);
+
 std::set<std::string> written_locals(const ir::Block& body);
 
 }  // namespace qd::codegen

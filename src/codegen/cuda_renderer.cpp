@@ -298,7 +298,7 @@ std::string CudaRenderer::frame_slot(const std::string& name) {
 
 // A task stops at once when an earlier one failed a debug check or ran a `return`.
 void CudaRenderer::emit_task_guards(size_t k) {
-  if (kernel_.options.debug) emit_line("if (qd_error_raised(ctx)) return;");
+  if (checks_errors_) emit_line("if (qd_error_raised(ctx)) return;");
   std::string flag = "*(volatile int32_t*)(frame + " + std::to_string(returned_flag_offset(kernel_)) + ")";
   if (has_returned_flag_ && k > first_returning_task_) emit_line("if (" + flag + ") return;");
   if (has_returned_flag_ && k == first_returning_task_) emit_line(flag + " = 0;");

@@ -17,7 +17,7 @@ struct ExportContext {
 DLTensor describe(const ArrayView& view, ExportContext* ctx) {
   DLTensor tensor{};
   tensor.data = view.data;
-  tensor.device = {static_cast<int32_t>(view.device.kind), view.device.index};
+  tensor.device = {static_cast<DLDeviceType>(view.device.kind), view.device.index};
   tensor.ndim = view.ndim;
   DlpackDtype dtype = dtype_to_dlpack(view.dtype);
   tensor.dtype = {dtype.code, dtype.bits, dtype.lanes};
@@ -87,13 +87,13 @@ ArrayView view_of_dltensor(const DLTensor& tensor, bool writable) {
 DLManagedTensorVersioned* export_dlpack_versioned(const Array& array) {
   auto* ctx = new ExportContext{array.owner(), {}, {}};
   auto* managed = new DLManagedTensorVersioned{};
-  managed->version = {QD_DLPACK_MAJOR_VERSION, QD_DLPACK_MINOR_VERSION};
+  managed->version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
   managed->manager_ctx = ctx;
   managed->deleter = [](DLManagedTensorVersioned* self) {
     delete static_cast<ExportContext*>(self->manager_ctx);
     delete self;
   };
-  managed->flags = array.view().writable ? 0 : QD_DLPACK_FLAG_READ_ONLY;
+  managed->flags = array.view().writable ? 0 : DLPACK_FLAG_BITMASK_READ_ONLY;
   managed->dl_tensor = describe(array.view(), ctx);
   return managed;
 }
@@ -111,13 +111,13 @@ DLManagedTensor* export_dlpack_legacy(const Array& array) {
 }
 
 std::shared_ptr<Array> import_dlpack_versioned(DLManagedTensorVersioned* managed) {
-  if (managed->version.major != QD_DLPACK_MAJOR_VERSION) {
+  if (managed->version.major != DLPACK_MAJOR_VERSION) {
     unsigned major = managed->version.major;
     owner_of(managed);  // runs the deleter: we must not leak what we were handed
     throw ValueError("Unsupported DLPack major version " + std::to_string(major) +
                      "; quadrants understands version 1.");
   }
-  return import_managed(managed, !(managed->flags & QD_DLPACK_FLAG_READ_ONLY));
+  return import_managed(managed, !(managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY));
 }
 
 std::shared_ptr<Array> import_dlpack_legacy(DLManagedTensor* managed) {

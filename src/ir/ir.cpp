@@ -46,6 +46,18 @@ Expr Atomic::make_local(AtomicOp op, std::string local, Expr value, std::optiona
   return std::make_shared<Atomic>(op, std::move(local), ArrayRef{}, std::move(value), type);
 }
 
+Expr AdTop::make(std::string stack, std::optional<DtypeCode> type) {
+  return std::make_shared<AdTop>(std::move(stack), type);
+}
+Stmt AdStack::make(std::string name, DtypeCode type, int64_t capacity, SourceLoc loc) {
+  return std::make_shared<AdStack>(std::move(name), type, capacity, loc);
+}
+Stmt AdStackOp::make_push(std::string stack, Expr value, SourceLoc loc) {
+  return std::make_shared<AdStackOp>(std::move(stack), std::move(value), loc);
+}
+Stmt AdStackOp::make_pop(std::string stack, SourceLoc loc) {
+  return std::make_shared<AdStackOp>(std::move(stack), nullptr, loc);
+}
 Stmt Decl::make(std::string name, std::optional<DtypeCode> declared_type, Expr value, SourceLoc loc) {
   return std::make_shared<Decl>(std::move(name), declared_type, std::move(value), loc);
 }

@@ -20,7 +20,7 @@ struct SourceLoc {
   int col = 0;
 };
 
-enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic, simt };
+enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic, simt, ad_top };
 
 struct ExprNode {
   virtual ~ExprNode() = default;
@@ -170,8 +170,17 @@ struct Atomic : ExprNode {
       : ExprNode(kKind, type), op(op), local(std::move(local)), ref(std::move(ref)), value(std::move(value)) {}
 };
 
+// The value on top of an AD stack (AdStack); its type is the stack's element type (set by infer_types).
+struct AdTop : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::ad_top;
+  std::string stack;
+  static Expr make(std::string stack, std::optional<DtypeCode> type = std::nullopt);
+  AdTop(std::string stack, std::optional<DtypeCode> type) : ExprNode(kKind, type), stack(std::move(stack)) {}
+};
+
 enum class StmtKind {
-  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print, simt, call
+  decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print, simt, call,
+  ad_stack, ad_stack_op  // reverse_ad's per-thread stacks (see AdStack)
 };
 
 struct StmtNode {
@@ -326,6 +335,29 @@ struct Print : StmtNode {
   Print(std::vector<PrintItem> items, SourceLoc loc) : StmtNode(kKind, loc), items(std::move(items)) {}
 };
 
+// A per-thread stack of `capacity` values of `type`, declared like a local (visible in its block, from
+// here on); reverse_ad keeps loop-carried values on it. Renderers give it a fixed-size local array; a
+// push past the capacity stops the kernel with error code 5 (never a silent overwrite).
+struct AdStack : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::ad_stack;
+  std::string name;
+  DtypeCode type;
+  int64_t capacity;
+  static Stmt make(std::string name, DtypeCode type, int64_t capacity, SourceLoc loc = {});
+  AdStack(std::string name, DtypeCode type, int64_t capacity, SourceLoc loc)
+      : StmtNode(kKind, loc), name(std::move(name)), type(type), capacity(capacity) {}
+};
+// `(ad_push STACK VALUE)` when value is set, else `(ad_pop STACK)` (pops the top; the stack is not empty).
+struct AdStackOp : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::ad_stack_op;
+  std::string stack;
+  Expr value;  // push: cast to the stack's type by infer_types; null: pop
+  static Stmt make_push(std::string stack, Expr value, SourceLoc loc = {});
+  static Stmt make_pop(std::string stack, SourceLoc loc = {});
+  AdStackOp(std::string stack, Expr value, SourceLoc loc)
+      : StmtNode(kKind, loc), stack(std::move(stack)), value(std::move(value)) {}
+};
+
 // Block- and subgroup-scope operations (qd.simt), valid only inside a parallel_for body (docs/IR.md,
 // "Blocks and subgroups"). One node kind per side keeps them apart from the rest of the IR.
 enum class SimtOp {
@@ -415,7 +447,10 @@ struct KernelOptions {
   bool debug = false;
   bool fast_math = false;
   std::string source_file;  // the Python file, for #line directives; empty when unknown
+  int64_t ad_stack_size = 0;  // reverse_ad's stack capacity (qd.init(ad_stack_size=)); 0: kDefaultAdStackSize
 };
+// The AD stack capacity when qd.init(ad_stack_size=) is 0 (the default).
+constexpr int64_t kDefaultAdStackSize = 1024;
 
 struct Param {
   enum class Kind { scalar, array };

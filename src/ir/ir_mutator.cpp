@@ -18,6 +18,7 @@ void IRVisitor::visit(const Expr& e) {
     case ExprKind::load: return visit_load(*as<Load>(e));
     case ExprKind::shape: return visit_shape(*as<Shape>(e));
     case ExprKind::atomic: return visit_atomic(*as<Atomic>(e));
+    case ExprKind::ad_top: return visit_ad_top(*as<AdTop>(e));
     case ExprKind::simt: return visit_simt(*as<Simt>(e));
   }
 }
@@ -37,6 +38,8 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::return_: return visit_return(*as<Return>(s));
     case StmtKind::assert_: return visit_assert(*as<Assert>(s));
     case StmtKind::print: return visit_print(*as<Print>(s));
+    case StmtKind::ad_stack: return visit_ad_stack(*as<AdStack>(s));
+    case StmtKind::ad_stack_op: return visit_ad_stack_op(*as<AdStackOp>(s));
     case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s));
     case StmtKind::call: return visit_call(*as<Call>(s));
   }
@@ -96,6 +99,9 @@ void IRVisitor::visit_return(const Return& s) {
   for (const Expr& v : s.values) visit(v);
 }
 void IRVisitor::visit_assert(const Assert& s) { visit(s.cond); }
+void IRVisitor::visit_ad_stack_op(const AdStackOp& s) {
+  if (s.value) visit(s.value);
+}
 void IRVisitor::visit_print(const Print& s) {
   for (const PrintItem& item : s.items) {
     if (item.value) visit(item.value);
@@ -120,6 +126,7 @@ Expr IRMutator::mutate(const Expr& e) {
     case ExprKind::load: return visit_load(*as<Load>(e), e);
     case ExprKind::shape: return visit_shape(*as<Shape>(e), e);
     case ExprKind::atomic: return visit_atomic(*as<Atomic>(e), e);
+    case ExprKind::ad_top: return visit_ad_top(*as<AdTop>(e), e);
     case ExprKind::simt: return visit_simt(*as<Simt>(e), e);
   }
   return e;
@@ -140,6 +147,8 @@ Block IRMutator::mutate(const Stmt& s) {
     case StmtKind::return_: return visit_return(*as<Return>(s), s);
     case StmtKind::assert_: return visit_assert(*as<Assert>(s), s);
     case StmtKind::print: return visit_print(*as<Print>(s), s);
+    case StmtKind::ad_stack: return visit_ad_stack(*as<AdStack>(s), s);
+    case StmtKind::ad_stack_op: return visit_ad_stack_op(*as<AdStackOp>(s), s);
     case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s), s);
     case StmtKind::call: return visit_call(*as<Call>(s), s);
   }
@@ -252,6 +261,11 @@ Block IRMutator::visit_return(const Return& s, const Stmt& self) {
 Block IRMutator::visit_assert(const Assert& s, const Stmt& self) {
   Expr c = mutate(s.cond);
   return {c == s.cond ? self : Assert::make(c, s.message, s.loc)};
+}
+Block IRMutator::visit_ad_stack_op(const AdStackOp& s, const Stmt& self) {
+  if (!s.value) return {self};
+  Expr v = mutate(s.value);
+  return {v == s.value ? self : AdStackOp::make_push(s.stack, v, s.loc)};
 }
 
 Block IRMutator::visit_print(const Print& s, const Stmt& self) {

@@ -283,6 +283,7 @@ Expr parse_expr(const SExpr& e) {
     return Shape::make(atom(e.items[1], "an array name"), static_cast<int>(parse_int(e.items[2])));
   }
   if (head == "atomic") return parse_atomic(e);
+  if (head == "ad_top") return AdTop::make(atom(form(e, "ad_top", 1).items[1], "an AD stack name"));
   if (Expr simt = parse_simt_expr(e, head)) return simt;
   fail(e, "unknown expression (" + head + " ...).");
 }
@@ -365,6 +366,17 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
     form(e, head.c_str(), 0);
     return head == "break" ? Break::make(loc) : Continue::make(loc);
   }
+  if (head == "ad_stack") {
+    form(e, "ad_stack", 3);
+    int64_t capacity = parse_int(e.items[3]);
+    if (capacity < 1) fail(e.items[3], "an AD stack's capacity is at least 1, found " + std::to_string(capacity) + ".");
+    return AdStack::make(atom(e.items[1], "an AD stack name"), parse_type(e.items[2]), capacity, loc);
+  }
+  if (head == "ad_push") {
+    form(e, "ad_push", 2);
+    return AdStackOp::make_push(atom(e.items[1], "an AD stack name"), parse_expr(e.items[2]), loc);
+  }
+  if (head == "ad_pop") return AdStackOp::make_pop(atom(form(e, "ad_pop", 1).items[1], "an AD stack name"), loc);
   if (head == "for") {
     form(e, "for", 4);
     return For::make(atom(e.items[1], "a loop variable"), parse_expr(e.items[2]), parse_expr(e.items[3]),
@@ -435,6 +447,7 @@ KernelOptions parse_options(const SExpr& e) {
     else if (name == "debug") o.debug = parse_flag(opt.items[1]);
     else if (name == "fast_math") o.fast_math = parse_flag(opt.items[1]);
     else if (name == "source_file" && opt.items[1].is_string) o.source_file = opt.items[1].atom;
+    else if (name == "ad_stack_size") o.ad_stack_size = parse_int(opt.items[1]);
     else fail(opt, "unknown option '" + name + "'.");
   }
   return o;

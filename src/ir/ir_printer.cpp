@@ -138,6 +138,14 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
     }
     case StmtKind::assert_:
       return "(assert " + print_expr(as<Assert>(s)->cond) + " " + quote(as<Assert>(s)->message) + ")";
+    case StmtKind::ad_stack: {
+      const AdStack& a = *as<AdStack>(s);
+      return "(ad_stack " + a.name + " " + type_text(a.type) + " " + std::to_string(a.capacity) + ")";
+    }
+    case StmtKind::ad_stack_op: {
+      const AdStackOp& op = *as<AdStackOp>(s);
+      return op.value ? "(ad_push " + op.stack + " " + print_expr(op.value) + ")" : "(ad_pop " + op.stack + ")";
+    }
     case StmtKind::simt: {
       const SimtStmt& m = *as<SimtStmt>(s);
       if (m.op == SimtStmtOp::shared_decl) {
@@ -219,6 +227,7 @@ std::string print_expr(const Expr& e) {
       std::string target = a.local ? "(var " + *a.local + ")" : print_ref(a.ref);
       return "(atomic " + std::string(atomic_op_name(a.op)) + " " + target + " " + print_expr(a.value) + ")";
     }
+    case ExprKind::ad_top: return "(ad_top " + as<AdTop>(e)->stack + ")";
     case ExprKind::simt: return print_simt(*as<Simt>(e));
   }
   return "";
@@ -244,6 +253,7 @@ std::string print_kernel(const Kernel& k) {
                     ") (default_ip " + type_text(o.default_ip) + ") (debug " + (o.debug ? "1" : "0") +
                     ") (fast_math " + (o.fast_math ? "1" : "0") + ")";
   if (!o.source_file.empty()) out += " (source_file " + quote(o.source_file) + ")";
+  if (o.ad_stack_size != 0) out += " (ad_stack_size " + std::to_string(o.ad_stack_size) + ")";
   out += ")\n  (params";
   for (const Param& p : k.params) out += "\n    " + print_param(p);
   if (!k.adjoints.empty()) {

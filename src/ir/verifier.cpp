@@ -113,6 +113,7 @@ class Verifier {
         return require(stage_ == Stage::parsed || as<Shape>(e)->dim < p->ndim, "shape dim out of range");
       }
       case ExprKind::atomic: return atomic(*as<Atomic>(e), e);
+      case ExprKind::ad_top: return expect_type(e, local(as<AdTop>(e)->stack), "an ad_top");
       case ExprKind::simt: return simt(*as<Simt>(e), e);
     }
   }
@@ -313,6 +314,18 @@ void Verifier::stmt(const Stmt& s) {
       return;
     }
     case StmtKind::assert_: return expr(as<Assert>(s)->cond);
+    case StmtKind::ad_stack: {
+      const AdStack& a = *as<AdStack>(s);
+      require(a.capacity > 0, "AD stack without room: " + a.name);
+      return require(scopes_.declare(a.name, a.type) || !checked, "AD stack declared twice: " + a.name);
+    }
+    case StmtKind::ad_stack_op: {
+      const AdStackOp& op = *as<AdStackOp>(s);
+      std::optional<DtypeCode> t = local(op.stack);
+      if (!op.value) return;
+      expr(op.value);
+      return expect_type(op.value, t, "a pushed value");
+    }
     case StmtKind::print:
       for (const PrintItem& item : as<Print>(s)->items) {
         if (item.value) expr(item.value);

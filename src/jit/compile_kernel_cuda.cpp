@@ -1,4 +1,5 @@
 // src/jit/compile_kernel_cuda.cpp: the public compile_kernel_cuda(): IR text -> passes -> CUDA C++ -> cached NVRTC image.
+#include "codegen/cstyle_renderer.h"
 #include "codegen/cuda_renderer.h"
 #include "ir/ir_parser.h"
 #include "jit/compiler.h"
@@ -79,7 +80,7 @@ std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string&
   for (const ir::Param& p : kernel.params) out->params.push_back(jit::public_param(p));
   out->param_written = std::move(generated.param_written);
   out->i32_extents = std::move(generated.i32_extents);
-  out->debug = kernel.options.debug;
+  out->debug = kernel.options.debug || codegen::uses_ad_stack(kernel);
   return out;
 }
 

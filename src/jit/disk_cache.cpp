@@ -196,14 +196,20 @@ std::optional<std::string> read_verified(const std::string& path, const std::str
   if (fd < 0) return std::nullopt;
   std::string bytes;
   bool whole = static_cast<uint64_t>(info.st_size) == size && read_fd(fd, &bytes) && bytes.size() == size;
+  bool valid = whole && sha256_hex(bytes) == digest;
+  if (valid) {  // its access time records its last use, for the size cap's LRU order (set even under noatime)
+    const struct timespec times[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+    ::futimens(fd, times);
+  }
   ::close(fd);
-  if (!whole || sha256_hex(bytes) != digest) return std::nullopt;
+  if (!valid) return std::nullopt;
   return bytes;
 }
 
 void store_entry(const std::string& path, const std::string& key, const std::string& bytes) {
   write_file_atomically(path, bytes);
   write_file_atomically(path + ".manifest", manifest_text(key, bytes));
+  evict_to_fit(path);
 }
 
 bool read_file(const std::string& path, std::string* out) {

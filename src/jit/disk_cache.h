@@ -7,6 +7,8 @@
 // truncated, scrambled, swapped or planted file is a miss (recompiled), never loaded.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -38,6 +40,18 @@ std::optional<std::string> read_verified(const std::string& path, const std::str
 
 // Stores `bytes` as the entry at `path` for `key`: the file, then its manifest, each atomically.
 void store_entry(const std::string& path, const std::string& key, const std::string& bytes);
+
+// The size cap (src/jit/cache_eviction.cpp): after each store, when the entries' total size passes
+// max_bytes, entries are removed (least recently used first, or oldest first for kFifo) until it is
+// below (1 - cleaning_factor) of the cap. Default: $QD_CACHE_MAX_MB megabytes, else 1024; 0 is no cap.
+enum class CachePolicy { kNever, kLru, kFifo };
+void set_cache_limit(uint64_t max_bytes, CachePolicy policy, double cleaning_factor);
+void reset_cache_limit();  // back to the default (QD_CACHE_MAX_MB, read again)
+uint64_t cache_limit_bytes();  // 0: no cap
+// Applies the cap now; the entry at keep_path (just stored) is never the one removed.
+void evict_to_fit(const std::string& keep_path);
+// Removes every entry of the cache directory (kernels already loaded stay loaded); returns how many.
+size_t clear_cache();
 
 // Reads a whole file; false when it cannot be opened.
 bool read_file(const std::string& path, std::string* out);

@@ -140,6 +140,16 @@ class NameChecker : public IRVisitor {
       fail(KernelUserError::Kind::syntax, "Local variable '" + s.name + "' is declared twice in the same block.");
     }
   }
+  void visit_ad_stack(const AdStack& s) override {
+    if (!scopes_.declare(s.name, std::nullopt)) {
+      fail(KernelUserError::Kind::syntax, "AD stack '" + s.name + "' is declared twice in the same block.");
+    }
+  }
+  void visit_ad_top(const AdTop& e) override { local(e.stack); }
+  void visit_ad_stack_op(const AdStackOp& s) override {
+    local(s.stack);
+    IRVisitor::visit_ad_stack_op(s);
+  }
   void visit_assign(const Assign& s) override {
     visit(s.value);
     if (local(s.name).is_loop_var) {

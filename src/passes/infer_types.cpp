@@ -141,6 +141,20 @@ class TypeInference : public IRMutator {
     scopes_.declare(d.name, t);
     return {v == d.value && d.declared_type == t ? self : Decl::make(d.name, t, v, d.loc)};
   }
+  // AD stacks live among the locals, with their element type.
+  Block visit_ad_stack(const AdStack& s, const Stmt& self) override {
+    scopes_.declare(s.name, s.type);
+    return {self};
+  }
+  Expr visit_ad_top(const AdTop& e, const Expr& self) override {
+    std::optional<DtypeCode> t = scopes_.find(e.stack)->type;
+    return e.type == t ? self : AdTop::make(e.stack, t);
+  }
+  Block visit_ad_stack_op(const AdStackOp& s, const Stmt& self) override {
+    if (!s.value) return {self};
+    Expr v = cast_to(mutate(s.value), *scopes_.find(s.stack)->type);
+    return {v == s.value ? self : AdStackOp::make_push(s.stack, v, s.loc)};
+  }
   Block visit_assign(const Assign& a, const Stmt& self) override {
     Expr v = cast_to(mutate(a.value), *scopes_.find(a.name)->type);
     return {v == a.value ? self : Assign::make(a.name, v, a.loc)};

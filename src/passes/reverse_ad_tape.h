@@ -57,7 +57,9 @@ struct Entry {
   std::vector<Expr> bounds;         // loop: begin, end; parallel: extents
   const ParallelFor* loop = nullptr;  // parallel: block_dim and serialize
   std::shared_ptr<Region> body;     // loop, parallel
-  std::string count;                // loop from a while: its trip count (a version); name: its condition
+  std::string count;                // loop from a while or a for with a break: its trip count (a version)
+                                    // while: name holds its condition
+  std::string exit;                 // loop with a break: the break flag's version at an iteration's end
   SourceLoc loc;
   explicit Entry(Kind kind) : kind(kind) {}
 };
@@ -169,6 +171,7 @@ class TapeBuilder {
         return Select::make(rename(s.cond), rename(s.a), rename(s.b), e->type);
       }
       case ExprKind::load: return Load::make(rename_ref(as<Load>(e)->ref), e->type);
+      case ExprKind::ad_top: QD_ASSERT(false, "reverse_ad(): the primal already uses an AD stack"); return e;
       case ExprKind::atomic:
         fail("Kernel '" + kernel_.name + "' uses the value an atomic operation returns, which its adjoint " +
              "cannot replay. Reverse-mode autodiff supports atomics only as statements (x[i] += v).");
@@ -283,10 +286,12 @@ class TapeBuilder {
       case StmtKind::assert_: return;  // the adjoint neither prints nor re-checks
       case StmtKind::call: QD_ASSERT(false, "reverse_ad(): a call survived reject_functions()");
       case StmtKind::while_: return while_loop(*as<While>(s));
+      case StmtKind::ad_stack:
+      case StmtKind::ad_stack_op: QD_ASSERT(false, "reverse_ad(): the primal already uses an AD stack"); return;
       case StmtKind::break_:
       case StmtKind::continue_:
-        fail("Kernel '" + kernel_.name + "' has a break or continue statement, which reverse-mode autodiff does " +
-             "not support yet. Guard the rest of the loop body with an if instead.");
+        QD_ASSERT(false, "reverse_ad(): break/continue left after BreakContinueLowering");
+        return;
       case StmtKind::simt: fail_simt();
       case StmtKind::return_:
         fail("Kernel '" + kernel_.name + "' returns a value; reverse-mode autodiff differentiates kernels that " +
@@ -381,13 +386,27 @@ class TapeBuilder {
     out_->push_back(std::move(entry));
   }
 
-  void serial_loop(const For& s) {
+  // A loop body lowered by BreakContinueLowering ends with `(if (var FLAG) ((break)) ())`: the body
+  // without it, and FLAG (empty when there is none).
+  static std::pair<Block, std::string> split_exit(const Block& body) {
+    const If* last = body.empty() ? nullptr : as<If>(body.back());
+    const Var* flag = last ? as<Var>(last->cond) : nullptr;
+    if (!flag || !last->else_body.empty() || last->then_body.size() != 1 || !as<Break>(last->then_body[0])) {
+      return {body, ""};
+    }
+    return {Block(body.begin(), body.end() - 1), flag->name};
+  }
+
+  void serial_loop(const For& loop) {
+    auto [stripped, exit_flag] = split_exit(loop.body);
+    For s(loop.var, loop.begin, loop.end, stripped, loop.loc);
     Entry entry(Entry::Kind::loop);
     entry.bounds = {rename(s.begin), rename(s.end)};
     entry.body = std::make_shared<Region>();
     entry.loc = loc_;
     std::string var = fresh(s.var);
     entry.vars = {var};
+    if (!exit_flag.empty()) entry.count = new_version("for_count", DtypeCode::i32, false);
     // Locals declared outside and assigned inside: each iteration starts from the previous one's value.
     std::vector<Carried> carried;
     for (const std::string& name : assigned_outer_locals(s.body)) {
@@ -405,6 +424,7 @@ class TapeBuilder {
       }
       block(s.body);
       for (size_t k = 0; k < carried.size(); ++k) carried[k].last = scopes_.back().at(names[k]);
+      if (!exit_flag.empty()) entry.exit = *lookup(exit_flag).second;
     });
     region_scope_starts_.pop_back();
     for (size_t k = 0; k < carried.size(); ++k) {
@@ -450,7 +470,9 @@ class TapeBuilder {
 
   // A while loop: a serial loop over [0, count) whose replay counts its iterations (Entry::count) and
   // whose body starts with its condition's value (Entry::name).
-  void while_loop(const While& s) {
+  void while_loop(const While& loop) {
+    auto [stripped, exit_flag] = split_exit(loop.body);
+    While s(loop.cond, stripped, loop.loc);
     Entry entry(Entry::Kind::loop);
     entry.body = std::make_shared<Region>();
     entry.loc = loc_;
@@ -476,6 +498,7 @@ class TapeBuilder {
       define(entry.name, cond);
       block(s.body);
       for (size_t k = 0; k < carried.size(); ++k) carried[k].last = scopes_.back().at(names[k]);
+      if (!exit_flag.empty()) entry.exit = *lookup(exit_flag).second;
     });
     region_scope_starts_.pop_back();
     for (size_t k = 0; k < carried.size(); ++k) {

@@ -18,7 +18,7 @@ using namespace qd::ir;
 
 bool declares_locals(const Block& b) {
   for (const Stmt& s : b) {
-    if (s->kind == StmtKind::decl) return true;
+    if (s->kind == StmtKind::decl || s->kind == StmtKind::ad_stack) return true;
   }
   return false;
 }

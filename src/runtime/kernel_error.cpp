@@ -40,6 +40,12 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
                        "Call block and subgroup operations from control flow that every thread of the block (or "
                        "subgroup) takes.");
   }
+  if (error.code == 5) {
+    throw AssertionError("Kernel '" + kernel + "': adstack overflow: a serial loop in its reverse-mode autodiff ran "
+                         "more iterations than an AD stack holds (" + std::to_string(error.index[0]) +
+                         " values; the stack keeps each iteration's loop-carried locals). Raise the capacity with "
+                         "qd.init(ad_stack_size=N), N at least the loop's trip count.");
+  }
   QD_ASSERT(error.arg_index >= 0 && error.arg_index < num_args && error.ndim >= 0 && error.ndim <= QD_MAX_NDIM,
             "raise_kernel_error(): malformed kernel error record");
   std::string name = error.arg_index < static_cast<int>(arg_names.size()) ? "'" + arg_names[error.arg_index] + "'"

@@ -10,7 +10,9 @@ namespace qd {
 
 // Throws what the kernel reported, with the same text on every target: code 1 an IndexError naming
 // the kernel, the argument (arg_names[i], or "#i"), the index and the shape; code 2 an AssertionError
-// with its message; code 3 a ValueError for an extent too large for the kernel's i32 index type.
+// with its message; code 3 a ValueError for an extent too large for the kernel's i32 index type; code 4
+// a RuntimeError for a qd.simt block whose threads stopped waiting for each other; code 5 an
+// AssertionError for an AD stack overflow, naming qd.init(ad_stack_size=).
 [[noreturn]] void raise_kernel_error(const std::string& kernel, const QdKernelError& error, const QdArg* args,
                                      int num_args, const std::vector<std::string>& arg_names,
                                      const std::vector<std::string>* assert_messages);

@@ -71,7 +71,7 @@ DLManagedTensorVersioned* make_foreign(uint64_t flags, DLDataType dtype, int64_t
 TEST(Dlpack, ImportHonoursStridesOffsetAndReadOnly) {
   ForeignTensor::deleted = 0;
   int64_t transposed[2] = {1, 2};
-  auto array = import_dlpack_versioned(make_foreign(QD_DLPACK_FLAG_READ_ONLY, {2, 32, 1}, transposed));
+  auto array = import_dlpack_versioned(make_foreign(DLPACK_FLAG_BITMASK_READ_ONLY, {2, 32, 1}, transposed));
   const ArrayView& view = array->view();
   EXPECT_FALSE(view.writable);
   EXPECT_FALSE(view.is_contiguous());

@@ -173,3 +173,79 @@ def test_while_loop_until_a_value_condition():
             out[i] = s * x[i]
 
     _check(k, out, [x, y])
+
+
+def _prefix_sum_kernels(out, x, n):
+    @qd.kernel
+    def serial_inside():
+        for _ in range(1):
+            for i in range(n):  # a serial loop: iteration i reads what iteration i - 1 wrote
+                if i == 0:
+                    out[i] = x[None]
+                else:
+                    out[i] = out[i - 1] * 2.0 + x[None]
+
+    @qd.kernel
+    def serialized():
+        qd.loop_config(serialize=True)
+        for i in range(n):
+            if i == 0:
+                out[i] = x[None]
+            else:
+                out[i] = out[i - 1] * 2.0 + x[None]
+
+    @qd.kernel
+    def parallel():
+        for i in range(n):
+            if i == 0:
+                out[i] = x[None]
+            else:
+                out[i] = out[i - 1] * 2.0 + x[None]
+
+    return serial_inside, serialized, parallel
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_iterations_that_talk_through_an_array_are_swept_last_to_first(which):
+    # out[k] = (2^(k+1) - 1) x, so d out[n-1] / dx = 2^n - 1; a first-to-last sweep gave 1 (a silent wrong gradient).
+    n = 6
+    x = qd.field(qd.f64, shape=(), needs_grad=True)
+    out = qd.field(qd.f64, shape=n, needs_grad=True)
+    kernel = _prefix_sum_kernels(out, x, n)[which]
+    x[None] = 1.5
+    kernel()
+    np.testing.assert_allclose(out.to_numpy(), [(2 ** (k + 1) - 1) * 1.5 for k in range(n)])
+    out.grad[n - 1] = 1.0
+    kernel.grad()
+    assert x.grad[None] == 2 ** n - 1
+
+
+def test_a_parallel_loop_reading_another_iterations_write_is_an_error():
+    x = qd.field(qd.f64, shape=(), needs_grad=True)
+    out = qd.field(qd.f64, shape=4, needs_grad=True)
+    parallel = _prefix_sum_kernels(out, x, 4)[2]
+    parallel()
+    with pytest.raises(qd.QuadrantsSyntaxError, match="read 'out' at another element than they write it"):
+        parallel.grad()
+
+
+def test_parallel_loops_reading_their_own_element_or_a_fixed_one_are_fine():
+    n = 4
+    x = qd.field(qd.f64, shape=(), needs_grad=True)
+    out = qd.field(qd.f64, shape=2 * n, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in range(n):
+            out[i] = out[i] * 3.0 + out[n] * x[None]  # out[n] is never written here; out[i] only by iteration i
+
+    out.from_numpy(np.arange(2.0 * n))
+    x[None] = 0.5
+    k()
+    out.grad.fill(0.0)
+    for i in range(n):
+        out.grad[i] = 1.0
+    k.grad()
+    assert x.grad[None] == n * out[n]
+    assert out.grad[n] == n * 0.5
+    np.testing.assert_array_equal(out.grad.to_numpy()[:n], 3.0)

@@ -43,8 +43,9 @@ _SCRIPTS = tempfile.mkdtemp(prefix="qd-cache-test-")  # kernels need a source fi
 
 def script(code):
     path = os.path.join(_SCRIPTS, hashlib.sha256(code.encode()).hexdigest()[:16] + ".py")
-    with open(path, "w") as f:
+    with open(path + ".tmp", "w") as f:
         f.write(code)
+    os.replace(path + ".tmp", path)  # never truncated under a process starting from it
     return path
 
 

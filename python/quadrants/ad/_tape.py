@@ -147,7 +147,7 @@ class Tape:
         for func, args in reversed(self.calls):
             if hasattr(func, "definition"):  # a kernel: its adjoint, without kernel.grad()'s warning
                 try:
-                    adjoint_launchers(func)(args)
+                    adjoint_launchers(getattr(func, "_qd_kernel", func))(args)  # a dispatch function's Kernel
                 except NoGradients:
                     pass  # a kernel that touches no array with a gradient adds nothing (upstream runs it anyway)
             elif getattr(func, "grad", None) is not None:

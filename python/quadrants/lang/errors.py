@@ -76,7 +76,7 @@ class QuadrantsRuntimeError(RuntimeError):
 
 
 class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):
-    """An assertion in a kernel compiled with qd.init(debug=True) failed."""
+    """An assertion in a kernel compiled with qd.init(debug=True) failed, or an AD stack overflowed."""
 
 
 class QuadrantsRuntimeTypeError(QuadrantsRuntimeError, TypeError):

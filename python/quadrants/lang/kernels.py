@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import inspect
 import logging
+import pickle
 import time
 import types
 import warnings
@@ -264,6 +265,16 @@ class KernelDefinition:
 
 class KernelMixin:
     """The Python-side API that both kinds of kernel objects share."""
+
+    def __reduce__(self):
+        # By reference, as pickle treats functions: the unpickling process imports the kernel's module and
+        # takes the kernel from it, so workers (spawn pools, torch.multiprocessing, Ray, Dask) compile their
+        # own copy, or load it from the shared disk cache. pickle checks that the name leads back here.
+        if "<locals>" in self.__qualname__:
+            raise pickle.PicklingError(
+                f"Kernel '{self.__qualname__}' cannot be pickled: it is defined inside a function, so another "
+                f"process cannot import it by name. Define it at the top level of module '{self.__module__}'.")
+        return self.__qualname__
 
     def export_ir(self, *example_args):
         """The IR text of the specialization that these example arguments select, for C++ programs.

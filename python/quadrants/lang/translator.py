@@ -346,6 +346,12 @@ def _sentence(message):
     return message if message.endswith((".", "?", "!")) else message + "."
 
 
+def ad_stack_option(config):
+    """The IR option giving reverse_ad's stack capacity (qd.init(ad_stack_size=)); empty for the default."""
+    size = config.options.ad_stack_size if config.options is not None else 0
+    return f" (ad_stack_size {size})" if size else ""
+
+
 def translate_kernel(fn, name, params, spec, slot_values, returns, config, leaves=None, struct_values=None):
     """IR text for `fn` under one specialization; returns (ir_text, global containers, line_sources).
 
@@ -378,7 +384,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
         f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}) "
-        f"(source_file {string_text(source.filename)}))"
+        f"(source_file {string_text(source.filename)}){ad_stack_option(config)})"
     )
     body = "".join("\n    " + stmt.render(4) for stmt in tr.builder.top())
     functions = "".join(f"  {text}\n" for text in tr.real_function_texts())

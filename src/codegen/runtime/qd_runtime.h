@@ -608,6 +608,33 @@ QD_FUNC bool qd_check_i32_extent(const QdLaunchContext* ctx, int32_t arg_index, 
   return false;
 }
 
+// ---- reverse-mode autodiff's per-thread stacks ((ad_stack NAME TYPE N) in the IR) ----
+// A fixed-size local array (CUDA local memory) and its depth; reverse_ad pops only what it pushed.
+template <class T, int64_t N>
+struct QdAdStack {
+  int64_t depth = 0;
+  T slots[N];
+  QD_METHOD T top() const { return slots[depth - 1]; }
+  QD_METHOD void pop() { --depth; }
+};
+// A push onto a full stack records error code 5 (index[0]: the capacity) and answers false: the
+// caller stops its task, so the overflow is reported, never a slot overwritten.
+template <class T, int64_t N>
+QD_FUNC bool qd_ad_push(const QdLaunchContext* ctx, QdAdStack<T, N>& stack, T value) {
+  if (stack.depth < N) {
+    stack.slots[stack.depth++] = value;
+    return true;
+  }
+  if (qd_claim_error(ctx)) {
+    ctx->error->code = 5;
+    ctx->error->arg_index = 0;
+    ctx->error->ndim = 1;
+    ctx->error->dim = 0;
+    ctx->error->index[0] = N;
+  }
+  return false;
+}
+
 template <class T>
 QD_FUNC T qd_load_checked(const T* data, int64_t offset) { return offset < 0 ? T() : data[offset]; }
 

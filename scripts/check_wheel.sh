@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# scripts/check_wheel.sh: installs a built wheel (scripts/build_wheel.sh) into a fresh venv that has no build
+# tools, and runs kernels from it as a user would. Usage: check_wheel.sh [WHEEL] (default: the one in dist/).
+#
+# The venv has no system site-packages, no cmake, no scikit-build-core, no nanobind; pip may only take
+# wheels (--only-binary :all:), so nothing is compiled to install. Then, from a folder outside the
+# repository:
+#   1. a kernel on numpy arrays (timed from `pip install` to its result: install-to-first-kernel);
+#   2. torch==2.13.0 installed, a kernel on torch tensors and a torch_op;
+#   3. a second process with no C++ compiler reachable (CXX unset, PATH without c++) runs the same kernels,
+#      so they can only come from the disk cache the first process filled;
+#   4. C++: examples/cpp/ configured with find_package(quadrants) against quadrants.get_cmake_dir(), built
+#      with the system's cmake and compiler, and run.
+# Exits non-zero on any failure. QD_CHECK_WHEEL_TORCH=0 skips the torch part.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+WHEEL=$(realpath "${1:-$(ls "$REPO"/dist/quadrants-*.whl | head -1)}")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+unset PYTHONPATH PYTHONHOME CXX
+export QD_CACHE_DIR=$WORK/kernel-cache
+quiet() { { grep -v "^WARNING: Location" || true; }; }
+
+python3 -m venv "$WORK/venv"
+PY=$WORK/venv/bin/python
+cd "$WORK"  # kernels are compiled from their source file; the repository must not be importable
+cp "$REPO/scripts/wheel_smoke.py" "$WORK/wheel_smoke.py"
+
+ms() { echo $(($(date +%s%N) / 1000000)); }
+start=$(ms)
+"$PY" -m pip install -q --only-binary :all: "$WHEEL" 2>&1 | quiet
+installed=$(ms)
+"$PY" wheel_smoke.py numpy
+first=$(ms)
+echo "[check_wheel] pip install of the wheel: $((installed - start)) ms; first run (import, compile, launch):" \
+  "$((first - installed)) ms; install-to-first-kernel: $((first - start)) ms"
+"$PY" -m pip list 2>/dev/null | grep -iE "^(cmake|scikit-build-core|nanobind|ninja) " && {
+  echo "[check_wheel] FAILED: build tools were installed into the user's venv"; exit 1; }
+
+targets=numpy
+if [ "${QD_CHECK_WHEEL_TORCH:-1}" != 0 ]; then
+  # --no-compile: byte-compiling torch's thousands of modules would take longer than unpacking them.
+  "$PY" -m pip install -q --no-compile --only-binary :all: torch==2.13.0 2>&1 | quiet
+  "$PY" wheel_smoke.py torch
+  targets="numpy torch"
+fi
+
+# No compiler in reach: PATH holds only the venv's bin (python), not /usr/bin where c++ lives.
+env PATH="$WORK/venv/bin" "$PY" wheel_smoke.py --from-cache $targets
+
+cp -r "$REPO/examples/cpp" "$WORK/cpp-example"
+"$PY" -c "import quadrants, os; assert os.path.isfile(os.path.join(quadrants.get_include(), 'quadrants', 'jit.h'))"
+cmake -S "$WORK/cpp-example" -B "$WORK/cpp-build" -DCMAKE_BUILD_TYPE=Release \
+  -Dquadrants_DIR="$("$PY" -c "import quadrants; print(quadrants.get_cmake_dir())")" >/dev/null
+cmake --build "$WORK/cpp-build" >/dev/null
+"$WORK/cpp-build/run_saxpy" "$WORK/cpp-example/saxpy.qdir"
+echo "[check_wheel] passed: $(basename "$WHEEL")"
