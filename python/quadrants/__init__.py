@@ -71,6 +71,7 @@ from . import algorithms  # noqa: E402  qd.algorithms: upstream's radix sort siz
 from .autograd_op import autograd_op
 from .lang.pitfalls import AutogradWarning, PrecisionWarning  # noqa: F401  to filter or catch them by name
 from .torch_ops import torch_op
+from . import linalg  # noqa: E402  qd.linalg: sparse matrices and their solvers, matrix-free CG/BiCGSTAB
 from .linear_solve import solve  # noqa: E402  qd.solve(A, b) inside kernels
 from .decompositions import polar_decompose, svd  # noqa: E402  2x2 and 3x3, inside kernels
 from . import experimental  # noqa: E402  qd.experimental.real_func, upstream's deprecated alias

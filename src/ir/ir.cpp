@@ -120,9 +120,9 @@ namespace {
 constexpr std::array<std::string_view, 26> kBinOpNames = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "bit_and", "bit_or",
     "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "rand_bits", "raw_div", "raw_mod"};
-constexpr std::array<std::string_view, 22> kUnOpNames = {
+constexpr std::array<std::string_view, 25> kUnOpNames = {
     "neg", "not", "bit_not", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh",
-    "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf"};
+    "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf", "popcnt", "clz", "ffs"};
 constexpr std::array<std::string_view, 9> kAtomicOpNames = {"add", "sub", "min", "max", "and", "or", "xor", "mul", "xchg"};
 
 template <class Op, size_t N>
@@ -136,7 +136,10 @@ std::optional<Op> find_op(const std::array<std::string_view, N>& names, std::str
 }  // namespace
 
 std::string_view binop_name(BinOp op) { return kBinOpNames[static_cast<size_t>(op)]; }
-bool unop_gives_i32(UnOp op) { return op == UnOp::logical_not || op == UnOp::isnan || op == UnOp::isinf; }
+bool unop_gives_i32(UnOp op) {
+  return op == UnOp::logical_not || op == UnOp::isnan || op == UnOp::isinf || op == UnOp::popcnt ||
+         op == UnOp::clz || op == UnOp::ffs;
+}
 
 std::optional<int64_t> constant_index(const Expr& e) {
   const Const* c = as<Const>(e);

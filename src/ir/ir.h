@@ -87,10 +87,11 @@ struct Binary : ExprNode {
 
 enum class UnOp {
   neg, logical_not, bit_not, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, tanh, exp, log, abs,
-  floor, ceil, round, log2, exp2, isnan, isinf
+  floor, ceil, round, log2, exp2, isnan, isinf, popcnt, clz, ffs
 };
 
-// isnan/isinf answer i32 0/1, like comparisons; every other unary op keeps its operand's type.
+// isnan/isinf answer i32 0/1, like comparisons, and the bit counts popcnt/clz/ffs an i32 count; every
+// other unary op keeps its operand's type.
 bool unop_gives_i32(UnOp op);
 
 struct Unary : ExprNode {

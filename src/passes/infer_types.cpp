@@ -319,8 +319,9 @@ Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
 Expr TypeInference::visit_unary(const Unary& u, const Expr& self) {
   Expr x = mutate(u.a);
   DtypeCode t = type_of(x);
-  if (u.op == UnOp::bit_not && is_float(t)) {
-    fail("Operator 'bit_not' needs an integer operand, but was given " + type_name(t) + ".");
+  if (needs_integer(u.op) && is_float(t)) {
+    fail("Operator '" + std::string(unop_name(u.op)) + "' takes integral inputs only, but was given " +
+         type_name(t) + ".");
   }
   if (is_float_math(u.op) && !is_float(t)) {
     t = options_.default_fp;

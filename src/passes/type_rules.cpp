@@ -28,6 +28,10 @@ bool needs_integers(BinOp op) {
          op == BinOp::shr || op == BinOp::rand_bits;
 }
 
+bool needs_integer(UnOp op) {
+  return op == UnOp::bit_not || op == UnOp::popcnt || op == UnOp::clz || op == UnOp::ffs;
+}
+
 bool is_float_math(UnOp op) {
   switch (op) {
     case UnOp::sqrt: case UnOp::rsqrt: case UnOp::sin: case UnOp::cos: case UnOp::tan: case UnOp::asin:

@@ -15,6 +15,9 @@ bool gives_i32(ir::BinOp op);
 // Operators defined only on integers.
 bool needs_integers(ir::BinOp op);
 
+// Unary operators defined only on integers (bit_not and the bit counts popcnt, clz, ffs).
+bool needs_integer(ir::UnOp op);
+
 // Unary math that computes in floating point (an integer operand becomes default_fp first).
 bool is_float_math(ir::UnOp op);
 

@@ -284,6 +284,13 @@ static unsigned int atomicSub(unsigned int* p, unsigned int v) { return __atomic
 static float atomicAdd(float* p, float v) { return qd_host_rmw(p, [v](float o) { return o + v; }); }
 static double atomicAdd(double* p, double v) { return qd_host_rmw(p, [v](double o) { return o + v; }); }
 static float atomicExch(float* p, float v) { float old; __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST); return old; }
+// CUDA's bit-count intrinsics (qd_popcnt/qd_clz/qd_ffs), with CUDA's results for 0 (__clz(0) is 32).
+static int __popc(unsigned int x) { return __builtin_popcount(x); }
+static int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static int __clz(int x) { return x ? __builtin_clz((unsigned int)x) : 32; }
+static int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static int __ffs(int x) { return __builtin_ffs(x); }
+static int __ffsll(long long x) { return __builtin_ffsll(x); }
 // PTX conversions the header uses, by instruction name (the asm statements are rewritten to calls).
 static unsigned short qd_ptx_cvt_rn_f16_f32(float x) { _Float16 h = (_Float16)x; unsigned short b; memcpy(&b, &h, 2); return b; }
 static unsigned short qd_ptx_cvt_rn_f16_f64(double x) { _Float16 h = (_Float16)x; unsigned short b; memcpy(&b, &h, 2); return b; }

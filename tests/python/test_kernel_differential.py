@@ -127,9 +127,11 @@ def node_type(node, var_types):
         return var_types[node[1]]
     if kind == "lit":
         return literal_type(node[1])
-    if kind in ("cmp", "logic"):
+    if kind == "cmp":
         node_type(node[2], var_types), node_type(node[3], var_types)
         return "i32"
+    if kind == "logic":  # upstream's value rule: `a and b` is one of its operands, in their common type
+        return promote(node_type(node[2], var_types), node_type(node[3], var_types))
     if kind == "un":
         t = node_type(node[2], var_types)
         if node[1] == "~" and is_float(t):
@@ -226,10 +228,11 @@ class Evaluator:
 
     def _binary(self, kind, op, a, b):
         fragile = a.fragile | b.fragile
-        if kind == "logic":
-            x, y = a.values != 0, b.values != 0
-            return Column("i32", (x & y) if op == "and" else (x | y), fragile)
         t = promote(a.dtype, b.dtype)
+        if kind == "logic":  # `a and b` is b where a is nonzero, else a; `a or b` is a where a is nonzero, else b
+            x, y = a.to(t).values, b.to(t).values
+            truthy = a.values != 0
+            return Column(t, np.where(truthy, y, x) if op == "and" else np.where(truthy, x, y), fragile)
         if op == "/" and not is_float(t):
             t = "f32"
         x, y = a.to(t).values, b.to(t).values

@@ -541,3 +541,25 @@ def test_numpy_scalars_from_python_scope_are_numbers_of_their_kind():
     out = np.zeros((2, 3), np.float32)
     count(out)
     np.testing.assert_array_equal(out, np.arange(6, dtype=np.float32).reshape(2, 3) + 0.5)
+
+
+def test_a_scalar_parameter_reassigned_in_a_while_loop_is_a_local_of_the_kernel():
+    # The loop body's assignment was a new local, so the condition kept reading the parameter: an endless loop.
+    @qd.kernel
+    def halvings(n: qd.i32) -> qd.i32:
+        c = 0
+        while n > 1:
+            n = n // 2
+            c += 1
+        return c
+
+    @qd.kernel
+    def shifted(n: qd.i32, out: qd.types.ndarray()):
+        n += 10
+        for i in range(3):  # the parallel loop reads the kernel's local
+            out[i] = n + i
+
+    assert [halvings(v) for v in (1, 2, 6, 1000)] == [0, 1, 2, 9]
+    out = np.zeros(3, dtype=np.int32)
+    shifted(5, out)
+    assert out.tolist() == [15, 16, 17]

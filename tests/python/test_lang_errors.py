@@ -58,8 +58,8 @@ def test_undefined_name():
         x[0] = undefined_thing  # noqa: F821
 
     err = error_of(k)
-    assert isinstance(err, qd.QuadrantsSyntaxError)
-    assert err.message == "Name 'undefined_thing' is not defined."
+    assert isinstance(err, qd.QuadrantsNameError) and isinstance(err, NameError)  # upstream's class
+    assert err.message == 'Name "undefined_thing" is not defined.'
     assert err.col == inspect.getsourcelines(k.fn)[0][2].index("undefined_thing")
 
 

@@ -5,6 +5,7 @@
 # runs reverse_ad on it. Param order matches the launcher's QdArgs: the primal's own params, the
 # gradients of its ndarray arguments, the fields it uses, then those fields' gradients.
 import sys
+import warnings
 
 from .. import _runtime
 from ._grads import dual_of, grad_of
@@ -178,11 +179,13 @@ def torch_grad(tensor):
     when the tensor requires grad and has none yet, as upstream does; None when it does not require grad."""
     if not tensor.requires_grad:
         return None
-    if tensor.grad is None:
-        import torch
+    with warnings.catch_warnings():  # torch warns that autograd does not fill a non-leaf's .grad: here we do
+        warnings.simplefilter("ignore", UserWarning)
+        if tensor.grad is None:
+            import torch
 
-        tensor.grad = torch.zeros_like(tensor)
-    return tensor.grad
+            tensor.grad = torch.zeros_like(tensor)
+        return tensor.grad
 
 
 def _leaf_value(definition, args, leaf):

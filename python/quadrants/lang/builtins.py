@@ -67,6 +67,10 @@ logical_not = _unary("logical_not", np.logical_not, op="not")
 logical_and = _binary("logical_and", np.logical_and, op="and")
 logical_or = _binary("logical_or", np.logical_or, op="or")
 pow = _binary("pow", np.power)  # noqa: A001
+# Bit counts over an integer's bit pattern, as i32 (qd_popcnt/qd_clz/qd_ffs in the runtime header).
+popcnt = _unary("popcnt", kernel_only("math.popcnt"))
+clz = _unary("clz", kernel_only("math.clz"))
+ffs = _unary("ffs", kernel_only("math.ffs"))
 
 
 def _python_min(*args):

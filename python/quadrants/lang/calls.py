@@ -93,6 +93,9 @@ class CallTranslator:
             return self.call_builtin(func, args, kwargs)
         if func is _py_builtins.print:
             return self.call_print(args, kwargs)
+        if func in (_py_builtins.all, _py_builtins.any) and len(args) == 1 and not kwargs and \
+                isinstance(args[0], VectorValue) and is_runtime(args[0]):  # all(v == w): v.all(), as upstream
+            return _VECTOR_METHODS[func.__name__](self.ops, args[0])
         if isinstance(func, VectorMethod) and func.name == "fill":  # v.fill(x): in place, on what v names
             return self.fill_in_place(node, args, kwargs)
         if isinstance(func, VectorMethod):

@@ -135,12 +135,8 @@ class ExprTranslator(DynamicIndexing):
                 self.pop_scope()
 
     def visit_BinOp(self, node):
-        left, right = self.visit(node.left), self.visit(node.right)
+        left, right = _list_as_vector(self.visit(node.left), self.visit(node.right))
         op_type = type(node.op)
-        if isinstance(left, VectorValue) and isinstance(right, (tuple, list)):  # (i, j, k) + offset: as a vector
-            right = VectorValue(list(right), (len(right),))
-        elif isinstance(right, VectorValue) and isinstance(left, (tuple, list)):
-            left = VectorValue(list(left), (len(left),))
         if isinstance(node.op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
             return self.ops.matmul(left, right)
         if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):
@@ -167,14 +163,36 @@ class ExprTranslator(DynamicIndexing):
                     return result
                 result = self.visit(value_node)
                 continue
-            result = self.ops.bin(op, self.scalar(result, op), self.scalar(self.visit(value_node), op))
+            result = self._logical(op, result, self.visit(value_node))
         return result
+
+    def _logical(self, op, left, right):
+        """As upstream: on scalars Python's value semantics (`a and b` is b if a is nonzero, else a; `a or b` is a
+        if a is nonzero, else b: `1 and 2` is 2); on vectors elementwise 0/1 truth values. Both sides are evaluated."""
+        left, right = self.materialize_value(left), self.materialize_value(right)
+        if isinstance(left, VectorValue) or isinstance(right, VectorValue):
+            return self.ops._elementwise(lambda a, b: self.ops.bin(op, self.ops.bin("ne", a, 0),
+                                                                   self.ops.bin("ne", b, 0)), left, right, op)
+        left, right = self.scalar(left, op), self.scalar(right, op)
+        if _is_truth_value(left) and _is_truth_value(right):  # both 0/1: the value rule is the logical op
+            return self.ops.bin(op, left, right)
+        left = self.bind_once(left)  # read twice below
+        truthy = self.ops.bin("ne", left, 0)
+        return self.ops.select(truthy, right, left) if op == "and" else self.ops.select(truthy, left, right)
+
+    def bind_once(self, value):
+        """A kernel value read more than once: a temporary unless it is already a name or a constant."""
+        if not isinstance(value, Expr) or value.text.startswith(("(arg ", "(var ", "(const ")):
+            return value
+        name = self.names.fresh("_t")
+        self.builder.emit(f"decl {name} {value.text}")
+        return Expr(f"(var {name})")
 
     def visit_Compare(self, node):
         left = self.visit(node.left)
         result = None
         for op_node, right_node in zip(node.ops, node.comparators):
-            right = self.visit(right_node)
+            left, right = _list_as_vector(left, self.visit(right_node))  # v == [1, 0, 1]: elementwise
             if is_runtime(left) or is_runtime(right):
                 if type(op_node) not in _COMPARE_OPS:
                     raise self.fail(
@@ -382,3 +400,22 @@ def element_indices(element_shape):
     if len(element_shape) == 1:
         return [(i,) for i in range(element_shape[0])]
     return [(i, j) for i in range(element_shape[0]) for j in range(element_shape[1])]
+
+
+def _list_as_vector(left, right):
+    """A Python list or tuple beside a vector operand is a vector of its entries ((i, j) + offset, v == [1, 0])."""
+    if isinstance(left, VectorValue) and isinstance(right, (tuple, list)):
+        return left, VectorValue(list(right), (len(right),))
+    if isinstance(right, VectorValue) and isinstance(left, (tuple, list)):
+        return VectorValue(list(left), (len(left),)), right
+    return left, right
+
+
+_TRUTH_VALUE_HEADS = tuple(f"(bin {op} " for op in ("eq", "ne", "lt", "le", "gt", "ge", "and", "or")) + ("(un not ",)
+
+
+def _is_truth_value(value):
+    """Whether a value is known to be 0 or 1 (a comparison, `not`, a logical op, a bool constant)."""
+    if isinstance(value, bool):
+        return True
+    return isinstance(value, Expr) and value.text.startswith(_TRUTH_VALUE_HEADS)

@@ -17,6 +17,7 @@ asin, acos, atan, atan2, tanh = _b.asin, _b.acos, _b.atan, _b.atan2, _b.tanh
 exp, log, floor, ceil, round = _b.exp, _b.log, _b.floor, _b.ceil, _b.round  # noqa: A001
 abs, min, max, pow = _b.abs, _b.min, _b.max, _b.pow  # noqa: A001
 log2, exp2, isnan, isinf, select = _b.log2, _b.exp2, _b.isnan, _b.isinf, _b.select
+popcnt, clz, ffs = _b.popcnt, _b.clz, _b.ffs
 
 
 def _composite(name, python_impl, kernel_impl):
@@ -89,3 +90,5 @@ vec2, vec3, vec4 = (_VectorType((n,), None) for n in (2, 3, 4))
 ivec2, ivec3, ivec4 = (_VectorType((n,), int) for n in (2, 3, 4))
 uvec2, uvec3, uvec4 = (_VectorType((n,), _u32) for n in (2, 3, 4))  # upstream's default_up is u32
 mat2, mat3, mat4 = (_VectorType((n, n), None) for n in (2, 3, 4))
+
+from .math_transforms import rot_by_axis, rot_yaw_pitch_roll, rotation2d, rotation3d, scale, translate, vdir  # noqa: E402,F401

@@ -2,7 +2,9 @@
 import ast
 import linecache
 
-from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+from .errors import QuadrantsNameError, QuadrantsSyntaxError, QuadrantsTypeError
+
+_ERROR_CLASSES = {"type": QuadrantsTypeError, "name": QuadrantsNameError}
 
 
 class FunctionSource:
@@ -37,10 +39,10 @@ class FunctionSource:
         return self.file_lines.get(line, "")
 
     def error(self, node, message, hint=None, kind="syntax"):
-        """Builds (does not raise) the user error for `node`; kind is 'syntax' or 'type'."""
+        """Builds (does not raise) the user error for `node`; kind is 'syntax', 'type' or 'name'."""
         line = getattr(node, "lineno", 0) if node is not None else 0
         col = getattr(node, "col_offset", 0) if node is not None else 0
-        cls = QuadrantsTypeError if kind == "type" else QuadrantsSyntaxError
+        cls = _ERROR_CLASSES.get(kind, QuadrantsSyntaxError)
         return cls(message, self.filename, line, col, self.source_line(line), hint)
 
 

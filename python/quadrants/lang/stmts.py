@@ -3,6 +3,7 @@ import ast
 import inspect
 import math
 
+from .compound_params import CompoundRef
 from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
 from .ir_builder import Expr, string_text
@@ -18,6 +19,7 @@ from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, Ve
 from .vector_ops import describe, is_number
 
 # Augmented assignments that are atomic on arrays (and on kernel-scope locals inside parallel loops).
+_SUBSCRIPT_UPDATE_HOOKS = {ast.Add: "_qd_subscript_iadd", ast.Sub: "_qd_subscript_isub"}
 _ATOMIC_AUG_OPS = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
 
@@ -249,7 +251,7 @@ class StmtTranslator(LoopTranslator):
         return VectorTarget(element.entries, element.shape) if isinstance(element, VectorValue) else element
 
     def visit_AugAssign(self, node):
-        if tile_slices.tile_augmented(self, node):  # t -= qd.outer(a, b)
+        if tile_slices.tile_augmented(self, node) or self.subscript_update_hook(node):  # t -= qd.outer(a, b)
             return
         target = self.lvalue(node.target)
         if isinstance(target, StructTarget):
@@ -266,6 +268,23 @@ class StmtTranslator(LoopTranslator):
         else:
             result = self.checked(lambda: self.ops.bin(BINARY_OPS[type(node.op)], current, value))
         self.store(target, result)
+
+    def subscript_update_hook(self, node):
+        """`obj[i, j] += v` (or -=) on a data_oriented argument whose class defines the @qd.func
+        _qd_subscript_iadd/_isub(self, *indices, value) (qd.linalg.SparseMatrixBuilder): a call of it."""
+        if not isinstance(node.target, ast.Subscript) or not isinstance(node.target.value, (ast.Name, ast.Attribute)):
+            return False
+        base = self.visit(node.target.value)
+        if not (isinstance(base, CompoundRef) and hasattr(base.cls, "_qd_subscript_iadd")):
+            return False
+        name = _SUBSCRIPT_UPDATE_HOOKS.get(type(node.op))
+        if name is None:
+            raise self.fail(f"{base.cls.__name__} entries can only be updated with += or -=", kind="type")
+        index = self.visit(node.target.slice)
+        indices = list(index) if isinstance(index, tuple) else [index]
+        method = self.compound_member(base, name)
+        self.inline_func(method.func, [method.instance, *indices, self.visit(node.value)], {})
+        return True
 
     def needs_atomic(self, target):
         first = target.targets[0] if isinstance(target, VectorTarget) else target

@@ -2,6 +2,7 @@
 #
 # The visitor methods live in three mixins (exprs.py, calls.py, stmts.py); this file holds what they
 # share: the function being translated, its scopes, the IR builder and the error helpers.
+import ast
 import builtins as _py_builtins
 import math
 
@@ -20,7 +21,7 @@ from .sparse_access import kernel_ref
 from .stmts import StmtTranslator
 from .struct_values import StructTranslator, is_struct
 from .types import NdarrayType
-from .values import ArrayRef, LocalVar, StaticBinding, VectorValue, VectorVar
+from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import Ops, describe
 
 
@@ -122,7 +123,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         for table in (self.ctx.closure, self.ctx.globals, _py_builtins.__dict__):
             if name in table:
                 return self.capture(table[name], name)
-        raise self.fail(f"name '{name}' is not defined", kind="syntax")
+        raise self.fail(f'name "{name}" is not defined', kind="name")  # upstream's class and wording
 
     def capture(self, value, py_name=None, label=None):
         """Turns a Python value seen by a kernel into a translated value (fields become globals)."""
@@ -323,6 +324,23 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.line_sources.setdefault(node.lineno, self.ctx.source)
 
     # ---- inlined functions ----------------------------------------------------------------------
+    def localize_reassigned_params(self, body):
+        """A scalar parameter the kernel's serial code assigns to becomes a local for the whole kernel, as a
+        rebound name is in Python: `while n > 1: n = n // 2` must see its own writes (a local declared inside
+        the loop body left the condition reading the parameter: an endless loop). Top-level for loops are
+        parallel: a parameter rebound there keeps a private local per iteration."""
+        assigned = set()
+        for stmt in body:
+            if isinstance(stmt, ast.For):
+                continue
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    assigned.add(node.id)
+        for name in sorted(assigned):
+            binding = self.lookup_binding(name)
+            if isinstance(binding, ParamVar):
+                self.declare(name, Expr(f"(arg {binding.name})"))
+
     def enter_function(self, source, is_kernel):
         saved = (self.ctx, self.loops, self.top_level, self.builder.loc)
         self.ctx = FunctionContext(source, is_kernel)
@@ -370,6 +388,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     param_texts = tr.bind_kernel_params(params, spec, slot_values, struct_values)
     tr.ctx.return_annotation = returns  # a ReturnSpec or None (return_values.py)
     tr.set_loc(tr.ctx.source.tree)
+    tr.localize_reassigned_params(tr.ctx.source.tree.body)
     tr.visit_body(tr.ctx.source.tree.body)
     tr.leave_function(saved)
     tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]

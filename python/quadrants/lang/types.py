@@ -12,6 +12,17 @@ class Template:
 template = Template
 
 
+class SparseMatrixBuilderType(Template):
+    """`qd.types.sparse_matrix_builder()`: a qd.linalg.SparseMatrixBuilder argument, which the kernel fills with
+    `A[i, j] += v` (a template: the builder's arrays are read through it)."""
+
+    def __repr__(self):
+        return "qd.types.sparse_matrix_builder()"
+
+
+sparse_matrix_builder = SparseMatrixBuilderType
+
+
 class RefType:
     """The annotation `qd.ref(dtype)` of a func parameter: the caller's local itself, not a copy (as a local given
     to a qd.template() parameter): assigning to the parameter assigns to the caller's variable."""

@@ -60,7 +60,18 @@ _FOLD_UNARY = {
     "round": _round_half_away, "log2": math.log2, "exp2": lambda x: 2.0 ** x,
     "isnan": lambda x: int(isinstance(x, float) and math.isnan(x)),
     "isinf": lambda x: int(isinstance(x, float) and math.isinf(x)),
+    "popcnt": lambda x: bin(_constant_bits(x)[0]).count("1"),
+    "clz": lambda x: _constant_bits(x)[1] - _constant_bits(x)[0].bit_length(),
+    "ffs": lambda x: (_constant_bits(x)[0] & -_constant_bits(x)[0]).bit_length(),
 }
+
+
+def _constant_bits(x):
+    """(bit pattern, width) of a Python int constant, an i32 where it fits (as a literal's type), else 64-bit."""
+    if not isinstance(x, int) or isinstance(x, bool):
+        raise TypeError(f"bit counts need an integer operand, but got {x!r}")
+    width = 32 if -2**31 <= x < 2**32 else 64
+    return x & ((1 << width) - 1), width
 
 
 def is_number(value):

@@ -275,6 +275,42 @@ QD_FUNC int32_t qd_isnan(T) { return 0; }
 template <class T>
 QD_FUNC int32_t qd_isinf(T) { return 0; }
 
+// popcnt/clz/ffs count over the operand's own bit pattern (infer_types admits integers only): a narrow
+// value is zero-extended first, so clz(i8 -1) is 0 and clz(0) is the width. ffs is 1 + the index of the
+// lowest set bit, 0 for 0 (CUDA's __ffs).
+#ifdef __CUDACC__
+QD_FUNC int32_t qd_popcount_bits(uint32_t x) { return __popc(x); }
+QD_FUNC int32_t qd_popcount_bits(uint64_t x) { return __popcll(x); }
+QD_FUNC int32_t qd_clz_bits(uint32_t x) { return __clz((int)x); }
+QD_FUNC int32_t qd_clz_bits(uint64_t x) { return __clzll((long long)x); }
+QD_FUNC int32_t qd_ffs_bits(uint32_t x) { return __ffs((int)x); }
+QD_FUNC int32_t qd_ffs_bits(uint64_t x) { return __ffsll((long long)x); }
+#else
+QD_FUNC int32_t qd_popcount_bits(uint32_t x) { return __builtin_popcount(x); }
+QD_FUNC int32_t qd_popcount_bits(uint64_t x) { return __builtin_popcountll(x); }
+QD_FUNC int32_t qd_clz_bits(uint32_t x) { return x ? __builtin_clz(x) : 32; }
+QD_FUNC int32_t qd_clz_bits(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
+QD_FUNC int32_t qd_ffs_bits(uint32_t x) { return __builtin_ffs((int)x); }
+QD_FUNC int32_t qd_ffs_bits(uint64_t x) { return __builtin_ffsll((long long)x); }
+#endif
+// The operand's bits, zero-extended to 32 or 64 bits.
+template <class T>
+QD_FUNC auto qd_unsigned_bits(T x) {
+  if constexpr (sizeof(T) == 8) {
+    return (uint64_t)x;
+  } else {
+    return (uint32_t)x & (uint32_t)(0xffffffffull >> (32 - 8 * sizeof(T)));
+  }
+}
+template <class T>
+QD_FUNC int32_t qd_popcnt(T x) { return qd_popcount_bits(qd_unsigned_bits(x)); }
+template <class T>
+QD_FUNC int32_t qd_clz(T x) {
+  return qd_clz_bits(qd_unsigned_bits(x)) - (sizeof(T) < 4 ? 32 - 8 * (int32_t)sizeof(T) : 0);
+}
+template <class T>
+QD_FUNC int32_t qd_ffs(T x) { return qd_ffs_bits(qd_unsigned_bits(x)); }
+
 // ---- print: declared here because the generated code includes no standard header ----
 // The CPU writes each print straight to file descriptor 1 in one call (no stdio buffer to flush, and
 // lines from different threads do not mix); CUDA's device printf is flushed at synchronization.
