@@ -106,10 +106,24 @@ def pytest_runtest_logreport(report):
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 
-def export_tests(repo, destination):
+# Upstream's qd.gpu is a list of the GPU archs; ours is one Arch value, which test_utils.test(arch=qd.gpu)
+# would filter out. With --arch other than cpu, the exported harness (not the tests) expands it to CUDA.
+GPU_FILTER = "arch = [v for v in arch if v in archs_expected]"
+GPU_EXPANDED = "arch = [cuda if v is gpu else v for v in arch]; " + GPU_FILTER
+
+
+def export_tests(repo, destination, expand_gpu=False):
     """Writes the snapshot's tests/ under destination (tests/python/..., tests/test_utils.py)."""
     archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests"], check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", destination], input=archive.stdout, check=True)
+    utils = os.path.join(destination, "tests", "test_utils.py")
+    if expand_gpu and os.path.exists(utils):
+        with open(utils) as f:
+            text = f.read()
+        if GPU_FILTER not in text:
+            sys.exit("upstream_tests.py: tests/test_utils.py no longer filters archs as expected; update GPU_FILTER")
+        with open(utils, "w") as f:
+            f.write(text.replace(GPU_FILTER, GPU_EXPANDED, 1))
     with open(os.path.join(destination, PLUGIN_NAME + ".py"), "w") as f:
         f.write(PLUGIN_SOURCE)
 
@@ -145,7 +159,7 @@ def run_file(root, name, args):
     results = {}
     events_path = os.path.join(root, f".outcomes_{name}.jsonl")
     log_path = os.path.join(root, f".log_{name}.txt")
-    env = dict(os.environ, QD_WANTED_ARCHS="cpu", QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1",
+    env = dict(os.environ, QD_WANTED_ARCHS=args.arch, QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")]))
     # tests/ on the path too: a few upstream files `import test_utils` rather than `from tests import test_utils`.
     env.pop("QD_ARCH", None)  # would override the arch each test asks for
@@ -246,6 +260,9 @@ def print_causes(per_file, top):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("patterns", nargs="+", help="test file names or globs under upstream's tests/python")
+    parser.add_argument("--arch", default="cpu", help="QD_WANTED_ARCHS for upstream's test_utils (default cpu; "
+                        "cuda runs its GPU tests, e.g. on the driver emulation: see scripts/run_tests.sh; arch=qd.gpu "
+                        "tests then run on CUDA)")
     parser.add_argument("--repo", default=DEFAULT_REPO, help="upstream's git directory (default: the mirror)")
     parser.add_argument("--python", default=sys.executable, help="the interpreter with quadrants installed")
     parser.add_argument("--test-timeout", type=float, default=120, help="seconds one test may run (default 120)")
@@ -261,7 +278,7 @@ def main():
 
     root = tempfile.mkdtemp(prefix="qd_upstream_tests_")
     try:
-        export_tests(args.repo, root)
+        export_tests(args.repo, root, expand_gpu=args.arch != "cpu")
         files = chosen_files(os.path.join(root, "tests", "python"), args.patterns)
         per_file = {}
         for name in files:

@@ -34,7 +34,9 @@ typedef void (*QdTaskFn)(void* closure, int64_t begin, int64_t end);
 typedef struct QdKernelError {
   // 0: none, 1: index out of bounds, 2: a failed qd assert (debug mode), 4: a qd.simt block could not go on
   // (src/codegen/runtime/qd_simt.h), 3: an extent read as an
-  // i32 does not fit one (index[0] holds it), 5: a push onto a full AD stack (index[0]: its capacity)
+  // i32 does not fit one (index[0] holds it), 5: a push onto a full AD stack (index[0]: its capacity),
+  // 6: a qd.simt shared array index out of bounds (debug mode; arg_index: the array's description among the
+  // kernel's assert messages)
   int32_t code;
   int32_t arg_index;  // codes 1, 3: which QdArg; code 2: which of the kernel's assert messages
   int32_t ndim;

@@ -73,6 +73,14 @@ class AccessFinder : public IRVisitor {
   }
   void visit_store(const Store&) override { found = true; }
   void visit_call(const Call&) override { found = true; }  // the callee may fail a check
+  void visit_simt(const Simt& e) override {
+    found = found || e.op == SimtOp::shared_load || e.op == SimtOp::shared_atomic;
+    IRVisitor::visit_simt(e);
+  }
+  void visit_simt_stmt(const SimtStmt& s) override {
+    found = found || s.op == SimtStmtOp::shared_store;
+    IRVisitor::visit_simt_stmt(s);
+  }
 };
 
 // An array's stride locals: t<dim>_<name>, like extent_name's.

@@ -4,6 +4,7 @@
 // target: the entry point's signature, how a parallel loop is launched, and the preamble.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -81,6 +82,7 @@ class CStyleRenderer {
   int indent_ = 0;
   int next_id_ = 0;
   std::vector<std::string> assert_messages_;
+  std::map<std::string, int> shared_messages_;  // debug mode: a shared array's description in assert_messages_
   std::set<std::string> top_level_locals_;  // declared so far in the kernel body: what closures may capture
   const ir::Function* current_function_ = nullptr;  // the function whose body is being emitted
 

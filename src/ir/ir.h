@@ -366,6 +366,7 @@ enum class SimtOp {
   shuffle, shuffle_down, shuffle_up, shuffle_xor,             // (VALUE LANE_OR_DELTA): VALUE's type
   ballot, vote_all, vote_any,                                 // (PRED): u32 / i32 over the subgroup
   sync_all, sync_any, sync_count,                             // (PRED): block barrier with a reduction, i32
+  lowest, highest,  // (V): the least / greatest value of V's type (-inf / inf for floats); typing folds them
   shared_load, shared_atomic                                  // on a shared array: (IDX...) / (IDX... VALUE)
 };
 

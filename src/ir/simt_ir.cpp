@@ -7,9 +7,10 @@ namespace qd::ir {
 namespace {
 
 // Indexed by the enums' values; the text form's spelling (docs/IR.md, "Blocks and subgroups").
-constexpr std::array<std::string_view, 17> kSimtOpNames = {
-    "thread_idx", "block_idx", "block_dim", "lane", "global_thread_idx", "shuffle", "shuffle_down", "shuffle_up",
-    "shuffle_xor", "ballot", "all", "any", "sync_all", "sync_any", "sync_count", "shared_load", "shared_atomic"};
+constexpr std::array<std::string_view, 19> kSimtOpNames = {
+    "thread_idx", "block_idx", "block_dim", "lane",       "global_thread_idx", "shuffle",     "shuffle_down",
+    "shuffle_up", "shuffle_xor", "ballot",  "all",        "any",               "sync_all",    "sync_any",
+    "sync_count", "lowest",      "highest", "shared_load", "shared_atomic"};
 constexpr std::array<std::string_view, 7> kSimtStmtOpNames = {"shared",          "shared_store",   "sync block",
                                                               "sync subgroup",   "fence block",    "fence subgroup",
                                                               "fence grid"};

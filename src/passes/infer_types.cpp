@@ -219,6 +219,7 @@ class TypeInference : public IRMutator {
   }
 
   Expr visit_simt(const Simt& e, const Expr& self) override;
+  Expr type_extreme(const Expr& value, bool highest);
   Block visit_simt_stmt(const SimtStmt& s, const Stmt& self) override;
   std::vector<Expr> integer_indices(const std::vector<Expr>& indices, const std::string& what);
   Block function_return(const Return& r, const Stmt& self);
@@ -244,9 +245,29 @@ std::vector<Expr> TypeInference::integer_indices(const std::vector<Expr>& indice
   return out;
 }
 
+// `(simt lowest|highest V)`: a constant of V's type (V itself is not evaluated), the identity that an
+// exclusive min/max scan gives its first lane; +-inf for floats, the integer range's ends otherwise.
+Expr TypeInference::type_extreme(const Expr& value, bool highest) {
+  DtypeCode t = type_of(value);
+  const DtypeInfo& info = dtype_info(t);
+  if (info.kind == DtypeKind::floating) {
+    return Const::make_float(t, highest ? __builtin_inf() : -__builtin_inf());
+  }
+  if (info.kind == DtypeKind::boolean) return Const::make_int(t, highest ? 1 : 0);
+  if (info.kind == DtypeKind::unsigned_int) {
+    int64_t top = info.size == 8 ? -1 : (int64_t(1) << (info.size * 8)) - 1;  // u64's all-ones bit pattern
+    return Const::make_int(t, highest ? top : 0);
+  }
+  int64_t top = info.size == 8 ? INT64_MAX : (int64_t(1) << (info.size * 8 - 1)) - 1;
+  return Const::make_int(t, highest ? top : -top - 1);
+}
+
 // Shared array accesses take the array's type; indices, lanes and offsets are integers; thread
 // indices are i32, a ballot u32, votes i32 0/1; a shuffle keeps its value's type.
 Expr TypeInference::visit_simt(const Simt& e, const Expr& self) {
+  if (e.op == SimtOp::lowest || e.op == SimtOp::highest) {
+    return type_extreme(mutate(e.args[0]), e.op == SimtOp::highest);
+  }
   bool shared = e.op == SimtOp::shared_load || e.op == SimtOp::shared_atomic;
   bool shuffle = e.op >= SimtOp::shuffle && e.op <= SimtOp::shuffle_xor;
   std::vector<Expr> args;

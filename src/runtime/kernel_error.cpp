@@ -27,6 +27,13 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
     throw AssertionError("Kernel '" + kernel + "': assertion failed: " +
                          (known ? (*assert_messages)[error.arg_index] : std::string("(no message)")));
   }
+  if (error.code == 6) {  // a qd.simt shared array: arg_index is its description among the messages
+    bool known = assert_messages && error.arg_index >= 0 &&
+                 error.arg_index < static_cast<int>(assert_messages->size());
+    std::string array = known ? (*assert_messages)[error.arg_index] : std::string("a shared array");
+    throw IndexError("Kernel '" + kernel + "': index " + index_text(error.index, error.ndim) +
+                     " is out of bounds for " + array + " in dimension " + std::to_string(error.dim) + ".");
+  }
   if (error.code == 4) {
     throw std::runtime_error("Kernel '" + kernel + "': the threads of a block stopped waiting for each other: some wait at "
                        "a qd.simt subgroup operation while the rest of their subgroup waits at a block barrier. "

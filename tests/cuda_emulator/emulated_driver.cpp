@@ -7,7 +7,9 @@
 //   CUDA_ERROR_INVALID_VALUE, as are ranges that overrun an allocation.
 // - Every call that needs a context fails with CUDA_ERROR_INVALID_CONTEXT on a thread without one.
 // - Modules are host shared objects that the emulated NVRTC (emulated_nvrtc.cpp) wraps in an image;
-//   a launch calls the task once per (block, thread), in order, with blockIdx/threadIdx set.
+//   a launch calls the task once per (block, thread), in order, with blockIdx/threadIdx set; a module
+//   that uses block or warp intrinsics has each block's threads run as fibers instead
+//   (emulated_simt.cpp), which also checks that the intrinsics are used as CUDA requires.
 // - A fault inside a kernel becomes the sticky CUDA_ERROR_ILLEGAL_ADDRESS, reported by later calls.
 // What it cannot show: concurrency between streams (everything completes before the call returns),
 // host access to pinned memory races, and anything about real GPU code generation (NVRTC checks that).
@@ -28,6 +30,7 @@
 #include <string>
 
 #include "emulated_image.h"
+#include "emulated_simt.h"
 
 namespace {
 
@@ -45,6 +48,7 @@ constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
 constexpr CUresult kIllegalAddress = 700;
 constexpr CUresult kLaunchOutOfResources = 701;
+constexpr CUresult kLaunchFailed = 719;
 
 struct Context {
   int device = 0;
@@ -58,6 +62,7 @@ struct Module {
   EmulatedDim3* block_idx = nullptr;
   EmulatedDim3* block_dim = nullptr;
   EmulatedDim3* grid_dim = nullptr;
+  bool uses_simt = false;  // blocks run as fibers (emulated_simt.cpp)
   std::map<std::string, void*> functions;
 };
 
@@ -190,6 +195,20 @@ bool host_side(const void* pointer, size_t bytes) {
   return pointer && !touches_device_memory(reinterpret_cast<uintptr_t>(pointer), bytes);
 }
 
+// One block of a module that uses block or warp intrinsics; a misuse of them ends the launch with the
+// sticky CUDA_ERROR_LAUNCH_FAILED and a message naming the block.
+void run_simt_block(Function& function, const unsigned block[3], void* const pointers[4]) {
+  Module& module = *function.module;
+  EmulatedSimtLaunch launch{module.thread_idx, {block[0], block[1], block[2]}, function.task,
+                            {pointers[0], pointers[1], pointers[2], pointers[3]}};
+  std::string error;
+  if (emulated_run_simt_block(launch, &error)) return;
+  const EmulatedDim3& b = *module.block_idx;
+  std::fprintf(stderr, "emulated CUDA driver: block (%u, %u, %u) of a kernel failed: %s\n", b.x, b.y, b.z,
+               error.c_str());
+  sticky_error = kLaunchFailed;
+}
+
 CUresult run_launch(Function& function, const unsigned grid[3], const unsigned block[3], void** params) {
   Module& module = *function.module;
   void* pointers[4];
@@ -205,20 +224,27 @@ CUresult run_launch(Function& function, const unsigned grid[3], const unsigned b
   sigjmp_buf jump;
   if (sigsetjmp(jump, 1) != 0) {
     launch_jump = nullptr;
+    emulated_simt_reset();
     sticky_error = kIllegalAddress;
     return kSuccess;  // like the hardware, the fault surfaces at the next call
   }
   launch_jump = &jump;
-  for (unsigned bz = 0; bz < grid[2]; ++bz)
-    for (unsigned by = 0; by < grid[1]; ++by)
-      for (unsigned bx = 0; bx < grid[0]; ++bx)
+  // A failed simt block sets the sticky error, which ends the launch (ready() held at its start).
+  for (unsigned bz = 0; bz < grid[2] && sticky_error == kSuccess; ++bz)
+    for (unsigned by = 0; by < grid[1] && sticky_error == kSuccess; ++by)
+      for (unsigned bx = 0; bx < grid[0] && sticky_error == kSuccess; ++bx) {
+        *module.block_idx = {bx, by, bz};
+        if (module.uses_simt) {
+          run_simt_block(function, block, pointers);
+          continue;
+        }
         for (unsigned tz = 0; tz < block[2]; ++tz)
           for (unsigned ty = 0; ty < block[1]; ++ty)
             for (unsigned tx = 0; tx < block[0]; ++tx) {
-              *module.block_idx = {bx, by, bz};
               *module.thread_idx = {tx, ty, tz};
               function.task(pointers[0], pointers[1], pointers[2], pointers[3]);
             }
+      }
   launch_jump = nullptr;
   return kSuccess;
 }
@@ -243,6 +269,11 @@ CUresult load_module(Module** out, const void* image) {
   module->block_idx = static_cast<EmulatedDim3*>(dlsym(library, "blockIdx"));
   module->block_dim = static_cast<EmulatedDim3*>(dlsym(library, "blockDim"));
   module->grid_dim = static_cast<EmulatedDim3*>(dlsym(library, "gridDim"));
+  // Images from before block intrinsics were emulated have neither symbol, and use none of them.
+  auto* simt_call = static_cast<EmulatedSimtCall*>(dlsym(library, "qd_emulated_simt"));
+  auto* uses_simt = static_cast<int*>(dlsym(library, "qd_emulated_uses_simt"));
+  if (simt_call) *simt_call = &emulated_simt_call;
+  module->uses_simt = simt_call && uses_simt && *uses_simt;
   if (!module->thread_idx || !module->block_idx || !module->block_dim || !module->grid_dim) {
     dlclose(library);
     delete module;
@@ -504,6 +535,7 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
     case kNotFound: *name = "CUDA_ERROR_NOT_FOUND"; return kSuccess;
     case kIllegalAddress: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return kSuccess;
     case kLaunchOutOfResources: *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; return kSuccess;
+    case kLaunchFailed: *name = "CUDA_ERROR_LAUNCH_FAILED"; return kSuccess;
     default: *name = nullptr; return kInvalidValue;
   }
 }

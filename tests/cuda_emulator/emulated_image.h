@@ -19,3 +19,10 @@ struct EmulatedDim3 {
 };
 
 using EmulatedTask = void (*)(void*, void*, void*, void*);
+
+// Block and warp intrinsics (__syncthreads, __shfl_*_sync, __ballot_sync, ...): the prelude turns each
+// into one call of the module's `qd_emulated_simt` pointer, which the driver sets to its scheduler
+// (emulated_simt.cpp). op is a QdSimtOpCode (src/codegen/runtime/qd_simt.h); lane is the source lane
+// of a shuffle, already resolved from its kind and width; name is the intrinsic's, for errors.
+using EmulatedSimtCall = unsigned long long (*)(int op, unsigned mask, unsigned long long value, int lane,
+                                                const char* name);

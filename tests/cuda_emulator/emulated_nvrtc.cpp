@@ -39,7 +39,63 @@ extern "C" { EmulatedDim3 threadIdx, blockIdx, blockDim, gridDim; }
 #define __forceinline__ inline __attribute__((always_inline))
 static inline float __int_as_float(int v) { float f; __builtin_memcpy(&f, &v, 4); return f; }
 static inline double __longlong_as_double(long long v) { double d; __builtin_memcpy(&d, &v, 8); return d; }
+// Shared memory: one copy, reused by the blocks the driver runs one after another (never zeroed
+// between them, as on a GPU, where it starts with whatever was there).
+#define __shared__ static
+// Block and warp intrinsics, each one call into the driver's fiber scheduler (emulated_simt.cpp),
+// which checks masks and that a warp or block meets at one intrinsic. Op codes: qd_simt.h's.
+extern "C" {
+unsigned long long (*qd_emulated_simt)(int, unsigned, unsigned long long, int, const char*);
+int qd_emulated_uses_simt = QD_EMULATED_USES_SIMT;
+}
+static inline int qd_emu_lane() {
+  return (int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31);
+}
+template <class T> static inline unsigned long long qd_emu_bits(T v) {
+  unsigned long long b = 0; __builtin_memcpy(&b, &v, sizeof(T)); return b;
+}
+template <class T> static inline T qd_emu_shfl(unsigned mask, T v, int lane, const char* name) {
+  unsigned long long b = qd_emulated_simt(2, mask, qd_emu_bits(v), lane, name);
+  T out; __builtin_memcpy(&out, &b, sizeof(T)); return out;
+}
+// The first lane of the caller's width-lane segment; negative for a width that is not a power of two up
+// to 32 (the shuffle then passes lane -1, which the driver rejects).
+static inline int qd_emu_base(int width) {
+  return (width > 0 && width <= 32 && !(width & (width - 1))) ? (qd_emu_lane() & ~(width - 1)) : -1000;
+}
+template <class T> static inline T __shfl_sync(unsigned mask, T v, int src, int width = 32) {
+  int base = qd_emu_base(width);
+  return qd_emu_shfl(mask, v, base < 0 ? -1 : base + (src & (width - 1)), "__shfl_sync");
+}
+template <class T> static inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32) {
+  int base = qd_emu_base(width), src = qd_emu_lane() - (int)delta;
+  return qd_emu_shfl(mask, v, base < 0 ? -1 : (src < base ? qd_emu_lane() : src), "__shfl_up_sync");
+}
+template <class T> static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32) {
+  int base = qd_emu_base(width), src = qd_emu_lane() + (int)delta;
+  return qd_emu_shfl(mask, v, base < 0 ? -1 : (src >= base + width ? qd_emu_lane() : src), "__shfl_down_sync");
+}
+template <class T> static inline T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32) {
+  int base = qd_emu_base(width), src = qd_emu_lane() ^ m;
+  return qd_emu_shfl(mask, v, base < 0 ? -1 : (src >= base + width ? qd_emu_lane() : src), "__shfl_xor_sync");
+}
+static inline unsigned __ballot_sync(unsigned mask, int p) {
+  return (unsigned)qd_emulated_simt(3, mask, p != 0, 0, "__ballot_sync") & mask;
+}
+static inline int __all_sync(unsigned mask, int p) { return (int)qd_emulated_simt(4, mask, p != 0, 0, "__all_sync"); }
+static inline int __any_sync(unsigned mask, int p) { return (int)qd_emulated_simt(5, mask, p != 0, 0, "__any_sync"); }
+static inline void __syncwarp(unsigned mask = 0xffffffffu) { qd_emulated_simt(1, mask, 0, 0, "__syncwarp"); }
+static inline void __syncthreads() { qd_emulated_simt(0, 0, 0, 0, "__syncthreads"); }
+static inline int __syncthreads_and(int p) { return (int)qd_emulated_simt(6, 0, p != 0, 0, "__syncthreads_and"); }
+static inline int __syncthreads_or(int p) { return (int)qd_emulated_simt(7, 0, p != 0, 0, "__syncthreads_or"); }
+static inline int __syncthreads_count(int p) { return (int)qd_emulated_simt(8, 0, p != 0, 0, "__syncthreads_count"); }
+static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 )";
+
+// The intrinsics that make the driver run a module's blocks as fibers (the others run a thread at a time).
+constexpr const char* kSimtIntrinsics[] = {"__syncthreads", "__shfl_", "__ballot_sync", "__all_sync", "__any_sync",
+                                           "__syncwarp"};
 
 struct Program {
   std::string source;
@@ -108,9 +164,12 @@ int run_compiler(Program& program) {
   std::string source = dir + "/" + (program.name.empty() ? "program.cu" : program.name);
   bool ok = write_text(dir + "/emulated_prelude.h", kPrelude) && write_text(source, program.source);
   for (const auto& [name, text] : program.headers) ok = ok && write_text(dir + "/" + name, text);
+  bool simt = false;
+  for (const char* name : kSimtIntrinsics) simt = simt || program.source.find(name) != std::string::npos;
   const char* cxx = std::getenv("CXX");
   std::string command = std::string(cxx && *cxx ? cxx : "c++") +
-                        " -std=c++17 -O1 -w -fPIC -shared -nostdinc -x c++ -I" + dir + " -include " + dir +
+                        " -std=c++17 -O1 -w -fPIC -shared -nostdinc -x c++ -DQD_EMULATED_USES_SIMT=" +
+                        (simt ? "1" : "0") + " -I" + dir + " -include " + dir +
                         "/emulated_prelude.h " + source + " -o " + dir + "/module.so > " + dir + "/log.txt 2>&1";
   int status = ok ? std::system(command.c_str()) : -1;
   std::string library;

@@ -1,13 +1,12 @@
-# tests/python/test_simt_block.py: qd.simt on the CPU (fibers) checked against numpy: shared arrays with barriers, block reductions and scans, subgroup shuffles.
+# tests/python/test_simt_block.py: qd.simt against numpy: shared arrays, barriers, block reductions/scans, shuffles.
 #
-# Marked cpu_only: the CUDA driver emulation runs a block's threads one after another, so a real
-# __syncthreads cannot work there yet; QD_CHECK_CUDA=1 still compiles every kernel here with NVRTC.
+# On the CPU a block's threads are fibers; with QD_TEST_ARCH=cuda the same tests run on the CUDA backend
+# (on the driver emulation its blocks are fibers too, and misused intrinsics fail there: see
+# test_simt_emulation.py). QD_CHECK_CUDA=1 also compiles every kernel here with NVRTC.
 import numpy as np
 import pytest
 
 import quadrants as qd
-
-pytestmark = pytest.mark.cpu_only
 
 
 @pytest.fixture(autouse=True)
@@ -178,6 +177,7 @@ def test_simt_outside_parallel_loop_is_an_error():
         k()
 
 
+@pytest.mark.cpu_only  # CUDA hangs here; the emulation's report is in test_simt_emulation.py
 def test_divergent_subgroup_and_block_barrier_is_reported():
     @qd.kernel
     def k(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
@@ -190,3 +190,155 @@ def test_divergent_subgroup_and_block_barrier_is_reported():
 
     with pytest.raises(RuntimeError, match="stopped waiting for each other"):
         k(np.zeros(32, np.int32))
+
+
+@pytest.mark.parametrize("where", ["load", "store", "atomic"])
+def test_shared_index_out_of_range_is_an_index_error_in_debug_mode(where):
+    qd.init(arch=qd.cpu, debug=True)
+    bd = 32
+
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1), bad: qd.i32):
+        qd.loop_config(block_dim=bd)
+        for i in range(64):
+            sh = qd.simt.block.SharedArray((bd, 2), qd.i32)
+            tid = qd.simt.block.thread_idx()
+            row = tid
+            if i == 37:
+                row = bad
+            if qd.static(where == "store"):
+                sh[row, 1] = i
+            else:
+                sh[tid, 1] = i
+            qd.simt.block.sync()
+            if qd.static(where == "load"):
+                a[i] = sh[row, 1]
+            elif qd.static(where == "atomic"):
+                qd.atomic_add(sh[row, 1], 1)
+            else:
+                a[i] = sh[tid, 1]
+
+    a = np.zeros(64, np.int32)
+    k(a, 3)  # in range: runs
+    with pytest.raises(IndexError, match=r"index \(40, 1\) is out of bounds for a qd.simt.block.SharedArray of "
+                                         r"shape \(32, 2\) in dimension 0"):
+        k(a, 40)
+        qd.sync()
+
+
+def test_shared_index_out_of_range_is_clamped_in_release_mode():
+    # documented behaviour (docs/IR.md): an index past the extent reads/writes the nearest element of the array
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        qd.loop_config(block_dim=32)
+        for i in range(32):
+            sh = qd.simt.block.SharedArray((32,), qd.i32)
+            sh[i] = i * 10
+            qd.simt.block.sync()
+            a[i] = sh[i + 100] + sh[i - 100]
+
+    a = np.zeros(32, np.int32)
+    k(a)
+    np.testing.assert_array_equal(a, np.full(32, 310))
+
+
+def test_shared_array_of_vectors_and_matrices():
+    bd = 32
+
+    @qd.kernel
+    def k(src: qd.types.ndarray(dtype=qd.f32, ndim=1), out: qd.types.ndarray(dtype=qd.f32, ndim=2)):
+        qd.loop_config(block_dim=bd)
+        for i in range(64):
+            vs = qd.simt.block.SharedArray((bd,), qd.math.vec3)
+            ms = qd.simt.block.SharedArray(bd, qd.types.matrix(2, 2, qd.f32))
+            tid = qd.simt.block.thread_idx()
+            x = src[i]
+            vs[tid] = qd.Vector([x, x + 1, x + 2])
+            ms[tid] = qd.Matrix([[x, 2 * x], [3 * x, 4 * x]])
+            vs[tid].y += 10.0  # one element of a shared vector
+            qd.simt.block.sync()
+            other = bd - 1 - tid
+            v = vs[other]
+            m = ms[other]
+            out[i, 0] = v.x
+            out[i, 1] = v[1]
+            out[i, 2] = v.z
+            out[i, 3] = (m @ qd.Vector([1.0, 1.0]))[1]
+            out[i, 4] = ms[other][0, 1]
+
+    src = np.arange(64, dtype=np.float32)
+    out = np.zeros((64, 5), np.float32)
+    k(src, out)
+    other = (np.arange(64) // bd) * bd + bd - 1 - np.arange(64) % bd
+    x = src[other]
+    np.testing.assert_array_equal(out, np.stack([x, x + 11, x + 2, 7 * x, 2 * x], axis=1))
+
+
+def test_subgroup_exchanges_after_some_threads_finished():
+    # threads that `continue` have finished; the rest of their subgroup still exchanges values. A thread
+    # reading a finished lane gets its own value on the CPU (CUDA leaves that undefined: here only
+    # live lanes are read, through xor partners that are both live)
+    @qd.kernel
+    def k(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        qd.loop_config(block_dim=64)
+        for i in range(128):
+            if i % 4 >= 2:
+                continue
+            out[i] = qd.simt.subgroup.shuffle_xor(i * 10, qd.u32(1)) + qd.simt.subgroup.ballot_first_n(1, 32) * 0
+
+    out = np.full(128, -1, np.int32)
+    k(out)
+    i = np.arange(128)
+    np.testing.assert_array_equal(out, np.where(i % 4 < 2, (i ^ 1) * 10, -1))
+
+
+def test_fences_outside_a_parallel_loop_do_nothing():
+    a = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def k():
+        a[0] = 11
+        qd.simt.grid.mem_fence()
+        qd.simt.block.mem_fence()
+        qd.simt.subgroup.mem_fence()
+        for i in range(1, 4):
+            a[i] = a[0] + i
+            qd.simt.grid.mem_fence()
+
+    k()
+    np.testing.assert_array_equal(a.to_numpy(), [11, 12, 13, 14])
+
+
+@pytest.mark.parametrize("pattern,bit_start,num_bits,radix_bits", [("few", 0, 8, 8), ("uniform", 0, 8, 8),
+                                                                    ("uniform", 8, 8, 8), ("uniform", 3, 5, 7)])
+def test_radix_rank_match_atomic_or(pattern, bit_start, num_bits, radix_bits):
+    bd = 1 << radix_bits
+
+    @qd.kernel
+    def k(keys: qd.types.ndarray(dtype=qd.u32, ndim=1), ranks: qd.types.ndarray(dtype=qd.i32, ndim=1),
+          bins: qd.types.ndarray(dtype=qd.i32, ndim=1), excl: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        qd.loop_config(block_dim=bd)
+        for i in range(2 * bd):  # two blocks, ranked separately
+            b = qd.simt.block.SharedArray((bd,), qd.i32)
+            e = qd.simt.block.SharedArray((bd,), qd.i32)
+            ranks[i] = qd.simt.block.radix_rank_match_atomic_or(keys[i], bd, radix_bits, bit_start, num_bits, b, e)
+            bins[i] = b[qd.simt.block.thread_idx()]
+            excl[i] = e[qd.simt.block.thread_idx()]
+
+    rng = np.random.default_rng(21)
+    if pattern == "few":
+        keys = rng.choice(rng.integers(0, 1 << 16, 12), 2 * bd).astype(np.uint32)
+    else:
+        keys = rng.integers(0, 1 << 20, 2 * bd).astype(np.uint32)
+    ranks, bins, excl = (np.zeros(2 * bd, np.int32) for _ in range(3))
+    k(keys, ranks, bins, excl)
+    for blk in range(2):
+        digits = (keys[blk * bd:(blk + 1) * bd] >> bit_start) & ((1 << num_bits) - 1)
+        counts = np.bincount(digits, minlength=bd).astype(np.int32)
+        start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        order = np.argsort(digits, kind="stable")
+        expected = np.empty(bd, np.int32)
+        expected[order] = np.arange(bd)
+        np.testing.assert_array_equal(ranks[blk * bd:(blk + 1) * bd], expected)
+        np.testing.assert_array_equal(bins[blk * bd:(blk + 1) * bd], counts)
+        np.testing.assert_array_equal(excl[blk * bd:(blk + 1) * bd], start)

@@ -52,9 +52,10 @@ from .struct import Struct, StructField, dataclass
 from .types import ref, template
 from . import util  # noqa: E402  qd.lang.util: upstream's helpers (to_numpy_type, has_pytorch)
 from . import simt  # noqa: E402  qd.simt: block, subgroup and grid operations
+from .simt.tile import outer  # noqa: E402  qd.outer(a, b): a rank-1 update of a qd.simt tile
 
 __all__ = [
-    "simt",
+    "simt", "outer",
     "kernel", "func", "data_oriented", "template", "ref", "static", "ndrange", "grouped", "loop_config", "types", "math",
     "perf_dispatch",
     "static_assert", "static_print",

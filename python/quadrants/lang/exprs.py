@@ -11,6 +11,7 @@ from .ir_builder import Expr
 from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
 from .struct_values import StructField, StructVar, is_struct
+from . import tile_slices
 from .simt_values import SharedArray
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
@@ -287,6 +288,9 @@ class ExprTranslator(DynamicIndexing):
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
+        sliced = tile_slices.slice_value(self, base, node.slice)  # a[r0:r1, c0:c1] for tiles
+        if sliced is not None:
+            return sliced
         index = self.visit(node.slice)
         if isinstance(base, (FieldRef, StructField)):  # x[i] of a field over dynamic lists: the list (sparse_access.py)
             found = field_subscript(self, base, index)

@@ -5,12 +5,17 @@ from .ir_builder import Expr
 
 
 class SharedArray:
-    """A block's shared array inside a kernel: declared where the constructor runs, indexed like an array."""
+    """A block's shared array inside a kernel: declared where the constructor runs, indexed like an array.
 
-    def __init__(self, name, dtype_name, shape):
+    An array of vectors or matrices is one scalar array with the element's dims last (the IR sees only
+    scalars); indexing it gives a vector value, or a vector target to assign.
+    """
+
+    def __init__(self, name, dtype_name, shape, element_shape=()):
         self.name = name
         self.dtype_name = dtype_name
         self.shape = shape
+        self.element_shape = tuple(element_shape)
 
     def indices(self, tr, index):
         parts = list(index) if isinstance(index, (tuple, list)) else [index]
@@ -20,10 +25,28 @@ class SharedArray:
         return [tr.ops.text(tr.scalar(p, "a shared array index")) for p in parts]
 
     def load(self, tr, index):
-        return Expr(f"(shared_load {self.name} ({' '.join(self.indices(tr, index))}))")
+        indices = self.indices(tr, index)
+        if not self.element_shape:
+            return Expr(f"(shared_load {self.name} ({' '.join(indices)}))")
+        from .values import VectorValue
+
+        return VectorValue([Expr(f"(shared_load {self.name} ({' '.join(indices + e)}))") for e in self._elements()],
+                           self.element_shape)
 
     def target(self, tr, index):
-        return SharedTarget(self.name, self.indices(tr, index))
+        indices = self.indices(tr, index)
+        if not self.element_shape:
+            return SharedTarget(self.name, indices)
+        from .stmts import VectorTarget
+
+        return VectorTarget([SharedTarget(self.name, indices + e) for e in self._elements()], self.element_shape)
+
+    def _elements(self):
+        """The element dims' index texts, row-major: [['0'], ['1'], ...] or [['0', '0'], ['0', '1'], ...]."""
+        if len(self.element_shape) == 1:
+            return [[f"(const int {i})"] for i in range(self.element_shape[0])]
+        rows, cols = self.element_shape
+        return [[f"(const int {i})", f"(const int {j})"] for i in range(rows) for j in range(cols)]
 
 
 class SharedTarget:

@@ -13,6 +13,7 @@ from .sparse_access import FieldRef, activate_for_store
 from .return_values import tuple_items
 from .struct_values import StructField, StructTarget, StructType, is_struct
 from .types import VectorType, scalar_dtype_name
+from . import tile_slices
 from .simt_values import SharedArray, SharedTarget
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
@@ -161,6 +162,8 @@ class StmtTranslator(LoopTranslator):
         return value
 
     def store(self, target, value):
+        if tile_slices.store_tile(self, target, value):
+            return
         if isinstance(target, StructTarget):
             self.store_struct(target, value)
             return
@@ -207,6 +210,9 @@ class StmtTranslator(LoopTranslator):
             raise self.fail(f"'{node.id}' is not a local variable or array element, so it cannot be updated")
         if isinstance(node, ast.Subscript):
             base = self.visit(node.value)
+            sliced = tile_slices.slice_target(self, base, node.slice)  # t[:] and a[r0:r1, c0:c1] of tiles
+            if sliced is not None:
+                return sliced
             if isinstance(base, ArrayRef):
                 return self.array_target(base, self.visit(node.slice))
             if isinstance(base, SharedArray):  # qd.simt.block.SharedArray (simt/_ir.py)
@@ -245,7 +251,7 @@ class StmtTranslator(LoopTranslator):
         return VectorTarget(element.entries, element.shape) if isinstance(element, VectorValue) else element
 
     def visit_AugAssign(self, node):
-        if self.subscript_update_hook(node):
+        if tile_slices.tile_augmented(self, node) or self.subscript_update_hook(node):  # t -= qd.outer(a, b)
             return
         target = self.lvalue(node.target)
         if isinstance(target, StructTarget):

@@ -599,6 +599,28 @@ QD_FUNC int64_t qd_checked_offset(const QdLaunchContext* ctx, const QdArg* arg, 
   return offset;
 }
 
+// Offset of a debug-mode qd.simt shared array element (row-major over the constant extents), or -1
+// with code 6 recorded: arg_index is the array's description among the kernel's assert messages.
+template <int N>
+QD_FUNC int64_t qd_shared_checked_offset(const QdLaunchContext* ctx, int32_t which, const int64_t (&index)[N],
+                                         const int64_t (&extent)[N]) {
+  int64_t offset = 0;
+  for (int d = 0; d < N; ++d) {
+    if (index[d] < 0 || index[d] >= extent[d]) {
+      if (qd_claim_error(ctx)) {
+        ctx->error->code = 6;
+        ctx->error->arg_index = which;
+        ctx->error->ndim = N < QD_MAX_NDIM ? N : QD_MAX_NDIM;
+        ctx->error->dim = d;
+        for (int k = 0; k < ctx->error->ndim; ++k) ctx->error->index[k] = index[k];
+      }
+      return -1;
+    }
+    offset = offset * extent[d] + index[d];
+  }
+  return offset;
+}
+
 // A failed (assert ...) in debug mode: code 2, arg_index says which assert (CompiledKernel::assert_messages).
 QD_FUNC void qd_report_assert(const QdLaunchContext* ctx, int32_t assert_index) {
   if (!qd_claim_error(ctx)) return;

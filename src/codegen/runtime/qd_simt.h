@@ -119,7 +119,9 @@ inline bool release(Block& b, bool* all_done) {
     }
     live += warp_live;
     if (warp_live == 0 || at_warp != warp_live) continue;
-    for (int t = w; t < end; ++t) b.fibers[t].state = kReady;
+    for (int t = w; t < end; ++t) {
+      if (b.fibers[t].state == kWaitWarp) b.fibers[t].state = kReady;  // finished ones stay finished
+    }
     released = true;
   }
   *all_done = live == 0;
@@ -224,6 +226,7 @@ inline void qd_simt_thunk(void* closure, int tid) {
   (*static_cast<F*>(closure))(tid);
 }
 
+#ifdef QD_RUNTIME_H  // generated CPU kernels; the CUDA emulation reports a deadlock its own way
 // Code 4: a block's threads could not all go on (see the top of this file).
 inline void qd_report_simt_deadlock(const QdLaunchContext* ctx) {
   if (!qd_claim_error(ctx)) return;
@@ -232,3 +235,4 @@ inline void qd_report_simt_deadlock(const QdLaunchContext* ctx) {
   ctx->error->ndim = 0;
   ctx->error->dim = 0;
 }
+#endif

@@ -1,6 +1,5 @@
 # python/quadrants/lang/simt/__init__.py: qd.simt: block, subgroup and grid operations inside kernels (upstream's module path).
-from . import block, grid, subgroup
+from . import block, grid, subgroup, warp
+from .tile import Tile16x16, Tile32x32
 
-warp = subgroup  # upstream's older name for the subgroup namespace
-
-__all__ = ["block", "grid", "subgroup", "warp"]
+__all__ = ["block", "grid", "subgroup", "warp", "Tile16x16", "Tile32x32"]

@@ -3,10 +3,12 @@
 # Each op is a composite Builtin (lang/builtins.py): inside a kernel the translator calls its impl with
 # the vector ops, and it returns an IR expression or emits a statement (docs/IR.md, "Blocks and
 # subgroups"). Called from Python scope they raise, as every kernel-only built-in does.
+import warnings
+
 from .. import builtins as _builtins
 from ..ir_builder import Expr
 from ..simt_values import SharedArray
-from ..types import scalar_dtype_name
+from ..types import VectorType, scalar_dtype_name
 
 
 def _scalar_text(ops, value, what):
@@ -26,12 +28,42 @@ def _expr_op(name, qualname, arity, waits):
 
 
 def _stmt_op(head, qualname):
-    """A built-in that emits the statement `(HEAD)`, e.g. `(sync block)`."""
+    """A built-in that emits the statement `(HEAD)`, e.g. `(sync block)`. A memory fence outside a
+    parallel loop does nothing (one thread runs there, and launches are ordered), as upstream allows it."""
 
     def impl(ops):
+        if head.startswith("fence") and not ops.tr.parallel_depth:
+            return
         ops.tr.builder.emit(head)
 
     return _builtins.Builtin(qualname, _builtins.kernel_only(qualname), "composite", impl=impl)
+
+
+def deprecated(module_globals, old, new, target, wrap=None):
+    """The old name `old` of `new` in a qd.simt module, as upstream's: the first use in the process warns
+    (DeprecationWarning; the flag `_<old>_deprecation_warned` in the module says whether it did). In a
+    kernel it does what `target` (a composite Builtin) does, `wrap` adapting the result; called in Python
+    scope it forwards to the module's current `new`."""
+    module = module_globals["__name__"].rsplit(".", 1)[-1]
+    flag = f"_{old}_deprecation_warned"
+    module_globals[flag] = False
+
+    def warn_once():
+        if not module_globals[flag]:
+            module_globals[flag] = True
+            warnings.warn(f"qd.simt.{module}.{old}() is deprecated; use qd.simt.{module}.{new}() instead.",
+                          DeprecationWarning, stacklevel=3)
+
+    def python_impl(*args):
+        warn_once()
+        return module_globals[new](*args)
+
+    def impl(ops, *args):
+        warn_once()
+        result = target.impl(ops, *args)
+        return wrap(result) if wrap else result
+
+    return _builtins.Builtin(f"simt.{module}.{old}", python_impl, "composite", impl=impl)
 
 
 def _shared_array(ops, shape, dtype):
@@ -41,14 +73,17 @@ def _shared_array(ops, shape, dtype):
     if not isinstance(shape, (tuple, list)) or not shape or not all(isinstance(s, int) and s > 0 for s in shape):
         raise tr.fail(f"qd.simt.block.SharedArray(shape, dtype) needs a positive int or a tuple of positive ints "
                       f"known at compile time as its shape, but got {shape!r}", kind="type")
-    element = getattr(dtype, "dtype", None) if hasattr(dtype, "n") else None  # qd.types.vector/matrix: its scalar
-    if element is not None:
-        raise tr.fail("qd.simt.block.SharedArray of vectors or matrices is not supported yet; use a scalar dtype "
-                      "and one more dimension", kind="type")
-    dtype_name = scalar_dtype_name(dtype)
+    element_shape = ()
+    if isinstance(dtype, VectorType):  # qd.types.vector/matrix, qd.math.vec3: trailing dims of its scalar
+        element_shape, dtype = dtype.shape, (float if dtype.dtype is None else dtype.dtype)
+    try:
+        dtype_name = scalar_dtype_name(dtype)
+    except (TypeError, ValueError, KeyError):
+        raise tr.fail(f"qd.simt.block.SharedArray(shape, dtype) needs a scalar, vector or matrix dtype, but got "
+                      f"{dtype!r}", kind="type") from None
     name = tr.names.fresh("shared")
-    tr.builder.emit(f"shared {name} {dtype_name} ({' '.join(str(s) for s in shape)})")
-    return SharedArray(name, dtype_name, tuple(shape))
+    tr.builder.emit(f"shared {name} {dtype_name} ({' '.join(str(s) for s in tuple(shape) + element_shape)})")
+    return SharedArray(name, dtype_name, tuple(shape), element_shape)
 
 
 shared_array = _builtins.Builtin("simt.block.SharedArray", _builtins.kernel_only("simt.block.SharedArray"),

@@ -4,7 +4,6 @@
 # 128 when not given); on the CPU its threads run as fibers (src/codegen/runtime/qd_simt.h), on CUDA
 # it is a CUDA block. The reductions and scans are written with subgroup shuffles and one shared slot
 # per subgroup, so both backends compute them in the same order and give the same numbers.
-import warnings
 
 from .. import builtins as _b
 from ..types import template
@@ -22,11 +21,7 @@ sync_count_nonzero = _ir._expr_op("sync_count", "qd.simt.block.sync_count_nonzer
 SharedArray = _ir.shared_array
 
 
-def mem_sync():
-    """Deprecated name of mem_fence(), as upstream (warns once per call site in Python scope)."""
-    warnings.warn("qd.simt.block.mem_sync() is deprecated; use qd.simt.block.mem_fence() instead.",
-                  DeprecationWarning, stacklevel=2)
-    return mem_fence()
+mem_sync = _ir.deprecated(globals(), "mem_sync", "mem_fence", mem_fence)
 
 
 def _check_block_dim(block_dim):
@@ -164,3 +159,6 @@ def exclusive_min(value, block_dim: template(), dtype: template()):
 @func
 def exclusive_max(value, block_dim: template(), dtype: template()):
     return exclusive_scan(value, block_dim, _bin_max, _exclusive_identity(dtype, "max"), dtype)
+
+
+from .radix import radix_rank_match_atomic_or  # noqa: E402,F401  re-exported: it uses this module's ops

@@ -16,6 +16,10 @@ shuffle_down = _ir._expr_op("shuffle_down", "qd.simt.subgroup.shuffle_down", 2, 
 shuffle_up = _ir._expr_op("shuffle_up", "qd.simt.subgroup.shuffle_up", 2, True)
 shuffle_xor = _ir._expr_op("shuffle_xor", "qd.simt.subgroup.shuffle_xor", 2, True)
 invocation_id = _ir._expr_op("lane", "qd.simt.subgroup.invocation_id", 0, False)
+# The least / greatest value of the argument's type (-inf / inf for floats), fixed when the kernel is typed:
+# the first lane's result of an exclusive min / max scan, whatever dtype the value has.
+lowest_of = _ir._expr_op("lowest", "qd.simt.subgroup.lowest_of", 1, False)
+highest_of = _ir._expr_op("highest", "qd.simt.subgroup.highest_of", 1, False)
 
 
 @func
@@ -89,9 +93,45 @@ def _inclusive_scan_tiled(value, op: template(), log2_size: template()):
 
 
 @func
-def _exclusive_scan_tiled(value, op: template(), identity: template(), log2_size: template()):
+def _exclusive_scan_tiled(value, op: template(), identity, log2_size: template()):
+    """Lane i of each tile gets op(v[first], ..., v[i - 1]); the tile's first lane gets `identity`."""
     inclusive = _inclusive_scan_tiled(value, op, log2_size)
     shifted = shuffle_up(inclusive, 1)
     if invocation_id() & _b.static((1 << log2_size) - 1) == 0:
         shifted = identity
     return shifted
+
+
+@func
+def _exclusive_add(value, log2_size: template()):
+    return _exclusive_scan_tiled(value, _bin_add, value - value, log2_size)
+
+
+@func
+def _exclusive_mul(value, log2_size: template()):
+    return _exclusive_scan_tiled(value, _bin_mul, value - value + 1, log2_size)
+
+
+@func
+def _exclusive_min(value, log2_size: template()):
+    return _exclusive_scan_tiled(value, _bin_min, highest_of(value), log2_size)
+
+
+@func
+def _exclusive_max(value, log2_size: template()):
+    return _exclusive_scan_tiled(value, _bin_max, lowest_of(value), log2_size)
+
+
+@func
+def _exclusive_and(value, log2_size: template()):
+    return _exclusive_scan_tiled(value, _bin_and, ~(value ^ value), log2_size)
+
+
+@func
+def _exclusive_or(value, log2_size: template()):
+    return _exclusive_scan_tiled(value, _bin_or, value ^ value, log2_size)
+
+
+@func
+def _exclusive_xor(value, log2_size: template()):
+    return _exclusive_scan_tiled(value, _bin_xor, value ^ value, log2_size)

@@ -4,16 +4,18 @@
 # of a block), so a program sees the same lanes and the same numbers everywhere. An exchange with a
 # lane that does not exist (shuffle_down past lane 31, a lane past the end of the block) gives the
 # thread its own value, as CUDA's __shfl_*_sync do.
-import warnings
 
 from ..types import template
 from .. import builtins as _b
 from ..kernels import func
 from . import _ir
+from ..._dtypes import i32, u32, u64
+from ..ir_builder import Expr
 from .reductions import (  # noqa: F401  re-exported: qd.simt.subgroup.shuffle etc.
-    _bin_add, _bin_and, _bin_max, _bin_min, _bin_mul, _bin_or, _bin_xor, _exclusive_identity, _exclusive_scan_tiled,
-    _inclusive_scan_tiled, _reduce_all_tiled, _reduce_tiled, invocation_id, shuffle, shuffle_down, shuffle_up,
-    shuffle_xor)
+    _bin_add, _bin_and, _bin_max, _bin_min, _bin_mul, _bin_or, _bin_xor, _exclusive_add, _exclusive_and,
+    _exclusive_identity, _exclusive_max, _exclusive_min, _exclusive_mul, _exclusive_or, _exclusive_scan_tiled,
+    _exclusive_xor, _inclusive_scan_tiled, _reduce_all_tiled, _reduce_tiled, highest_of, invocation_id, lowest_of,
+    shuffle, shuffle_down, shuffle_up, shuffle_xor)
 
 sync = _ir._stmt_op("sync subgroup", "qd.simt.subgroup.sync")
 mem_fence = _ir._stmt_op("fence subgroup", "qd.simt.subgroup.mem_fence")
@@ -31,15 +33,11 @@ def log2_group_size():
     return 5
 
 
-def barrier():
-    warnings.warn("qd.simt.subgroup.barrier() is deprecated; use sync()", DeprecationWarning, stacklevel=2)
-    return sync()
-
-
-def memory_barrier():
-    warnings.warn("qd.simt.subgroup.memory_barrier() is deprecated; use mem_fence()", DeprecationWarning,
-                  stacklevel=2)
-    return mem_fence()
+barrier = _ir.deprecated(globals(), "barrier", "sync", sync)
+memory_barrier = _ir.deprecated(globals(), "memory_barrier", "mem_fence", mem_fence)
+# upstream's name from when ballot() gave a u32 of 32 lanes: the same u64 as ballot()
+ballot_full_subgroup = _ir.deprecated(globals(), "ballot_full_subgroup", "ballot", _ballot32,
+                                      wrap=lambda e: Expr(f"(cast u64 {e.text})", side_effect=True))
 
 
 @func
@@ -54,20 +52,12 @@ def broadcast_first(value):
 
 @func
 def elect():
-    return _b.cast(invocation_id() == 0, _b_i32())
-
-
-def _b_i32():
-    from ... import i32
-
-    return i32
+    return _b.cast(invocation_id() == 0, i32)
 
 
 @func
 def ballot(predicate):
     """The lanes whose predicate is nonzero, one bit per lane, as a u64 (32 lanes: the high word is 0)."""
-    from ... import u64
-
     return _b.cast(_ballot32(predicate), u64)
 
 
@@ -86,8 +76,8 @@ def all_true_tiled(predicate, log2_size: template()):
     if _b.static(log2_size == 5):
         p = _all(p)
     else:
-        p = _reduce_all_tiled(_b.cast(p, _b_i32()), _bin_and, log2_size)
-    return _b.cast(p, _b_i32())
+        p = _reduce_all_tiled(_b.cast(p, i32), _bin_and, log2_size)
+    return _b.cast(p, i32)
 
 
 @func
@@ -96,8 +86,8 @@ def any_true_tiled(predicate, log2_size: template()):
     if _b.static(log2_size == 5):
         p = _any(p)
     else:
-        p = _reduce_all_tiled(_b.cast(p, _b_i32()), _bin_or, log2_size)
-    return _b.cast(p, _b_i32())
+        p = _reduce_all_tiled(_b.cast(p, i32), _bin_or, log2_size)
+    return _b.cast(p, i32)
 
 
 @func
@@ -123,38 +113,28 @@ def all_equal(value):
 
 @func
 def lanemask_lt(lane_id):
-    from ... import u32
-
     return (u32(1) << u32(lane_id)) - u32(1)
 
 
 @func
 def lanemask_le(lane_id):
-    from ... import u32
-
     one = u32(1) << u32(lane_id)
     return one | (one - u32(1))
 
 
 @func
 def lanemask_eq(lane_id):
-    from ... import u32
-
     return u32(1) << u32(lane_id)
 
 
 @func
 def lanemask_gt(lane_id):
-    from ... import u32
-
     one = u32(1) << u32(lane_id)
     return ~(one | (one - u32(1)))
 
 
 @func
 def lanemask_ge(lane_id):
-    from ... import u32
-
     return ~((u32(1) << u32(lane_id)) - u32(1))
 
 
@@ -169,10 +149,14 @@ def _tiled(name, op, kind):
         @func
         def tiled(value, log2_size: template()):
             return _reduce_all_tiled(value, op, log2_size)
-    else:
+    elif kind == "scan":
         @func
         def tiled(value, log2_size: template()):
             return _inclusive_scan_tiled(value, op, log2_size)
+    else:  # "exclusive": op is the exclusive scan itself (its identity depends on the value's dtype)
+        @func
+        def tiled(value, log2_size: template()):
+            return op(value, log2_size)
 
     @func
     def whole(value):
@@ -195,13 +179,16 @@ inclusive_max_tiled, inclusive_max = _tiled("inclusive_max", _bin_max, "scan")
 inclusive_and_tiled, inclusive_and = _tiled("inclusive_and", _bin_and, "scan")
 inclusive_or_tiled, inclusive_or = _tiled("inclusive_or", _bin_or, "scan")
 inclusive_xor_tiled, inclusive_xor = _tiled("inclusive_xor", _bin_xor, "scan")
+exclusive_add_tiled, exclusive_add = _tiled("exclusive_add", _exclusive_add, "exclusive")
+exclusive_mul_tiled, exclusive_mul = _tiled("exclusive_mul", _exclusive_mul, "exclusive")
+exclusive_min_tiled, exclusive_min = _tiled("exclusive_min", _exclusive_min, "exclusive")
+exclusive_max_tiled, exclusive_max = _tiled("exclusive_max", _exclusive_max, "exclusive")
+exclusive_and_tiled, exclusive_and = _tiled("exclusive_and", _exclusive_and, "exclusive")
+exclusive_or_tiled, exclusive_or = _tiled("exclusive_or", _exclusive_or, "exclusive")
+exclusive_xor_tiled, exclusive_xor = _tiled("exclusive_xor", _exclusive_xor, "exclusive")
 
 
-@func
-def exclusive_add_tiled(value, log2_size: template()):
-    return _exclusive_scan_tiled(value, _bin_add, 0, log2_size)
-
-
-@func
-def exclusive_add(value):
-    return _exclusive_scan_tiled(value, _bin_add, 0, 5)
+from .segmented import (  # noqa: E402,F401  re-exported: qd.simt.subgroup.segmented_reduce_add etc.
+    segmented_reduce_add, segmented_reduce_add_tiled, segmented_reduce_max, segmented_reduce_max_tiled,
+    segmented_reduce_min, segmented_reduce_min_tiled)
+from .sorting import bitonic_sort_kv, bitonic_sort_kv_tiled  # noqa: E402,F401  re-exported
