@@ -68,8 +68,10 @@ def _solve_lower(b, low, n: template()):
 
 
 @func
-def _load(r, arr: template(), batch, row0, row1, col0, col1, batched: template(), n: template()):
-    """This lane's row row0 + lane of arr, columns [col0, col1), both clipped to arr; the rest unchanged."""
+def _copy_row(r, arr: template(), batch, row0, row1, col0, col1, batched: template(), n: template(),
+              into_tile: template()):
+    """This lane's row row0 + lane of arr, columns [col0, col1), both clipped to arr, read into r (into_tile) or
+    written from it; the other entries are left as they are."""
     dims = _b.static(len(arr.shape))
     rows = arr.shape[dims - 2]
     cols = arr.shape[dims - 1]
@@ -77,27 +79,25 @@ def _load(r, arr: template(), batch, row0, row1, col0, col1, batched: template()
     if row < _b.min(row1, rows):
         for j in _b.static(range(n)):
             if col0 + j < _b.min(col1, cols):
-                if _b.static(batched):
+                if _b.static(into_tile and batched):
                     r[j] = arr[batch, row, col0 + j]
-                else:
+                elif _b.static(into_tile):
                     r[j] = arr[row, col0 + j]
+                elif _b.static(batched):
+                    arr[batch, row, col0 + j] = r[j]
+                else:
+                    arr[row, col0 + j] = r[j]
     return r
 
 
 @func
+def _load(r, arr: template(), batch, row0, row1, col0, col1, batched: template(), n: template()):
+    return _copy_row(r, arr, batch, row0, row1, col0, col1, batched, n, True)
+
+
+@func
 def _store(r, arr: template(), batch, row0, row1, col0, col1, batched: template(), n: template()):
-    """_load()'s elements written from this lane's row instead."""
-    dims = _b.static(len(arr.shape))
-    rows = arr.shape[dims - 2]
-    cols = arr.shape[dims - 1]
-    row = row0 + i32(invocation_id())
-    if row < _b.min(row1, rows):
-        for j in _b.static(range(n)):
-            if col0 + j < _b.min(col1, cols):
-                if _b.static(batched):
-                    arr[batch, row, col0 + j] = r[j]
-                else:
-                    arr[row, col0 + j] = r[j]
+    _copy_row(r, arr, batch, row0, row1, col0, col1, batched, n, False)
 
 
 @func
