@@ -18,14 +18,20 @@ pytestmark = pytest.mark.skipif(not EMULATED or _core.cuda_status() != "",
                                 reason="needs the CUDA driver emulation (QD_CUDA_DRIVER_PATH)")
 
 
-def run_script(folder, body):
+def launch_failure(folder, kernel_source, argument):
+    """Runs the kernel `k` of kernel_source on `argument` (both source text) in a fresh process on the emulation;
+    a launch error is printed as 'ERROR: ...'. The completed process, which must have exited cleanly."""
     script = folder / "script.py"  # kernels need a source file
-    script.write_text("import numpy as np\nimport quadrants as qd\nqd.init(arch=qd.cuda)\n" + textwrap.dedent(body))
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    prelude = "import numpy as np\nimport quadrants as qd\nqd.init(arch=qd.cuda)\n"
+    launch = f"try:\n    k({argument})\n    qd.sync()\nexcept RuntimeError as e:\n    print('ERROR:', e)\n"
+    script.write_text(prelude + textwrap.dedent(kernel_source) + launch)
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result
 
 
 def test_threads_at_a_warp_intrinsic_and_a_barrier_fail_the_launch(tmp_path):
-    result = run_script(tmp_path, """
+    result = launch_failure(tmp_path, """
         @qd.kernel
         def k(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
             qd.loop_config(block_dim=32)
@@ -34,21 +40,14 @@ def test_threads_at_a_warp_intrinsic_and_a_barrier_fail_the_launch(tmp_path):
                     out[i] = qd.simt.subgroup.shuffle(i, qd.u32(0))
                 else:
                     qd.simt.block.sync()
-
-        try:
-            k(np.zeros(32, np.int32))
-            qd.sync()
-        except RuntimeError as e:
-            print("ERROR:", e)
-    """)
-    assert result.returncode == 0, result.stderr
+    """, 'np.zeros(32, np.int32)')
     assert "CUDA_ERROR_LAUNCH_FAILED" in result.stdout
     assert "waited for each other at different scopes" in result.stderr
 
 
 def test_lanes_at_different_warp_intrinsics_fail_the_launch(tmp_path):
     # on the CPU the ballot's lanes and the shuffle's lanes would meet; CUDA does not define it
-    result = run_script(tmp_path, """
+    result = launch_failure(tmp_path, """
         @qd.kernel
         def k(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
             qd.loop_config(block_dim=32)
@@ -57,34 +56,20 @@ def test_lanes_at_different_warp_intrinsics_fail_the_launch(tmp_path):
                     out[i] = qd.simt.subgroup.shuffle(i, qd.u32(0))
                 else:
                     out[i] = qd.cast(qd.simt.subgroup.ballot(i), qd.i32)
-
-        try:
-            k(np.zeros(32, np.int32))
-            qd.sync()
-        except RuntimeError as e:
-            print("ERROR:", e)
-    """)
-    assert result.returncode == 0, result.stderr
+    """, 'np.zeros(32, np.int32)')
     assert "CUDA_ERROR_LAUNCH_FAILED" in result.stdout
     assert "met at different intrinsics: __" in result.stderr
 
 
 def test_a_fault_inside_a_block_of_fibers_is_an_illegal_address(tmp_path):
-    result = run_script(tmp_path, """
+    result = launch_failure(tmp_path, """
         @qd.kernel
         def k(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
             qd.loop_config(block_dim=64)
             for i in range(64):
                 qd.simt.block.sync()
                 x[qd.cast(i, qd.i64) + 1099511627776] = 1.0  # 4 TiB past the array
-
-        try:
-            k(qd.ndarray(qd.f32, shape=(4,)))
-            qd.sync()
-        except RuntimeError as e:
-            print("ERROR:", e)
-    """)
-    assert result.returncode == 0, result.stderr
+    """, 'qd.ndarray(qd.f32, shape=(4,))')
     assert "CUDA_ERROR_ILLEGAL_ADDRESS" in result.stdout
 
 
