@@ -82,14 +82,19 @@ def _reduce_all_tiled(value, op: template(), log2_size: template()):
 
 
 @func
-def _inclusive_scan_tiled(value, op: template(), log2_size: template()):
-    lane = invocation_id() & _b.static((1 << log2_size) - 1)
+def _scan_up(value, op: template(), reach, log2_size: template()):
+    """Hillis-Steele: op over this lane's value and those of up to `reach` lanes before it (reach < tile size)."""
     for i in _b.static(range(log2_size)):
         offset = _b.static(1 << i)
         up = shuffle_up(value, offset)
-        if lane >= offset:
+        if reach >= offset:
             value = op(up, value)
     return value
+
+
+@func
+def _inclusive_scan_tiled(value, op: template(), log2_size: template()):
+    return _scan_up(value, op, invocation_id() & _b.static((1 << log2_size) - 1), log2_size)
 
 
 @func

@@ -8,7 +8,7 @@ from ..._dtypes import i32
 from .. import builtins as _b
 from ..kernels import func
 from ..types import template
-from .reductions import _bin_add, _bin_max, _bin_min, _inclusive_scan_tiled, invocation_id, shuffle_up
+from .reductions import _bin_add, _bin_max, _bin_min, _inclusive_scan_tiled, _scan_up, invocation_id
 
 
 def _check_log2(log2_size, name):
@@ -22,13 +22,8 @@ def _check_log2(log2_size, name):
 def _segmented_tiled(value, head_flag, op: template(), log2_size: template()):
     lane = invocation_id() & _b.static((1 << log2_size) - 1)
     head_lane = lane * _b.cast(head_flag != 0, i32)
-    distance = lane - _inclusive_scan_tiled(head_lane, _bin_max, log2_size)
-    for i in _b.static(range(log2_size)):
-        offset = _b.static(1 << i)
-        partner = shuffle_up(value, offset)
-        if distance >= offset:
-            value = op(partner, value)
-    return value
+    distance = lane - _inclusive_scan_tiled(head_lane, _bin_max, log2_size)  # lanes back to the segment's head
+    return _scan_up(value, op, distance, log2_size)
 
 
 @func
