@@ -60,8 +60,10 @@ def autograd_op(kernel, outputs, name=None):
     backward_schema = _schema(inputs + [_Param(f"out_{p.name}", "Tensor") for p in results] +
                               [_Param(f"grad_{p.name}", "Tensor") for p in results], None)
 
+    allocators = [_allocator(p.output, inputs) for p in results]
+
     def allocate(args):
-        return [_allocate(p.output, inputs, args) for p in results]
+        return [make(args) for make in allocators]
 
     def forward(*args):
         outs = allocate(args)
@@ -156,26 +158,37 @@ def _schema(params, n_results):
     return f"({args}) -> {returns}"
 
 
-def _allocate(how, inputs, args):
+def _allocator(how, inputs):
+    """A function of the op's arguments that allocates one output, zero-filled; checked and prepared once, at
+    registration (the callable's accepted names too), so a call does no inspection."""
     import torch
 
-    by_name = {p.name: a for p, a in zip(inputs, args)}
+    names = [p.name for p in inputs]
     if isinstance(how, str):
-        return torch.zeros_like(by_name[how])
+        k = names.index(how)
+        return lambda args: torch.zeros_like(args[k])
     if isinstance(how, tuple):
-        like = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
-        if like is None:
-            raise ValueError("qd.autograd_op(): an output given as a shape takes the dtype of the first float input "
-                             "array, and there is none; give a callable instead.")
-        return torch.zeros(how, dtype=like.dtype, device=like.device)
+        def like_first_float(args):
+            like = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
+            if like is None:
+                raise ValueError("qd.autograd_op(): an output given as a shape takes the dtype of the first float "
+                                 "input array, and there is none; give a callable instead.")
+            return torch.zeros(how, dtype=like.dtype, device=like.device)
+
+        return like_first_float
     if callable(how):
         accepted = inspect.signature(how).parameters
         takes_all = any(p.kind == p.VAR_KEYWORD for p in accepted.values())
-        result = how(**{k: v for k, v in by_name.items() if takes_all or k in accepted})
-        if not isinstance(result, torch.Tensor):
-            raise TypeError(f"qd.autograd_op(): an output's allocation callable must return a torch.Tensor, but "
-                            f"returned {type(result).__name__}.")
-        return result.zero_()
+        wanted = [(k, n) for k, n in enumerate(names) if takes_all or n in accepted]
+
+        def from_callable(args):
+            result = how(**{n: args[k] for k, n in wanted})
+            if not isinstance(result, torch.Tensor):
+                raise TypeError(f"qd.autograd_op(): an output's allocation callable must return a torch.Tensor, but "
+                                f"returned {type(result).__name__}.")
+            return result.zero_()
+
+        return from_callable
     raise TypeError(f"qd.autograd_op(outputs=...): an allocation is an input name, a shape tuple or a callable, "
                     f"but got {how!r}.")
 

@@ -154,3 +154,8 @@ def test_bad_arguments_are_clear_errors():
         qd.autograd_op(_affine_sin, outputs={"y": "x"}, name="plain")
     with pytest.raises(TypeError, match="takes a @qd.kernel"):
         qd.autograd_op(lambda x: x, outputs={"y": "x"})
+
+
+def test_an_allocation_of_an_unknown_kind_is_an_error_at_registration():
+    with pytest.raises(TypeError, match="an allocation is an input name, a shape tuple or a callable, but got 3"):
+        qd.autograd_op(_affine_sin, outputs={"y": 3})
