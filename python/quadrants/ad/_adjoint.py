@@ -88,6 +88,9 @@ class AdjointLaunchers:
         self.key_of = key_of  # the template key of a call (Kernel._key_of); None: no templates
         self.entries = {}  # key -> (launcher, the template values its key names by id(), kept alive)
         self.plans = {}  # template key -> the leaves (compound_params.py) the kernel reads, in launch order
+        # per runtime parameter: an array whose gradient the adjoint uses (not annotated needs_grad=False)
+        self.takes_grad = [p.kind == "array" and getattr(p.annotation, "needs_grad", None) is not False
+                           for p in (definition.params[k] for k in definition.runtime_positions)]
 
     def _release(self):
         self.entries.clear()
@@ -108,14 +111,11 @@ class AdjointLaunchers:
         if plan is None:  # the arrays and scalars read through dataclass, data_oriented and qd.Tensor arguments
             _runtime.track(self)
             plan = self.plans[template_key] = definition.discover(args, definition.slot_values(args))[2].plan
-        params = [definition.params[k] for k in definition.runtime_positions]
-        kinds = [p.kind for p in params] + [leaf.kind for leaf in plan]
-        wanted = [getattr(p.annotation, "needs_grad", None) is not False for p in params] + [True] * len(plan)
         values = [args[k] for k in definition.runtime_positions] + [_leaf_value(definition, args, leaf) for leaf in plan]
-        grads = [self._companion(v) if kind == "array" and want else None
-                 for v, kind, want in zip(values, kinds, wanted)]
+        takes_grad = self.takes_grad + [leaf.kind == "array" for leaf in plan]
+        grads = [self._companion(v) if takes else None for v, takes in zip(values, takes_grad)]
         if explicit_grads is not None:
-            grads[:len(params)] = [explicit_grads[k] for k in definition.runtime_positions]
+            grads[:len(self.takes_grad)] = [explicit_grads[k] for k in definition.runtime_positions]
         mask = tuple(g is not None for g in grads)
         key = (template_key, mask)
         entry = self.entries.get(key)
