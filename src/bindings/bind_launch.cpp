@@ -11,6 +11,7 @@
 
 #include "bindings/arg_adapters.h"
 #include "bindings/cuda_launch.h"
+#include "bindings/realigned_args.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
@@ -90,7 +91,7 @@ class Launcher {
     uint64_t key[kMaxKernelArgs] = {};
     ArgSlots holders(n);
     for (size_t i = 0, q = 0; i < n; q += params_[i].count, ++i) {
-      if (params_[i].is_array) key[i] = pack_array(i, q, args[i].ptr(), packed[q], holders[i], nullptr);
+      if (params_[i].is_array) key[i] = pack_array(i, q, args[i].ptr(), packed[q], holders[i], nullptr, nullptr);
     }
     return spec_tuple(key);
   }
@@ -117,11 +118,12 @@ class Launcher {
     uint64_t key[kMaxKernelArgs];
     ArgSlots holders(n);
     HostStaging staging;  // stays empty (no allocation) unless host arrays meet a CUDA kernel
+    RealignedArgs realigned;  // stays empty unless a host array's data is misaligned
     size_t total = 0;  // QdArgs packed so far
     for (size_t i = 0; i < n; ++i) {
       const ParamSpec& p = params_[i];
       if (p.is_array) {
-        key[i] = pack_array(i, total, args[i].ptr(), packed[total], holders[i], &staging);
+        key[i] = pack_array(i, total, args[i].ptr(), packed[total], holders[i], &staging, &realigned);
       } else {
         key[i] = 0;
         if (p.is_vector) {
@@ -135,7 +137,13 @@ class Launcher {
     const Specialization* spec = last_;
     if (!spec || !same_key(*spec, key, n)) {
       spec = table_.find(key, static_cast<int>(n));
-      if (!spec) spec = &compile(key, args);
+      if (!spec) {
+        bool packed_for_cuda = !cpu_only_ && current_target().cuda;
+        spec = &compile(key, args);
+        // A first call before qd.init() packed its arrays for the default target, and the compile initialized
+        // the runtime, which may have picked CUDA (QD_ARCH): pack again, so host arrays are staged.
+        if (static_cast<bool>(spec->cuda) != packed_for_cuda) return launch(args, explicit_stream);
+      }
       last_ = spec;
     }
     for (const std::shared_ptr<Array>& g : spec->globals) pack_view(g->view(), packed[total++]);
@@ -153,6 +161,7 @@ class Launcher {
       // Other Python threads may run while a kernel computes; the arguments stay alive through args.
       nb::gil_scoped_release release;
       run_entry(*spec, packed, ret, name_, spec->arg_names);
+      if (!realigned.empty()) realigned.copy_back();
     }
     return returned(spec->returns, ret);
   }
@@ -282,9 +291,10 @@ class Launcher {
     }
   }
 
-  // Parameter i fills QdArg q. staging: where host arrays go when the kernel runs on a GPU; null to
-  // refuse them (spec_of).
-  uint64_t pack_array(size_t i, size_t q, PyObject* obj, QdArg& out, ArgSlot& holder, HostStaging* staging) {
+  // Parameter i fills QdArg q. staging: where host arrays go when the kernel runs on a GPU; realigned: where
+  // misaligned host arrays go on the CPU; both null in spec_of, which only describes the copies.
+  uint64_t pack_array(size_t i, size_t q, PyObject* obj, QdArg& out, ArgSlot& holder, HostStaging* staging,
+                      RealignedArgs* realigned) {
     const ParamSpec& p = params_[i];
     ArrayView view;
     int element_ndim = 0;
@@ -323,12 +333,13 @@ class Launcher {
       throw ValueError(where(i) + ": expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
                        shape_text(view.shape, view.ndim) + ".");
     }
-    if (reinterpret_cast<uintptr_t>(view.data) % dtype_size(view.dtype) != 0) {
-      throw ValueError(where(i) + ": the array's data is not aligned to its " +
-                       std::to_string(dtype_size(view.dtype)) + "-byte elements; pass an aligned copy "
-                       "(e.g. np.ascontiguousarray(x) or x.copy()).");
+    bool misaligned = is_misaligned(view);
+    if (misaligned && view.device.kind != DeviceId::Kind::cpu) {
+      throw ValueError(where(i) + ": the array's data is not aligned to its " + std::to_string(dtype_size(view.dtype)) +
+                       "-byte elements; pass an aligned copy (e.g. x.clone()).");
     }
     place_on_target(i, q, view, element_ndim, staging);
+    if (misaligned && view.device.kind == DeviceId::Kind::cpu) realign(i, view, element_ndim, realigned);
     pack_view(view, out);
     return array_signature(view, element_ndim);
   }
@@ -356,6 +367,24 @@ class Launcher {
       warn_staging(i, view);
       view = staging->stage(view, element_ndim, target.device, q);
     }
+  }
+
+  // A misaligned host array meeting a CPU kernel runs on an aligned copy, warned once per parameter. (Host
+  // staging for a CUDA kernel copies it anyway.)
+  void realign(size_t i, ArrayView& view, int element_ndim, RealignedArgs* realigned) {
+    if (!realigned) {  // spec_of: describe the aligned copy that a call would make
+      fill_contiguous_strides(view);
+      return;
+    }
+    if (realign_warned_.size() < params_.size()) realign_warned_.resize(params_.size(), false);
+    if (!realign_warned_[i]) {
+      realign_warned_[i] = true;
+      std::string message = where(i) + ": the array's data is not aligned to its " +
+                            std::to_string(dtype_size(view.dtype)) + "-byte elements, so every call copies it to an "
+                            "aligned buffer and back. Pass an aligned array (x.copy()) to avoid the copies.";
+      if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw nb::python_error();
+    }
+    view = realigned->stage(view, element_ndim);
   }
 
   void warn_staging(size_t i, const ArrayView& view) {
@@ -668,6 +697,7 @@ class Launcher {
   const Specialization* last_ = nullptr;
   std::vector<std::shared_ptr<Array>> pending_globals_;  // set by compile_fn, taken by the new variant
   std::vector<bool> staging_warned_;  // per parameter: the host-staging warning was given
+  std::vector<bool> realign_warned_;  // per parameter: the misaligned-copy warning was given
 };
 
 // compile_fn usually closes over the kernel object that owns this launcher: let the GC see the cycle.

@@ -129,20 +129,6 @@ def test_implicit_float_vector_dtype_follows_a_later_init():
     assert v.dtype is qd.f64 and v.to_numpy().tolist() == [[3.0] * 3] * 2
 
 
-def test_unaligned_arrays_are_refused_with_a_fix():
-    @qd.kernel
-    def touch(x: qd.types.ndarray()) -> None:
-        for i in range(x.shape[0]):
-            x[i] = 1
-
-    raw = np.zeros(17, np.uint8)
-    unaligned = raw[1:].view(np.float32)
-    if unaligned.ctypes.data % 4 == 0:
-        pytest.skip("numpy happened to align the view")
-    with pytest.raises(ValueError, match="not aligned to its 4-byte elements"):
-        touch(unaligned)
-
-
 def test_integer_powers_wrap_like_numpy_when_they_overflow():
     @qd.kernel
     def truthy_power(v: qd.i64) -> qd.i32:
