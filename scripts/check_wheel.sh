@@ -11,7 +11,8 @@
 #      so they can only come from the disk cache the first process filled;
 #   4. C++: examples/cpp/ configured with find_package(quadrants) against quadrants.get_cmake_dir(), built
 #      with the system's cmake and compiler, and run.
-# Exits non-zero on any failure. QD_CHECK_WHEEL_TORCH=0 skips the torch part.
+# Exits non-zero on any failure. QD_CHECK_WHEEL_TORCH=0 skips the torch part; QD_CHECK_WHEEL_ZIG=1 adds a run
+# with no system compiler, through the [compiler] extra (ziglang).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 WHEEL=$(realpath "${1:-$(ls "$REPO"/dist/quadrants-*.whl | head -1)}")
@@ -54,4 +55,22 @@ cmake -S "$WORK/cpp-example" -B "$WORK/cpp-build" -DCMAKE_BUILD_TYPE=Release \
   -Dquadrants_DIR="$("$PY" -c "import quadrants; print(quadrants.get_cmake_dir())")" >/dev/null
 cmake --build "$WORK/cpp-build" >/dev/null
 "$WORK/cpp-build/run_saxpy" "$WORK/cpp-example/saxpy.qdir"
+# Optional, QD_CHECK_WHEEL_ZIG=1 (downloads ziglang, about 50 MB): a machine with no C++ compiler at all, where the
+# [compiler] extra's clang (ziglang) compiles, timed from `pip install` with zig's own cache empty, then again
+# for a new kernel cache once zig has built its runtime.
+if [ "${QD_CHECK_WHEEL_ZIG:-0}" = 1 ]; then
+  python3 -m venv "$WORK/zig-venv"
+  ZPY=$WORK/zig-venv/bin/python
+  export ZIG_GLOBAL_CACHE_DIR=$WORK/zig-global-cache ZIG_LOCAL_CACHE_DIR=$WORK/zig-local-cache
+  start=$(ms)
+  "$ZPY" -m pip install -q --only-binary :all: "$WHEEL[compiler]" 2>&1 | quiet
+  installed=$(ms)
+  env PATH="$WORK/zig-venv/bin" QD_CACHE_DIR="$WORK/zig-kernels-1" "$ZPY" wheel_smoke.py numpy
+  first=$(ms)
+  env PATH="$WORK/zig-venv/bin" QD_CACHE_DIR="$WORK/zig-kernels-2" "$ZPY" wheel_smoke.py numpy
+  second=$(ms)
+  echo "[check_wheel] no system compiler, ziglang: pip install $((installed - start)) ms; first run (zig builds its" \
+    "runtime once) $((first - installed)) ms; install-to-first-kernel $((first - start)) ms; a new kernel cache" \
+    "with zig warm: $((second - first)) ms"
+fi
 echo "[check_wheel] passed: $(basename "$WHEEL")"
