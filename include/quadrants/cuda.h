@@ -63,6 +63,11 @@ void cuda_synchronize(CUstream stream, int device_id = 0);
 // Waits on the host until all work on every stream of device_id's primary context is done (qd.sync()).
 void cuda_synchronize_device(int device_id = 0);
 
+// The stack size of each GPU thread of device_id's primary context, in bytes (qd.init(cuda_stack_limit=)):
+// deep @qd.real_func recursion needs more than the driver's default of about 1 KB.
+void set_cuda_stack_limit(size_t bytes, int device_id = 0);
+size_t cuda_stack_limit(int device_id = 0);
+
 // Makes later work on consumer wait for the work enqueued on producer so far, with an event; the
 // host never blocks (the DLPack stream contract). A no-op when both are the same stream.
 void make_stream_wait(CUstream consumer, CUstream producer, int device_id = 0);

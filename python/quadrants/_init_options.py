@@ -104,7 +104,7 @@ OPTIONS = {
     "offline_cache_cleaning_factor": (0.25, APPLIED, None),
     "num_compile_threads": (4, IGNORED, "kernels compile one at a time, when first called"),
     "vk_api_version": ("", IGNORED, _NO_BACKEND),
-    "cuda_stack_limit": (0, IGNORED, "CUDA kernels run with the driver's default stack size"),
+    "cuda_stack_limit": (0, APPLIED, None),  # bytes of stack per CUDA thread; 0: the driver's default
     "external_metal_command_queue": (0, IGNORED, _NO_BACKEND),
     "external_metal_command_queue_is_torch_queue": (False, IGNORED, _NO_BACKEND),
 }

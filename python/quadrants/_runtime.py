@@ -219,6 +219,10 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
             f"qd.init(ad_stack_size=...) expects an int from 0 (the default capacity, 1024) to {1 << 24}: the "
             f"values each AD stack of reverse-mode autodiff holds, but got {stack_size!r}."
         )
+    gpu_stack = values["cuda_stack_limit"]
+    if gpu_stack < 0:  # resolve() checked that it is an int
+        raise ValueError(f"qd.init(cuda_stack_limit=...) expects the bytes of stack per CUDA thread as an int (0: "
+                         f"the driver's default), but got {gpu_stack!r}.")
     if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
         _logging.set_logging_level(values["log_level"])
     _warn_about_partial_options(values)
@@ -232,6 +236,8 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     _core.set_kernel_profiling(bool(values["kernel_profiler"]))
     _core.clear_kernel_times()
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
+    if resolved is cuda:
+        _apply_cuda_stack_limit(gpu_stack, device_id)
     _core.set_target("cuda" if resolved is cuda else "cpu", device_id)
     debug = values["debug"]
     values.update(
@@ -244,6 +250,19 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     _config = Config(resolved, fp, ip, values["check_out_of_bound"], values["fast_math"], threads, device_id,
                      cuda_properties, values["random_seed"], _init_options.CompileConfig(values))
     _logging.info(f"Starting on arch={resolved.name}")
+
+
+_driver_stack_limits = {}  # device -> the stack size its context had before any qd.init changed it
+
+
+def _apply_cuda_stack_limit(requested, device_id):
+    """Deep @qd.real_func recursion needs more GPU stack than the driver's default; 0 restores that default."""
+    from . import _core
+
+    default = _driver_stack_limits.setdefault(device_id, _core.cuda_stack_limit(device_id))
+    wanted = requested or default
+    if _core.cuda_stack_limit(device_id) != wanted:
+        _core.cuda_set_stack_limit(wanted, device_id)
 
 
 def _dumping_ir():

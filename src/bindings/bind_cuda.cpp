@@ -50,6 +50,10 @@ void bind_cuda(nb::module_& m) {
     nb::gil_scoped_release release;
     cuda_synchronize_device(device_id);
   }, nb::arg("device_id") = 0, "Waits for all work on every stream of the device.");
+  m.def("cuda_set_stack_limit", [](size_t bytes, int device_id) { set_cuda_stack_limit(bytes, device_id); },
+        nb::arg("bytes"), nb::arg("device_id") = 0, "Sets the stack size of each GPU thread (CU_LIMIT_STACK_SIZE).");
+  m.def("cuda_stack_limit", [](int device_id) { return cuda_stack_limit(device_id); }, nb::arg("device_id") = 0,
+        "The stack size of each GPU thread, in bytes.");
   m.def("cuda_stream_wait", [](uintptr_t consumer, uintptr_t producer, int device_id) {
     make_stream_wait(stream_of(consumer), stream_of(producer), device_id);
   }, nb::arg("consumer"), nb::arg("producer"), nb::arg("device_id") = 0,

@@ -355,6 +355,25 @@ CUresult cuCtxGetCurrent(Context** context) {
   return kSuccess;
 }
 
+// Recorded only: emulated threads run on host stacks. Real drivers accept sizes up to about 512 KB per thread.
+static size_t stack_limit = 1024;
+
+CUresult cuCtxSetLimit(int limit, size_t value) {
+  std::lock_guard<std::recursive_mutex> lock(driver_mutex);
+  if (CUresult r = ready()) return r;
+  if (limit != 0 || value > (size_t{512} << 10)) return kInvalidValue;
+  stack_limit = value;
+  return kSuccess;
+}
+
+CUresult cuCtxGetLimit(size_t* value, int limit) {
+  std::lock_guard<std::recursive_mutex> lock(driver_mutex);
+  if (CUresult r = ready()) return r;
+  if (limit != 0 || !value) return kInvalidValue;
+  *value = stack_limit;
+  return kSuccess;
+}
+
 CUresult cuCtxSynchronize() {
   std::lock_guard<std::recursive_mutex> lock(driver_mutex);
   return ready();

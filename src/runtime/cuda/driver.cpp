@@ -33,6 +33,8 @@ std::string resolve_all(void* library, DriverApi& api) {
   resolve(library, "cuCtxSetCurrent", api.cuCtxSetCurrent, missing);
   resolve(library, "cuCtxGetCurrent", api.cuCtxGetCurrent, missing);
   resolve(library, "cuCtxSynchronize", api.cuCtxSynchronize, missing);
+  resolve(library, "cuCtxSetLimit", api.cuCtxSetLimit, missing);
+  resolve(library, "cuCtxGetLimit", api.cuCtxGetLimit, missing);
   resolve(library, "cuMemAlloc_v2", api.cuMemAlloc, missing);
   resolve(library, "cuMemFree_v2", api.cuMemFree, missing);
   resolve(library, "cuMemAllocHost_v2", api.cuMemAllocHost, missing);

@@ -28,6 +28,7 @@ inline constexpr int kPointerAttributeMemoryType = 2;
 inline constexpr int kPointerAttributeDeviceOrdinal = 9;
 inline constexpr unsigned kMemoryTypeDevice = 2;
 inline constexpr unsigned kEventDisableTiming = 0x2;
+inline constexpr int kLimitStackSize = 0;  // CU_LIMIT_STACK_SIZE: bytes of stack per GPU thread
 
 // Function pointers, filled by dlsym under the versioned names cuda.h maps the plain ones to
 // (cuMemAlloc -> cuMemAlloc_v2 and so on). Streams are the legacy-default-stream variants: we pass
@@ -41,6 +42,8 @@ struct DriverApi {
   CUresult (*cuCtxSetCurrent)(CUcontext context);
   CUresult (*cuCtxGetCurrent)(CUcontext* context);
   CUresult (*cuCtxSynchronize)();
+  CUresult (*cuCtxSetLimit)(int limit, size_t value);
+  CUresult (*cuCtxGetLimit)(size_t* value, int limit);
   CUresult (*cuMemAlloc)(CUdeviceptr* pointer, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemAllocAsync)(CUdeviceptr* pointer, size_t bytes, CUstream stream);  // may be null

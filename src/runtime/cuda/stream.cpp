@@ -23,6 +23,19 @@ void cuda_synchronize_device(int device_id) {
   cuda::check(cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
+void set_cuda_stack_limit(size_t bytes, int device_id) {
+  cuda::make_current(device_id);
+  cuda::check(cuda::driver().cuCtxSetLimit(cuda::kLimitStackSize, bytes),
+              "cuCtxSetLimit(CU_LIMIT_STACK_SIZE, " + std::to_string(bytes) + ")");
+}
+
+size_t cuda_stack_limit(int device_id) {
+  cuda::make_current(device_id);
+  size_t bytes = 0;
+  cuda::check(cuda::driver().cuCtxGetLimit(&bytes, cuda::kLimitStackSize), "cuCtxGetLimit(CU_LIMIT_STACK_SIZE)");
+  return bytes;
+}
+
 void make_stream_wait(CUstream consumer, CUstream producer, int device_id) {
   if (consumer == producer) return;
   const cuda::Device& dev = cuda::make_current(device_id);
