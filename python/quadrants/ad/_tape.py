@@ -308,7 +308,7 @@ class _Dual:
     def __call__(self, *args):
         from ._adjoint import tangent_launchers
 
-        return tangent_launchers(self.kernel.function)(args)
+        return tangent_launchers(self.kernel)(args)  # the Kernel: it has the template key function
 
 
 def _start_forward(mode):
