@@ -272,3 +272,26 @@ def test_validation_off_builds_no_check(compiles):
     checked = [t for t in compiles if "(validate" in t]
     assert len(plain) == 1 and "__read" not in plain[0]  # the kernel's own build, used by the first Tape
     assert len(checked) == 1 and "u8" in checked[0] and "__read" in checked[0]
+
+
+def test_torch_tensors_that_require_grad_are_checked():
+    torch = pytest.importorskip("torch")
+    x = torch.linspace(0.5, 2.0, N, dtype=torch.float64, requires_grad=True)
+    loss = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+
+    @qd.kernel
+    def sum_squares(x: qd.types.ndarray(), loss: qd.types.ndarray()):
+        for i in range(x.shape[0]):
+            loss[0] += x[i] * x[i]
+
+    @qd.kernel
+    def scale(x: qd.types.ndarray()):
+        for i in range(x.shape[0]):
+            x[i] = x[i] * 0.5
+
+    with qd.ad.Tape(loss=loss, validation=True):
+        sum_squares(x, loss)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy())
+    with pytest.raises(qd.QuadrantsAssertionError, match="'x' is overwritten"):
+        with qd.ad.Tape(loss=loss, validation=True):
+            scale(x)
