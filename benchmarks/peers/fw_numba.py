@@ -144,7 +144,8 @@ def main() -> None:
         results = {ARGS.compile: common.measure_compile(ARGS.compile, warm_up_runtime, run_probe)}
     else:
         no_containers = "numba works on numpy arrays in place; it has no containers to copy into"
-        not_applicable = {"from_numpy": no_containers, "to_numpy": no_containers}
+        not_applicable = {"from_numpy": no_containers, "to_numpy": no_containers,
+                          "grad": "numba has no automatic differentiation"}
         cases = {name: globals()["case_" + name] for name in common.WORKLOADS if name not in not_applicable}
         results = common.measure_all(ARGS, cases, not_applicable)
     common.write_results(ARGS, "numba", numba.__version__, results, notes)

@@ -87,7 +87,9 @@ def case_to_numpy(data) -> Case:
 
 
 def main() -> None:
-    results = common.measure_all(ARGS, {name: globals()["case_" + name] for name in common.WORKLOADS}, {})
+    not_applicable = {"grad": "numpy has no automatic differentiation"}
+    cases = {name: globals()["case_" + name] for name in common.WORKLOADS if name not in not_applicable}
+    results = common.measure_all(ARGS, cases, not_applicable)
     common.write_results(ARGS, "numpy", np.__version__, results, {"backend": "cpu"})
 
 

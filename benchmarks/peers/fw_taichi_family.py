@@ -80,6 +80,12 @@ def compile_probe(x: qd.types.ndarray(), y: qd.types.ndarray()):
         y[i] = qd.sqrt(abs(acc)) + qd.exp(-v * v)
 
 
+@qd.kernel
+def weighted_square_sum(x: qd.template(), a: qd.template(), loss: qd.template()):
+    for i in x:
+        loss[None] += a[i] * x[i] * x[i]
+
+
 def init() -> None:
     if ARGS.label == "quadrants":
         qd.init(arch=qd.cpu)
@@ -178,6 +184,23 @@ def case_to_numpy(data) -> Case:
         out["copy"] = field.to_numpy()
 
     return Case(run, lambda: out)
+
+
+def case_grad(data) -> Case:
+    n = data["grad_x"].shape[0]
+    x = qd.field(qd.f32, shape=n, needs_grad=True)
+    a = qd.field(qd.f32, shape=n)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+    x.from_numpy(data["grad_x"])
+    a.from_numpy(data["grad_a"])
+
+    def run():
+        # the Tape zeroes every gradient and the loss on entry, and runs the adjoint on exit
+        with qd.ad.Tape(loss=loss):
+            weighted_square_sum(x, a, loss)
+        sync()
+
+    return Case(run, lambda: {"grad": x.grad.to_numpy(), "loss": loss.to_numpy()})
 
 
 def warm_up_runtime() -> None:

@@ -100,6 +100,20 @@ def case_to_numpy(data) -> Case:
     return Case(run, lambda: out)
 
 
+def case_grad(data) -> Case:
+    x = torch.from_numpy(data["grad_x"]).requires_grad_(True)
+    a = torch.from_numpy(data["grad_a"])
+    out = {}
+
+    def run():
+        x.grad = None
+        loss = (a * x * x).sum()
+        loss.backward()
+        out["loss"] = loss.detach()
+
+    return Case(run, lambda: {"grad": x.grad.numpy(), "loss": out["loss"].numpy()})
+
+
 def main() -> None:
     not_applicable = {"launch_numpy": "torch operations take tensors, not numpy arrays"}
     cases = {name: globals()["case_" + name] for name in common.WORKLOADS if name not in not_applicable}

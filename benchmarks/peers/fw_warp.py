@@ -60,6 +60,12 @@ def histogram(values: wp.array(dtype=wp.float32), bins: wp.array(dtype=wp.int32)
     wp.atomic_add(bins, int(values[i] * HIST_BINS), 1)
 
 
+@wp.kernel
+def weighted_square_sum(x: wp.array(dtype=wp.float32), a: wp.array(dtype=wp.float32), loss: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, a[i] * x[i] * x[i])
+
+
 # its own module, so its first launch compiles this kernel alone and not the ones above
 @wp.kernel(module="unique")
 def compile_probe(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32)):
@@ -166,6 +172,25 @@ def case_to_numpy(data) -> Case:
         out["copy"] = array.numpy().copy()
 
     return Case(run, lambda: out)
+
+
+def case_grad(data) -> Case:
+    n = data["grad_x"].shape[0]
+    x = wp.array(data["grad_x"], dtype=wp.float32, device=DEVICE, requires_grad=True)
+    a = wp.array(data["grad_a"], dtype=wp.float32, device=DEVICE)
+    loss = wp.zeros(1, dtype=wp.float32, device=DEVICE, requires_grad=True)
+    tape = wp.Tape()
+
+    def run():
+        # as the Taichi family's Tape: gradients and the loss zeroed, the launch recorded, then run backward
+        tape.reset()
+        loss.zero_()
+        with tape:
+            wp.launch(weighted_square_sum, dim=n, inputs=[x, a, loss], device=DEVICE)
+        tape.backward(loss=loss)
+        wp.synchronize_device(DEVICE)
+
+    return Case(run, lambda: {"grad": x.grad.numpy(), "loss": loss.numpy()})
 
 
 def warm_up_runtime() -> None:

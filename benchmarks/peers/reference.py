@@ -7,11 +7,11 @@ import sys
 
 import numpy as np
 
-from common import (COPY_N, DIFFUSION_K, DIFFUSION_N, DIFFUSION_STEPS, HIST_BINS, HIST_N, LAUNCH_N,
+from common import (COPY_N, DIFFUSION_K, GRAD_N, DIFFUSION_N, DIFFUSION_STEPS, HIST_BINS, HIST_N, LAUNCH_N,
                     MANDEL_H, MANDEL_ITERS, MANDEL_W, TRIAD_N, TRIAD_SCALE)
 
 # Bump when an input or a reference changes, so stale data is regenerated.
-DATA_VERSION = "1"
+DATA_VERSION = "2"
 
 
 def mandelbrot_reference() -> np.ndarray:
@@ -59,11 +59,16 @@ def main(data_dir: str) -> None:
         "diffusion_u": rng.random((DIFFUSION_N, DIFFUSION_N), dtype=np.float32),
         "hist_values": rng.random(HIST_N, dtype=np.float32),
         "copy_src": rng.random(COPY_N, dtype=np.float32),
+        "grad_x": rng.random(GRAD_N, dtype=np.float32) * 2 - 1,
+        "grad_a": rng.random(GRAD_N, dtype=np.float32),
     }
     arrays["triad_ref"] = arrays["triad_b"] + np.float32(TRIAD_SCALE) * arrays["triad_c"]
     arrays["mandel_ref"] = mandelbrot_reference()
     arrays["diffusion_ref"] = diffusion_reference(arrays["diffusion_u"])
     arrays["hist_ref"] = np.bincount((arrays["hist_values"] * HIST_BINS).astype(np.int64), minlength=HIST_BINS)
+    x, a = arrays["grad_x"], arrays["grad_a"]
+    arrays["grad_loss"] = np.array([np.sum(a.astype(np.float64) * x * x)])
+    arrays["grad_ref"] = np.float32(2.0) * a * x  # d loss / d x, in the kernels' f32 order
     for name, array in arrays.items():
         np.save(os.path.join(data_dir, name + ".npy"), array)
     with open(stamp, "w") as handle:

@@ -29,6 +29,9 @@ WORKLOADS = {
     "histogram": ("Histogram (atomics)", "2^24 f32 values in [0, 1) into 256 int bins, bins zeroed inside the timing", "ms", None),
     "from_numpy": ("Copy from numpy", "64 MiB f32 numpy array into an existing framework container", "ms", MIB64),
     "to_numpy": ("Copy to numpy", "64 MiB f32 framework container into a new, independent numpy array", "ms", MIB64),
+    "grad": ("Gradient (reverse-mode AD)", "forward and adjoint of `loss = sum(a[i] * x[i]**2)` over 2^24 f32 "
+             "(a without a gradient), recorded on the framework's tape and run backward; gradients zeroed and the "
+             "loss reset inside the timing; x.grad checked against numpy's 2 * a * x", "ms", None),
     "compile_cold": ("Compile, cold", "first call of a new kernel (8-term sin/cos/sqrt/exp loop over 1024 f32) "
                      "in a process whose kernel cache is empty; the runtime was started by another kernel first", "ms", None),
     "compile_warm": ("Compile, warm cache", "the same first call in a fresh process whose kernel cache the cold "

@@ -123,6 +123,40 @@ class MatrixTensor(_ElementTensor):
 _core.register_tensor_wrapper_type(Tensor)  # kernels take a qd.Tensor as the field or ndarray it wraps
 
 
+class SNodeHandle:
+    """x.snode.ptr: upstream's handle of the C++ SNode; answers the autodiff queries upstream programs make
+    about the field a place node holds."""
+
+    def __init__(self, node):
+        self._node = node
+
+    def _twin(self, attr):
+        field = self._node._field
+        twin = getattr(field, attr, None)
+        return twin is not None and twin._place_node is not None
+
+    def has_adjoint(self):
+        return self._twin("grad")
+
+    def has_dual(self):
+        return self._twin("dual")
+
+    def has_adjoint_checkbit(self):
+        """Whether the field has the read marks of qd.ad.Tape(validation=True) (quadrants/ad/_validation.py),
+        made the first time such a Tape checks a kernel that uses it."""
+        return getattr(self._node._field, "_qd_read_marks", None) is not None
+
+    def get_snode_grad_type(self):
+        from .types.enums import SNodeGradType
+
+        field = self._node._field
+        if getattr(field, "_grad_of", None) is not None:
+            return SNodeGradType.ADJOINT
+        if getattr(field, "_dual_of", None) is not None:
+            return SNodeGradType.DUAL
+        return SNodeGradType.PRIMAL
+
+
 def wrap(impl):
     """qd.wrap: a field or ndarray in the most specific of Tensor, VectorTensor and MatrixTensor."""
     element_ndim = len(getattr(impl, "_element_shape", ()))

@@ -91,6 +91,13 @@ class SNode:
         if self._tree.eager:
             self._allocate()
 
+    @property
+    def ptr(self):
+        """Upstream's C++ SNode handle, for its autodiff queries (_compat_names.SNodeHandle)."""
+        from ._compat_names import SNodeHandle
+
+        return SNodeHandle(self)
+
     # ---- building -------------------------------------------------------------------------------
     def dense(self, axes, dimensions):
         """A child node of dense cells: `dimensions` cells along each of `axes`."""

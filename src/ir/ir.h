@@ -476,6 +476,8 @@ struct Kernel {
   std::vector<Param> params;
   std::vector<AdjointPair> adjoints;  // non-empty: compile this kernel's adjoint instead (docs/IR.md)
   std::vector<AdjointPair> tangents;  // non-empty: also compute duals (forward mode): grad is the DUAL param
+  // non-empty: check the global data access rule (validate_access.cpp): grad is PRIMAL's u8 READ marks
+  std::vector<AdjointPair> validated;
   std::vector<DtypeCode> returns;  // the returned scalars in order; empty: void
   std::vector<Function> functions;  // called by `call` statements; every pass handles their bodies too
   Block body;

@@ -466,15 +466,16 @@ std::vector<AdjointPair> take_adjoint_clause(SExpr& top) {
   return pairs;
 }
 
-// Removes the optional (tangent (PRIMAL DUAL)...) clause between params and returns (forward mode).
-std::vector<AdjointPair> take_tangent_clause(SExpr& top) {
+// Removes the optional (CLAUSE (PRIMAL PARTNER)...) clause between params and returns: `tangent` (forward
+// mode, PARTNER is the dual) or `validate` (qd.ad.Tape(validation=True), PARTNER holds the read marks).
+std::vector<AdjointPair> take_pairs_clause(SExpr& top, const std::string& clause_name) {
   if (!top.is_list || top.items.size() != 7) return {};
   const SExpr& clause = top.items[4];
-  if (!clause.is_list || clause.items.empty() || clause.items[0].is_list || clause.items[0].atom != "tangent") return {};
+  if (!clause.is_list || clause.items.empty() || clause.items[0].is_list || clause.items[0].atom != clause_name) return {};
   std::vector<AdjointPair> pairs;
   for (size_t i = 1; i < clause.items.size(); ++i) {
-    const SExpr& pair = list(clause.items[i], "a pair (PRIMAL DUAL)");
-    if (pair.items.size() != 2) fail(pair, "expected a pair (PRIMAL DUAL) of array param names.");
+    const SExpr& pair = list(clause.items[i], "a pair (PRIMAL PARTNER)");
+    if (pair.items.size() != 2) fail(pair, "expected a pair (PRIMAL PARTNER) of array param names.");
     pairs.push_back({atom(pair.items[0], "an array param name"), atom(pair.items[1], "an array param name")});
   }
   top.items.erase(top.items.begin() + 4);
@@ -527,7 +528,8 @@ std::vector<Function> take_functions(SExpr& top) {
 Kernel parse_kernel(std::string_view text) {
   SExpr top = Reader(text).read_top();
   std::vector<Function> functions = take_functions(top);
-  std::vector<AdjointPair> tangents = take_tangent_clause(top);
+  std::vector<AdjointPair> tangents = take_pairs_clause(top, "tangent");
+  std::vector<AdjointPair> validated = take_pairs_clause(top, "validate");
   std::vector<AdjointPair> adjoints = take_adjoint_clause(top);
   form(top, "kernel", 5);
   Kernel k;
@@ -540,6 +542,7 @@ Kernel parse_kernel(std::string_view text) {
   k.options = parse_options(top.items[2]);
   k.adjoints = std::move(adjoints);
   k.tangents = std::move(tangents);
+  k.validated = std::move(validated);
   for (size_t i = 1; i < form(top.items[3], "params", -1).items.size(); ++i) {
     k.params.push_back(parse_param(top.items[3].items[i]));
   }

@@ -264,6 +264,10 @@ std::string print_kernel(const Kernel& k) {
     out += ")\n  (tangent";
     for (const AdjointPair& pair : k.tangents) out += " (" + pair.primal + " " + pair.grad + ")";
   }
+  if (!k.validated.empty()) {
+    out += ")\n  (validate";
+    for (const AdjointPair& pair : k.validated) out += " (" + pair.primal + " " + pair.grad + ")";
+  }
   out += ")\n  " + print_returns(k.returns);
   for (const Function& f : k.functions) out += "\n  " + print_function(f);
   out += "\n  (body";

@@ -21,6 +21,7 @@ using PassFn = ir::Kernel (*)(const ir::Kernel&);
 const std::map<std::string, PassFn> kPasses = {
     {"check_control_flow", check_control_flow}, {"check_names", check_names},
     {"infer_types", infer_types},               {"simplify", simplify},
+    {"validate_access", validate_access},
     {"reverse_ad", reverse_ad},
     {"forward_ad", forward_ad},
     {"privatize_atomics", privatize_atomics},

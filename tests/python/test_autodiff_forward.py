@@ -156,3 +156,22 @@ def test_lazy_grad_and_lazy_dual_place_companions():
     y.grad.fill(1.0)
     k.grad()
     np.testing.assert_allclose(x.grad.to_numpy(), 2 * np.arange(N))
+
+
+def test_template_kernel_specializes_per_field_in_forward_mode():
+    # each template argument has its own tangent kernel (the key of the call, not the first call's fields)
+    x = qd.field(qd.f64, shape=N, needs_dual=True)
+    a = qd.field(qd.f64, shape=N, needs_dual=True)
+    b = qd.field(qd.f64, shape=N, needs_dual=True)
+    x.from_numpy(np.arange(N, dtype=np.float64))
+
+    @qd.kernel
+    def square(src: qd.template(), dst: qd.template()):
+        for i in src:
+            dst[i] = src[i] * src[i]
+
+    for out in (a, b):
+        with qd.ad.FwdMode(loss=out, param=x, seed=[1.0] * N):
+            square(x, out)
+        np.testing.assert_allclose(out.to_numpy(), np.arange(N) ** 2)
+        np.testing.assert_allclose(out.dual.to_numpy(), 2 * np.arange(N))

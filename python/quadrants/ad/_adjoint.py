@@ -44,12 +44,14 @@ def _unique(name, taken):
     return candidate
 
 
-def adjoint_text(text, n_globals, array_grads, global_grads, clause="adjoint", suffix="__grad"):
+def adjoint_text(text, n_globals, array_grads, global_grads, clause="adjoint", suffix="__grad", dtype=None):
     """The primal IR text turned into the text of its adjoint.
 
     n_globals: how many trailing params are fields; array_grads: for each leading array param that has
     a gradient, (param index, grad spec entry) in order; global_grads: indices (among the globals) of
-    fields that have gradients. clause="tangent", suffix="__dual": the forward-mode text, pairing duals.
+    fields that have gradients. clause="tangent", suffix="__dual": the forward-mode text, pairing duals;
+    clause="validate", suffix="__read", dtype="u8": the validation text, pairing read marks (the
+    partners of fields take `dtype` instead of the field's own).
     """
     lines = text.split("\n")
     at = next(k for k, line in enumerate(lines) if line.strip().startswith("(params"))
@@ -66,6 +68,8 @@ def adjoint_text(text, n_globals, array_grads, global_grads, clause="adjoint", s
         pairs.append((name, grad))
     for index in global_grads:
         parts = fields[index][1:-1].split(" ", 2)
+        if dtype is not None:
+            parts[2] = f"{dtype} {parts[2].split(' ', 1)[1]}"
         grad = _unique(f"{parts[1]}{suffix}", taken)
         field_grads.append(f"({parts[0]} {grad} {parts[2]})")
         pairs.append((parts[1], grad))
@@ -81,6 +85,8 @@ class AdjointLaunchers:
     """
 
     tangent = False  # TangentLaunchers: forward mode (duals instead of gradients)
+    clause = "adjoint"  # the IR clause pairing each array with its partner
+    suffix = "__grad"  # added to an array's name to name its partner
 
     def __init__(self, definition, name, key_of=None):
         self.definition = definition
@@ -100,7 +106,7 @@ class AdjointLaunchers:
         """Runs the adjoint for `args`; explicit_grads (qd.autograd_op) gives the gradient of each parameter in
         order instead of the arguments' own (.grad), None where there is none."""
         definition = self.definition
-        if definition.reads_twins and not self.tangent:
+        if definition.reads_twins and self.clause == "adjoint":
             raise RuntimeError(f"Cannot automatically differentiate through a grad tensor: kernel '{self.name}' reads "
                                "the .grad or .dual of an argument, whose own gradient autodiff does not track.")
         if len(args) != len(definition.params):
@@ -128,6 +134,21 @@ class AdjointLaunchers:
             return torch_grad(container)
         return grad_of(container)
 
+    def _field_partner(self, container):
+        return _field_grad(container)
+
+    def _partner_entry(self, entry):
+        """The launcher entry of an argument's partner, from the argument's own."""
+        return (entry[0], entry[1] + self.suffix) + tuple(entry[2:])
+
+    def _partnered_text(self, text, containers, array_grads, fields):
+        """The IR text to compile and the partners of the fields it uses (appended to its globals)."""
+        if not array_grads and not fields:
+            raise NoGradients(f"kernel.grad() of '{self.name}': none of the arrays it uses has a gradient; create "
+                              "them with needs_grad=True.")
+        text = adjoint_text(text, len(containers), array_grads, fields)
+        return text, [_field_grad(containers[k]) for k in fields]
+
     def _make(self, args, mask, plan):
         from .. import _core
         from ..lang.compound_params import PlanChanged, PlannedLeaves
@@ -136,8 +157,7 @@ class AdjointLaunchers:
         values = definition.slot_values(args)
         regular = len(definition.runtime_positions)
         base = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
-        suffix = "__dual" if self.tangent else "__grad"
-        grad_entries = [(e[0], e[1] + suffix) + tuple(e[2:]) for e, has in zip(base, mask) if has]
+        grad_entries = [self._partner_entry(e) for e, has in zip(base, mask) if has]
         n = len(base)
         holder = []
         name = self.name
@@ -149,20 +169,10 @@ class AdjointLaunchers:
             except PlanChanged as exc:
                 raise NotImplementedError(f"kernel.grad() of '{name}': this specialization reads '{exc}', which the "
                                           "first call did not; call kernel.grad() with arguments of one kind.") from None
-            companion = _field_dual if self.tangent else _field_grad
-            fields = [k for k, c in enumerate(containers) if companion(c) is not None]
+            fields = [k for k, c in enumerate(containers) if self._field_partner(c) is not None]
             array_grads = list(zip([k for k, has in enumerate(mask) if has], spec[n:]))
-            if self.tangent:  # forward mode: a kernel without duals runs as it is
-                text = adjoint_text(text, len(containers), array_grads, fields, "tangent", "__dual") if (
-                    array_grads or fields) else text
-                all_containers = list(containers) + [_field_dual(containers[k]) for k in fields]
-                return definition.compile_translation(holder[0], (text, all_containers, line_sources))
-            if not array_grads and not fields:
-                raise NoGradients(f"kernel.grad() of '{name}': none of the arrays it uses has a gradient; create "
-                                   "them with needs_grad=True.")
-            adjoint = adjoint_text(text, len(containers), array_grads, fields)
-            all_containers = list(containers) + [_field_grad(containers[k]) for k in fields]
-            return definition.compile_translation(holder[0], (adjoint, all_containers, line_sources))
+            text, partners = self._partnered_text(text, containers, array_grads, fields)
+            return definition.compile_translation(holder[0], (text, list(containers) + partners, line_sources))
 
         launcher = _core.Launcher(name, base + grad_entries, compile_fn)
         holder.append(launcher)
@@ -212,9 +222,20 @@ class TangentLaunchers(AdjointLaunchers):
     computes its results and, into the .dual of what it writes, their tangents (src/passes/forward_ad.cpp)."""
 
     tangent = True
+    clause = "tangent"
+    suffix = "__dual"
 
     def _companion(self, container):
         return dual_of(container)
+
+    def _field_partner(self, container):
+        return _field_dual(container)
+
+    def _partnered_text(self, text, containers, array_grads, fields):
+        if not array_grads and not fields:  # a kernel without duals runs as it is
+            return text, []
+        text = adjoint_text(text, len(containers), array_grads, fields, "tangent", "__dual")
+        return text, [_field_dual(containers[k]) for k in fields]
 
 
 def _field_dual(container):
@@ -228,19 +249,20 @@ def _field_dual(container):
     return dual
 
 
-def tangent_launchers(kernel):
-    """The TangentLaunchers of a kernel object (FastKernel or Kernel), made on first use."""
-    launchers = getattr(kernel, "_qd_tangents", None)
+def launchers_of(kernel, cls, attr):
+    """The `cls` launchers of a kernel object (FastKernel or Kernel), made on first use and kept as `attr`."""
+    launchers = getattr(kernel, attr, None)
     if launchers is None:
-        launchers = TangentLaunchers(kernel.definition, kernel.fn.__name__, getattr(kernel, "_key_of", None))
-        kernel._qd_tangents = launchers
+        launchers = cls(kernel.definition, kernel.fn.__name__, getattr(kernel, "_key_of", None))
+        setattr(kernel, attr, launchers)
     return launchers
 
 
 def adjoint_launchers(kernel):
     """The AdjointLaunchers of a kernel object (FastKernel or Kernel), made on first use."""
-    launchers = getattr(kernel, "_qd_adjoints", None)
-    if launchers is None:
-        launchers = AdjointLaunchers(kernel.definition, kernel.fn.__name__, getattr(kernel, "_key_of", None))
-        kernel._qd_adjoints = launchers
-    return launchers
+    return launchers_of(kernel, AdjointLaunchers, "_qd_adjoints")
+
+
+def tangent_launchers(kernel):
+    """The TangentLaunchers of a kernel object (FastKernel or Kernel), made on first use."""
+    return launchers_of(kernel, TangentLaunchers, "_qd_tangents")

@@ -31,12 +31,28 @@ class _Recorded:
         return result
 
 
+class _Validated(_Recorded):
+    """An entry recording on a Tape(validation=True): it runs the kernel's validation build (_validation.py)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args):
+        from ._validation import validation_launchers
+
+        result = validation_launchers(self.kernel)(args)
+        if _open_tape is not None:
+            _open_tape.insert(self.kernel.function, args)
+        return result
+
+
 def wrap_entry(kernel, entry):
     """Kernel._miss: an entry made while a Tape is open records its calls; one made while a FwdMode is open
     runs the forward-mode kernel."""
     if _open_fwd is not None:
         return _Dual(entry, kernel)
-    return entry if _open_tape is None else _Recorded(entry, kernel)
+    if _open_tape is None:
+        return entry
+    return (_Validated if _open_tape.validating else _Recorded)(entry, kernel)
 
 
 def _python_kernels():
@@ -57,10 +73,21 @@ def _start_recording(tape):
                 _open_tape.insert(self, args)
             return result
 
-        fast.__call__ = recording_call
+        def validating_call(self, *args, **kwargs):
+            if kwargs:
+                return recording_call(self, *args, **kwargs)
+            from ._validation import validation_launchers
+
+            result = validation_launchers(self)(args)
+            if _open_tape is not None:
+                _open_tape.insert(self, args)
+            return result
+
+        fast.__call__ = validating_call if tape.validating else recording_call
+    wrapper = _Validated if tape.validating else _Recorded
     for kernel in _python_kernels():
         for key, entry in list(kernel._instances.items()):
-            kernel._instances[key] = _Recorded(entry, kernel)
+            kernel._instances[key] = wrapper(entry, kernel)
 
 
 def _stop_recording():
@@ -85,20 +112,24 @@ class Tape:
     clear_gradients: zero every field gradient (qd.ad.clear_all_gradients) on entry.
     grad_check: fields whose gradients are checked against central differences of the recorded calls
         (float64 loss; an AssertionError names those that disagree).
-    validation: upstream's check of the global data access rule; not available here (a warning says so).
+    validation: check the global data access rule (docs/autodiff.md): with qd.init(debug=True), a recorded
+        kernel that overwrites an element of an array with a gradient that it, or a kernel recorded before it,
+        read raises QuadrantsAssertionError before the write (without debug, a warning says nothing is checked).
     """
 
     def __init__(self, loss=None, clear_gradients=True, validation=False, grad_check=None):
         self.calls = []
+        self.modes = []  # each recorded function's autodiff_mode before recording, restored on exit
         self.entered = False
         self.gradient_evaluated = False
         self.clear_gradients = clear_gradients
         self.validation = validation
         self.loss = loss
         self.eval_on_exit = loss is not None
-        if validation:
-            warnings.warn("qd.ad.Tape(validation=True) is not supported yet: kernels that overwrite data their "
-                          "adjoint reads are not detected.", stacklevel=2)
+        self.validating = bool(validation) and _runtime.config().debug
+        if validation and not self.validating:  # upstream's warning: its checks are debug-mode assertions
+            warnings.warn("Debug mode is disabled, autodiff valid check will not work. Please specify "
+                          "`qd.init(debug=True)` to enable the check.", Warning, stacklevel=2)
         self.grad_check = list(grad_check or [])
         if self.grad_check and loss is None:
             raise RuntimeError("qd.ad.Tape(grad_check=...) needs a loss to differentiate.")
@@ -122,15 +153,28 @@ class Tape:
                 self.grad_checker = GradChecker(loss, self.grad_check)  # the fields' values the calls start from
         elif self.clear_gradients:
             clear_all_gradients()
+        if self.validating:
+            from ._validation import clear_read_marks
+
+            clear_read_marks()
         _start_recording(self)
         return self
 
     def __exit__(self, exc_type, value, tb):
         _stop_recording()
-        if self.eval_on_exit and exc_type is None:
-            self.grad()
+        try:
+            if self.eval_on_exit and exc_type is None:
+                self.grad()
+        finally:
+            for (func, _), mode in zip(self.calls, self.modes):
+                _set_mode(func, mode)
 
     def insert(self, func, args):
+        from ..types.enums import AutodiffMode
+
+        self.modes.append(getattr(func, "autodiff_mode", AutodiffMode.NONE))
+        if self.validation:
+            _set_mode(func, AutodiffMode.VALIDATION)
         self.calls.append((func, args))
 
     def grad(self):
@@ -155,6 +199,14 @@ class Tape:
         self.gradient_evaluated = True
         if self.grad_checker is not None:
             self.grad_checker.check(self.calls)
+
+
+def _set_mode(func, mode):
+    """Upstream's kernel.autodiff_mode, which a validating Tape sets to VALIDATION while it records."""
+    try:
+        func.autodiff_mode = mode
+    except AttributeError:  # an object that takes no attributes: nothing to report
+        pass
 
 
 def _check_loss(loss):
@@ -256,7 +308,7 @@ class _Dual:
     def __call__(self, *args):
         from ._adjoint import tangent_launchers
 
-        return tangent_launchers(self.kernel.function)(args)
+        return tangent_launchers(self.kernel)(args)  # the Kernel: it has the template key function
 
 
 def _start_forward(mode):

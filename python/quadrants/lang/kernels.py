@@ -266,6 +266,18 @@ class KernelDefinition:
 class KernelMixin:
     """The Python-side API that both kinds of kernel objects share."""
 
+    @property
+    def autodiff_mode(self):
+        """Upstream's kernel.autodiff_mode: AutodiffMode.VALIDATION while a qd.ad.Tape(validation=True) records
+        the kernel, else NONE (imported here: quadrants.types imports this package)."""
+        from ..types.enums import AutodiffMode
+
+        return getattr(self, "_qd_autodiff_mode", AutodiffMode.NONE)
+
+    @autodiff_mode.setter
+    def autodiff_mode(self, mode):
+        self._qd_autodiff_mode = mode
+
     def __reduce__(self):
         # By reference, as pickle treats functions: the unpickling process imports the kernel's module and
         # takes the kernel from it, so workers (spawn pools, torch.multiprocessing, Ray, Dask) compile their

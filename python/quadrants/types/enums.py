@@ -1,4 +1,4 @@
-# python/quadrants/types/enums.py: upstream's qd.Layout (quadrants.types.enums.Layout).
+# python/quadrants/types/enums.py: upstream's enums qd.Layout and AutodiffMode (quadrants.types.enums).
 import enum
 
 
@@ -11,4 +11,26 @@ class Layout(enum.IntEnum):
     NULL = 2
 
 
-__all__ = ["Layout"]
+class AutodiffMode(enum.IntEnum):
+    """What a kernel object runs as (kernel.autodiff_mode, upstream's values): NONE its own build; VALIDATION
+    while a qd.ad.Tape(validation=True) records it, its build that checks the global data access rule.
+    FORWARD and REVERSE name upstream's derived kernels; here those are kernel.grad and qd.ad.FwdMode."""
+
+    FORWARD = 0
+    REVERSE = 1
+    NONE = 2
+    VALIDATION = 3
+
+
+class SNodeGradType(enum.IntEnum):
+    """What a field is to autodiff (upstream's x.snode.ptr.get_snode_grad_type()): a primal, the adjoint (.grad)
+    or dual (.dual) of one; ADJOINT_CHECKBIT names upstream's check bits, here the read marks of
+    qd.ad.Tape(validation=True), which are no field."""
+
+    PRIMAL = 0
+    ADJOINT = 1
+    DUAL = 2
+    ADJOINT_CHECKBIT = 3
+
+
+__all__ = ["AutodiffMode", "Layout", "SNodeGradType"]
