@@ -2,8 +2,8 @@
 #
 # Expressions are tuple trees: `render` writes one as kernel source and `Evaluator` computes it over
 # numpy columns with the documented rules (docs/IR.md and qd_runtime.h): Taichi's type promotion,
-# i32/u32 wraparound, Python signs for // and %, integer `**`, `x // 0 == x % 0 == 0`, int / int in
-# default_fp (f32 here), C's min/max/round. Control flow is checked against the same source run as
+# wraparound of integer + - * << and negation (signed included), Python signs for // and %, integer
+# `**`, `x // 0 == x % 0 == 0`, int / int in default_fp (f32 here), C's min/max/round. Control flow is checked against the same source run as
 # plain Python; atomics, empty loops and vector ops against numpy. Kernels need a real source file,
 # so each generated kernel is written to a temporary module first.
 import importlib.util
@@ -238,9 +238,7 @@ class Evaluator:
         x, y = a.to(t).values, b.to(t).values
         if kind == "cmp":
             return Column("i32", _COMPARE[op](x, y), fragile)
-        if kind in ("shift", "shift_by"):
-            if t[0] == "i" and op == "<<":  # shifting into or from the sign bit is undefined in C++17
-                fragile = fragile | (x < 0) | _signed_overflow("*", x, np.left_shift(np.ones_like(x), y), t)
+        if kind in ("shift", "shift_by"):  # << wraps, signed included (docs/IR.md)
             return Column(t, np.left_shift(x, y) if op == "<<" else np.right_shift(x, y), fragile)
         if op in ("min", "max"):
             # qd_min(a, b) = b < a ? b : a; NaN operands have no documented answer.
@@ -254,10 +252,8 @@ class Evaluator:
             remainder = np.fmod(x, y)
             remainder = np.where((remainder != 0) & ((remainder < 0) != (y < 0)), remainder + y, remainder)
             return Column(t, np.floor(x / y) if op == "//" else remainder, fragile)
-        if op in "+-*" and t[0] == "i":  # signed overflow is undefined in kernels (docs/IR.md)
-            fragile = fragile | _signed_overflow(op, x, y, t)
-        with np.errstate(over="ignore"):
-            return Column(t, _ARITHMETIC[op](x, y), fragile)
+        # + - * wrap modulo 2^bits, signed included (docs/IR.md), as numpy's fixed-width integers do.
+        return Column(t, _ARITHMETIC[op](x, y), fragile)
 
     def _unary(self, op, a):
         if op == "not":
@@ -290,14 +286,6 @@ _COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater
             "!=": np.not_equal}
 _ARITHMETIC = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "//": np.floor_divide,
                "%": np.remainder, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
-
-
-def _signed_overflow(op, x, y, t):
-    """Rows where a signed + - * leaves the type's range: undefined behaviour, so left out."""
-    exact = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[op]
-    bits = BITS[t]
-    return np.array([not -(1 << (bits - 1)) <= exact(a, b) < (1 << (bits - 1))
-                     for a, b in zip(x.tolist(), y.tolist())], dtype=bool)
 
 
 def _integer_power(x, y, t):
