@@ -331,7 +331,10 @@ CStyleRenderer::CStyleRenderer(const Kernel& kernel)
 // that the caller pops after the body.
 void CStyleRenderer::bind_loop_vars(const ParallelFor& loop) {
   ranges_.push();
-  for (size_t d = 0; d < loop.vars.size(); ++d) bind_loop_var(loop.vars[d], nullptr, loop.extents[d], *loop.extents[0]->type);
+  for (size_t d = 0; d < loop.vars.size(); ++d) {
+    bind_loop_var(loop.vars[d], nullptr, loop.extents[d], *loop.extents[0]->type);
+    ranges_.bind_offset(loop.vars[d], loop.extents[d]);
+  }
 }
 
 void CStyleRenderer::bind_loop_var(const std::string& name, const Expr* begin, const Expr& end, DtypeCode type) {

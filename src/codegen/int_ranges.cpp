@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "ir/ir_printer.h"
+
 namespace qd::codegen {
 namespace {
 
@@ -62,7 +64,7 @@ bool is_comparison(BinOp op) {
 }  // namespace
 
 void IntRanges::push(bool opaque) {
-  scopes_.push_back({opaque, {}});
+  scopes_.push_back({opaque, {}, {}});
   cache_.clear();
 }
 
@@ -92,6 +94,7 @@ std::optional<IntRange> IntRanges::of_as(const Expr& e, DtypeCode t) {
 }
 
 bool IntRanges::may_overflow(BinOp op, const Expr& a, const Expr& b, DtypeCode type) {
+  if (std::optional<IntRange> sum = op == BinOp::add ? offset_sum(a, b) : std::nullopt) return !fits(sum->lo, sum->hi, type);
   std::optional<IntRange> x = of(a), y = of(b);
   if (!x || !y) return true;
   auto [lo, hi] = exact(op, *x, *y);
@@ -110,6 +113,51 @@ std::optional<IntRange> IntRanges::loop_range(const Expr* begin, const Expr& end
   if (!whole || !first || !stop || !fits(first->lo, first->hi, type) || !fits(stop->lo, stop->hi, type)) return whole;
   // The variable stays below the end, itself a value of the type; an empty loop binds nothing used.
   return IntRange{first->lo, std::max(first->lo, stop->hi - 1)};
+}
+
+void IntRanges::bind_offset(const std::string& var, const Expr& extent) {
+  const Binary* difference = as<Binary>(extent);
+  const Binary* top = difference && difference->op == BinOp::sub ? as<Binary>(difference->a) : nullptr;
+  if (!top || top->op != BinOp::max || !extent->type) return;
+  const Expr& begin = difference->b;
+  std::string begin_text = ir::print_expr(begin);
+  if (ir::print_expr(top->b) != begin_text) return;
+  // The begin must read the same value in the body: no memory, no assigned local.
+  const Var* local = as<Var>(begin);
+  bool invariant = begin->kind == ExprKind::constant || begin->kind == ExprKind::arg ||
+                   begin->kind == ExprKind::shape || (local && lookup_bound(local->name));
+  std::optional<IntRange> first = of(begin), stop = of(top->a);
+  if (!invariant || !first || !stop) return;
+  scopes_.back().offsets[var] = Offset{begin_text, IntRange{first->lo, std::max(first->lo, stop->hi - 1)}};
+  cache_.clear();
+}
+
+// var + B (either order) for a variable bound by bind_offset with that B.
+std::optional<IntRange> IntRanges::offset_sum(const Expr& a, const Expr& b) {
+  for (auto [x, y] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    const Var* v = as<Var>(*x);
+    if (!v) continue;
+    for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+      if (scope->names.count(v->name) && !scope->offsets.count(v->name)) break;  // shadowed
+      auto found = scope->offsets.find(v->name);
+      if (found != scope->offsets.end()) {
+        if (ir::print_expr(*y) == found->second.begin) return found->second.sum;
+        break;
+      }
+      if (scope->opaque) break;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a local is bound to a known range (declared once, never assigned) in the scopes visible here.
+bool IntRanges::lookup_bound(const std::string& name) const {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    auto found = scope->names.find(name);
+    if (found != scope->names.end()) return found->second.has_value();
+    if (scope->opaque) break;
+  }
+  return false;
 }
 
 std::optional<IntRange> IntRanges::lookup(const Var& v) {
@@ -157,6 +205,9 @@ std::optional<IntRange> IntRanges::binary(const Binary& b) {
     case BinOp::add:
     case BinOp::sub:
     case BinOp::mul: {
+      if (b.op == BinOp::add) {
+        if (std::optional<IntRange> sum = offset_sum(b.a, b.b)) return sum;
+      }
       auto [lo, hi] = exact(b.op, *x, *y);
       return fit(lo, hi, t);
     }

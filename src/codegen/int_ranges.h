@@ -47,18 +47,32 @@ class IntRanges {
 
   // The range of a loop variable of `type` over [begin, end), or [0, end) when begin is null.
   std::optional<IntRange> loop_range(const ir::Expr* begin, const ir::Expr& end, DtypeCode type);
+  // A parallel loop variable over [0, extent) where the extent is the frontend's `max(E, B) - B`
+  // (range(B, E) and ndrange bounds, which iterate from 0 and add B back): the loop runs only when
+  // that difference did not wrap, so `var + B` lies in [B, E) and cannot overflow. Binds nothing for
+  // other extents, or where B might change between the extent and the body (it must be a constant,
+  // param, extent or never-assigned local).
+  void bind_offset(const std::string& var, const ir::Expr& extent);
 
  private:
   std::optional<IntRange> compute(const ir::Expr& e);
   std::optional<IntRange> binary(const ir::Binary& b);
   std::optional<IntRange> unary(const ir::Unary& u);
   std::optional<IntRange> lookup(const ir::Var& v);
+  std::optional<IntRange> offset_sum(const ir::Expr& a, const ir::Expr& b);
+  bool lookup_bound(const std::string& name) const;
+
+  struct Offset {
+    std::string begin;  // the printed B
+    IntRange sum;       // the range of var + B
+  };
 
   struct Scope {
     bool opaque;
     std::map<std::string, std::optional<IntRange>> names;
+    std::map<std::string, Offset> offsets;
   };
-  std::vector<Scope> scopes_{Scope{true, {}}};
+  std::vector<Scope> scopes_{Scope{true, {}, {}}};
   // Valid while no binding changes (one statement's expressions); the nodes are immutable.
   std::unordered_map<const ir::ExprNode*, std::optional<IntRange>> cache_;
 };

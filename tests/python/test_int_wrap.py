@@ -197,3 +197,27 @@ def test_i16_and_u16_products_do_not_overflow_int():
     square(x, y)
     np.testing.assert_array_equal(x, expected_x)
     np.testing.assert_array_equal(y, expected_y)
+
+
+def test_range_bounds_far_apart():
+    """range(a, b) with b below a is empty even where b - a wraps around to a positive i32, and an
+    index next to MIN wraps like any other value."""
+    low = -(2**31)
+
+    @qd.kernel
+    def count(a: qd.i32, b: qd.i32) -> qd.i32:
+        n = 0
+        for i in range(a, b):
+            n += 1
+        return n
+
+    @qd.kernel
+    def below(a: qd.i32, b: qd.i32, out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(a, b):
+            out[i - a] = i - 1
+
+    assert count(10, low + 5) == 0
+    assert count(low, low + 3) == 3
+    out = np.zeros(2, dtype=np.int32)
+    below(low, low + 2, out)
+    assert out.tolist() == [2**31 - 1, low]

@@ -454,14 +454,24 @@ def test_comparison_as_operand_of_a_runtime_helper(kernel_dir):
 
 # ---- 2. control flow --------------------------------------------------------------------------------
 # Random @qd.funcs over i32 with if/elif/else, while, for, break, continue, early returns and
-# qd.static loops; the same source run as plain Python is the reference. Values stay small (every
-# assignment is taken % 1000), so Python's unbounded ints and i32 agree.
+# qd.static loops; the same source run as plain Python is the reference. Every + - * is written
+# w(...): an identity qd.func in the kernel, and in the Python reference a reduction to i32, so the two
+# agree when values overflow (i32 arithmetic wraps, docs/IR.md). Most assignments are taken % 1000, so
+# values stay small often enough for the branches to vary; the others let products grow and wrap.
 @st.composite
 def int_terms(draw, names):
     op = draw(st.sampled_from(["+", "-", "*", "//", "%", "max", "min"]))
     constants = ["3", "7", "(-2)"]  # divisors stay constant: Python raises on x // 0, kernels give 0
     a, b = draw(st.sampled_from(names)), draw(st.sampled_from(constants + ([] if op in "//%" else names)))
-    return f"{op}({a}, {b})" if op in ("max", "min") else f"({a} {op} {b})"
+    if op in ("max", "min"):
+        return f"{op}({a}, {b})"
+    return f"w({a} {op} {b})" if op in "+-*" else f"({a} {op} {b})"
+
+
+def _wrap_i32(value):
+    """The Python reference's w(): an exact integer reduced to i32, as the kernel's arithmetic wraps."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >> 31 else value
 
 
 @st.composite
@@ -495,7 +505,8 @@ class ProgramWriter:
         kind = self.draw(st.sampled_from(kinds))
         if kind == "assign":
             target = self.draw(st.sampled_from(["s", "t"]))
-            return f"{pad}{target} = {self.draw(int_terms(names))} % 1000\n"
+            keep_small = self.draw(st.sampled_from([" % 1000", " % 1000", ""]))
+            return f"{pad}{target} = {self.draw(int_terms(names))}{keep_small}\n"
         if kind == "return":
             return f"{pad}if {self.draw(conditions(names))}:\n{pad}    return {self.draw(int_terms(names))}\n"
         if kind == "jump":
@@ -527,20 +538,22 @@ class ProgramWriter:
 def control_flow_functions(draw):
     writer = ProgramWriter(draw)
     body = writer.block(4, 3, ["a", "b", "s", "t"], None)
-    return f"def f(a, b) -> qd.i32:\n    s = a\n    t = b\n{body}    return s * 3 + t\n"
+    return f"def f(a, b) -> qd.i32:\n    s = a\n    t = b\n{body}    return w(w(s * 3) + t)\n"
 
 
 def control_flow_matches_python(kernel_dir, function, seed):
-    source = (f"{function}\n\nreference = f\nf = qd.func(f)\n\n\n@qd.kernel\n"
+    source = (f"@qd.func\ndef w(x):\n    return x\n\n\n{function}\n\nf = qd.func(f)\n\n\n@qd.kernel\n"
               "def run(a: qd.types.ndarray(dtype=qd.i32, ndim=1), b: qd.types.ndarray(dtype=qd.i32, ndim=1),\n"
               "        out: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
               "    for i in out:\n        out[i] = f(a[i], b[i])\n")
     module = load_module(kernel_dir, source)
+    reference = {"qd": qd, "w": _wrap_i32}
+    exec(function, reference)  # the same function as plain Python, with the wrapping w()
     rng = np.random.default_rng(seed)
     a, b = rng.integers(-50, 51, 200).astype(np.int32), rng.integers(-50, 51, 200).astype(np.int32)
     out = np.zeros(200, dtype=np.int32)
     module.run(a, b, out)
-    expected = [module.reference(int(x), int(y)) for x, y in zip(a, b)]
+    expected = [reference["f"](int(x), int(y)) for x, y in zip(a, b)]
     mismatch = np.flatnonzero(out != np.array(expected))
     assert mismatch.size == 0, (f"{function}\nf({a[mismatch[0]]}, {b[mismatch[0]]}): kernel gave "
                                 f"{out[mismatch[0]]}, Python {expected[mismatch[0]]}")
