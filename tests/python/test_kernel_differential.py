@@ -418,6 +418,13 @@ EXPLICIT_EXPRESSIONS = [
     (("u32", "i64"), ("bin", "//", ("var", 0), ("var", 1))),
     (("f32", "f64"), ("bin", "//", ("var", 0), ("var", 1))),
     (("f64", "i32"), ("bin", "%", ("var", 0), ("var", 1))),
+    # Signed overflow wraps (docs/IR.md): sums, differences, products, negations and abs at the edges
+    # (the data puts MIN, MAX and their neighbours in every column).
+    (("i32", "i32"), ("bin", "+", ("var", 0), ("var", 1))),
+    (("i64", "i64"), ("bin", "-", ("var", 0), ("var", 1))),
+    (("i32", "i64"), ("bin", "*", ("bin", "*", ("var", 0), ("var", 0)), ("var", 1))),
+    (("i32",), ("bin", "-", ("un", "-", ("var", 0)), ("lit", 9))),
+    (("i64",), ("bin", "*", ("math", "abs", ("var", 0)), ("lit", -7))),
 ]
 
 
