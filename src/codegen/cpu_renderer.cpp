@@ -149,7 +149,10 @@ class CpuRenderer : public CStyleRenderer {
                            : entry->kind == Privatized::Kind::element && same_element(entry->ref, a.ref);
       if (!match) continue;
       if (a.op == AtomicOp::min || a.op == AtomicOp::max) return name + " = qd_" + op + "(" + name + ", " + value + ")";
-      return name + " = (" + type_name(*a.type) + ")(" + name + (a.op == AtomicOp::add ? " + " : " - ") + value + ")";
+      if (is_float(*a.type)) {
+        return name + " = (" + type_name(*a.type) + ")(" + name + (a.op == AtomicOp::add ? " + " : " - ") + value + ")";
+      }
+      return name + " = qd_wrapping_" + op + "<" + type_name(*a.type) + ">(" + name + ", " + value + ")";
     }
     auto copy = a.local ? private_arrays_.end() : private_arrays_.find(a.ref.array);
     if (copy == private_arrays_.end()) return "";
@@ -265,8 +268,10 @@ class CpuRenderer : public CStyleRenderer {
     if (!loop.privatized.empty()) emit_line("const bool qd_separate = " + separate_arrays(loop) + ";");
     emit_line("auto qd_task = " + capture_list(loop) + "(int64_t qd_begin, int64_t qd_end) {");
     indent_ += 2;
+    bind_loop_vars(loop);
     if (loop.privatized.empty()) emit_chunk(loop, t);
     if (!loop.privatized.empty()) emit_privatized_chunk(loop, t);
+    ranges_.pop();
     indent_ -= 2;
     emit_line("};");
     std::string empty;
@@ -303,8 +308,9 @@ std::string CpuRenderer::simt_op(const Simt& e) {
     case SimtOp::lane: return "(qd_tid & 31)";
     case SimtOp::global_thread_idx: return "(int32_t)qd_it";
     case SimtOp::shuffle: lane = "(int32_t)(" + second + " & 31)"; break;
-    case SimtOp::shuffle_down: lane = "(int32_t)((qd_tid & 31) + " + second + ")"; break;
-    case SimtOp::shuffle_up: lane = "(int32_t)((qd_tid & 31) - " + second + ")"; break;
+    // The lane wraps like the delta's own arithmetic would; any lane outside [0, 32) reads itself.
+    case SimtOp::shuffle_down: lane = "(int32_t)qd_wrapping_add<int64_t>(qd_tid & 31, " + second + ")"; break;
+    case SimtOp::shuffle_up: lane = "(int32_t)qd_wrapping_sub<int64_t>(qd_tid & 31, " + second + ")"; break;
     case SimtOp::shuffle_xor: lane = "(int32_t)(((qd_tid & 31) ^ " + second + ") & 31)"; break;
     default: {
       static const std::map<SimtOp, std::string> codes = {
@@ -376,7 +382,9 @@ void CpuRenderer::emit_simt_parallel_for(const ParallelFor& loop) {
   }
   emit_line("const int32_t qd_bd = " + bd + ";");
   emit_line("const int32_t qd_n = (int32_t)(qd_total - qd_blk * qd_bd < qd_bd ? qd_total - qd_blk * qd_bd : qd_bd);");
+  bind_loop_vars(loop);
   emit_simt_thread(loop, t);
+  ranges_.pop();
   if (waits(loop.body)) {
     emit_line("if (!qd_simt_run_block(qd_n, &qd_simt_thunk<decltype(qd_thread)>, &qd_thread)) {");
     emit_line("  qd_report_simt_deadlock(ctx);");

@@ -65,7 +65,9 @@ void CStyleRenderer::emit_function(const Function& f) {
   }
   emit_line(function_qualifier() + return_type(f) + " f_" + f.name + "(" + params + ") const {");
   current_function_ = &f;
+  ranges_.push(true);  // the params are unknown; no kernel local is in scope
   emit_block(f.body);
+  ranges_.pop();
   current_function_ = nullptr;
   emit_line("  return {};");  // a path that ends without a return gives zeros, never garbage
   emit_line("}");

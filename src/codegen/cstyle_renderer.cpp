@@ -83,6 +83,13 @@ class AccessFinder : public IRVisitor {
   }
 };
 
+// The C type that + - * and unary - of a `t` compute in, where they can overflow: narrow types
+// promote to int; unsigned int and wider unsigned types wrap by themselves (nullopt).
+std::optional<DtypeCode> overflowing_type(DtypeCode t) {
+  if (is_float(t) || t == DtypeCode::u1 || t == DtypeCode::u32 || t == DtypeCode::u64) return std::nullopt;
+  return dtype_size(t) < 4 ? DtypeCode::i32 : t;
+}
+
 // An array's stride locals: t<dim>_<name>, like extent_name's.
 std::string stride_name(const std::string& array, int dim) { return "t" + std::to_string(dim) + "_" + array; }
 
@@ -141,9 +148,20 @@ std::string CStyleRenderer::wrap(DtypeCode t, const std::string& value) {
   return "(" + type_name(t) + ")(" + value + ")";
 }
 
+// Integer + - * that can overflow the type C computes them in wrap through qd_runtime.h's helpers;
+// the rest stay plain C, which the compiler may widen (int_ranges.h says why that matters).
+std::string CStyleRenderer::wrapping_binary(const Binary& b, const std::string& x, const std::string& y) {
+  if (b.op != BinOp::add && b.op != BinOp::sub && b.op != BinOp::mul) return "";
+  std::optional<DtypeCode> computed = overflowing_type(*b.type);
+  if (!computed || !ranges_.may_overflow(b.op, b.a, b.b, *computed)) return "";
+  return "qd_wrapping_" + std::string(binop_name(b.op)) + "<" + type_name(*b.type) + ">(" + x + ", " + y + ")";
+}
+
 std::string CStyleRenderer::binary(const Binary& b) {
   std::string x = operand(b.a), y = operand(b.b);
   DtypeCode t = *b.type;
+  std::string wrapping = wrapping_binary(b, x, y);
+  if (!wrapping.empty()) return wrapping;
   switch (b.op) {
     case BinOp::logical_and: return "(int32_t)((" + x + ") != 0 && (" + y + ") != 0)";
     case BinOp::logical_or: return "(int32_t)((" + x + ") != 0 || (" + y + ") != 0)";
@@ -174,7 +192,11 @@ std::string CStyleRenderer::unary(const Unary& u) {
   std::string x = operand(u.a);
   DtypeCode t = *u.type;
   switch (u.op) {
-    case UnOp::neg: return wrap(t, "-(" + x + ")");
+    case UnOp::neg: {
+      std::optional<DtypeCode> computed = overflowing_type(t);
+      if (computed && ranges_.may_overflow_neg(u.a, *computed)) return "qd_wrapping_neg<" + type_name(t) + ">(" + x + ")";
+      return wrap(t, "-(" + x + ")");
+    }
     case UnOp::logical_not: return "(int32_t)((" + x + ") == 0)";
     case UnOp::bit_not: return wrap(t, "~(" + x + ")");
     default: return wrap(t, "qd_" + std::string(unop_name(u.op)) + "(" + x + ")");
@@ -297,7 +319,27 @@ bool uses_ad_stack(const Kernel& kernel) {
 }
 
 CStyleRenderer::CStyleRenderer(const Kernel& kernel)
-    : kernel_(kernel), checks_errors_(kernel.options.debug || uses_ad_stack(kernel)) {}
+    : kernel_(kernel), checks_errors_(kernel.options.debug || uses_ad_stack(kernel)) {
+  written_ = written_locals(kernel.body);
+  for (const Function& f : kernel.functions) {
+    std::set<std::string> names = written_locals(f.body);
+    written_.insert(names.begin(), names.end());
+  }
+}
+
+// A parallel loop's variables, of the first extent's type, each in [0, its extent), in a new scope
+// that the caller pops after the body.
+void CStyleRenderer::bind_loop_vars(const ParallelFor& loop) {
+  ranges_.push();
+  for (size_t d = 0; d < loop.vars.size(); ++d) {
+    bind_loop_var(loop.vars[d], nullptr, loop.extents[d], *loop.extents[0]->type);
+    ranges_.bind_offset(loop.vars[d], loop.extents[d]);
+  }
+}
+
+void CStyleRenderer::bind_loop_var(const std::string& name, const Expr* begin, const Expr& end, DtypeCode type) {
+  ranges_.bind(name, written_.count(name) ? std::nullopt : ranges_.loop_range(begin, end, type));
+}
 
 void CStyleRenderer::emit_error_check(const Stmt& s) {
   if (!kernel_.options.debug) return;
@@ -308,7 +350,9 @@ void CStyleRenderer::emit_error_check(const Stmt& s) {
 
 void CStyleRenderer::emit_block(const Block& b) {
   indent_ += 2;
+  ranges_.push();
   for (const Stmt& s : b) emit_stmt(s);
+  ranges_.pop();
   indent_ -= 2;
 }
 
@@ -320,7 +364,10 @@ void CStyleRenderer::emit_for(const For& f) {
   emit_line("for (" + t + " qd_i" + id + " = " + expr(f.begin) + "; qd_i" + id + " < qd_end" + id + "; ++qd_i" + id +
             ") {");
   emit_line("  const " + t + " " + local_name(f.var) + " = qd_i" + id + ";");
+  ranges_.push();
+  bind_loop_var(f.var, &f.begin, f.end, *f.begin->type);
   emit_block(f.body);
+  ranges_.pop();
   emit_line("}");
   indent_ -= 2;
   emit_line("}");
@@ -375,6 +422,7 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
     case StmtKind::decl: {
       const Decl& d = *as<Decl>(s);
       emit_line(type_name(*d.declared_type) + " " + local_name(d.name) + " = " + expr(d.value) + ";");
+      ranges_.bind(d.name, written_.count(d.name) ? std::nullopt : ranges_.of_as(d.value, *d.declared_type));
       break;
     }
     case StmtKind::assign: emit_line(local_name(as<Assign>(s)->name) + " = " + expr(as<Assign>(s)->value) + ";"); break;

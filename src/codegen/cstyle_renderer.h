@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/codegen.h"
+#include "codegen/int_ranges.h"
 #include "ir/ir.h"
 
 namespace qd::codegen {
@@ -74,6 +75,13 @@ class CStyleRenderer {
   std::string element_offset(const ir::ArrayRef& ref);
   std::string element(const ir::ArrayRef& ref);
 
+  // Value ranges of integer locals in scope (int_ranges.h): which signed arithmetic can overflow.
+  // A loop binds its variables before its body; a decl binds its local unless something assigns it.
+  void bind_loop_var(const std::string& name, const ir::Expr* begin, const ir::Expr& end, DtypeCode type);
+  void bind_loop_vars(const ir::ParallelFor& loop);
+  IntRanges ranges_;
+  std::set<std::string> written_;  // locals assigned anywhere in the kernel or its functions
+
   const ir::Kernel& kernel_;
   // Whether a task or kernel stops when an earlier part reported an error: debug mode's checks, and
   // AD stack overflows (checked in every mode).
@@ -98,6 +106,7 @@ class CStyleRenderer {
   std::string cast(const ir::Cast& c);
   std::string atomic(const ir::Atomic& a);
   std::string wrap(DtypeCode t, const std::string& value);
+  std::string wrapping_binary(const ir::Binary& b, const std::string& x, const std::string& y);
   std::string location_directive(const ir::SourceLoc& loc);
 };
 

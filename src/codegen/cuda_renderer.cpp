@@ -207,7 +207,9 @@ void CudaRenderer::emit_parallel_for(const ParallelFor& loop) {
     }
   }
   indent_ -= 2;
+  bind_loop_vars(loop);
   emit_block(loop.body);
+  ranges_.pop();
   emit_line("}");
   indent_ -= 2;
   emit_line("}");

@@ -2,8 +2,8 @@
 #
 # Expressions are tuple trees: `render` writes one as kernel source and `Evaluator` computes it over
 # numpy columns with the documented rules (docs/IR.md and qd_runtime.h): Taichi's type promotion,
-# i32/u32 wraparound, Python signs for // and %, integer `**`, `x // 0 == x % 0 == 0`, int / int in
-# default_fp (f32 here), C's min/max/round. Control flow is checked against the same source run as
+# wraparound of integer + - * << and negation (signed included), Python signs for // and %, integer
+# `**`, `x // 0 == x % 0 == 0`, int / int in default_fp (f32 here), C's min/max/round. Control flow is checked against the same source run as
 # plain Python; atomics, empty loops and vector ops against numpy. Kernels need a real source file,
 # so each generated kernel is written to a temporary module first.
 import importlib.util
@@ -238,9 +238,7 @@ class Evaluator:
         x, y = a.to(t).values, b.to(t).values
         if kind == "cmp":
             return Column("i32", _COMPARE[op](x, y), fragile)
-        if kind in ("shift", "shift_by"):
-            if t[0] == "i" and op == "<<":  # shifting into or from the sign bit is undefined in C++17
-                fragile = fragile | (x < 0) | _signed_overflow("*", x, np.left_shift(np.ones_like(x), y), t)
+        if kind in ("shift", "shift_by"):  # << wraps, signed included (docs/IR.md)
             return Column(t, np.left_shift(x, y) if op == "<<" else np.right_shift(x, y), fragile)
         if op in ("min", "max"):
             # qd_min(a, b) = b < a ? b : a; NaN operands have no documented answer.
@@ -254,10 +252,8 @@ class Evaluator:
             remainder = np.fmod(x, y)
             remainder = np.where((remainder != 0) & ((remainder < 0) != (y < 0)), remainder + y, remainder)
             return Column(t, np.floor(x / y) if op == "//" else remainder, fragile)
-        if op in "+-*" and t[0] == "i":  # signed overflow is undefined in kernels (docs/IR.md)
-            fragile = fragile | _signed_overflow(op, x, y, t)
-        with np.errstate(over="ignore"):
-            return Column(t, _ARITHMETIC[op](x, y), fragile)
+        # + - * wrap modulo 2^bits, signed included (docs/IR.md), as numpy's fixed-width integers do.
+        return Column(t, _ARITHMETIC[op](x, y), fragile)
 
     def _unary(self, op, a):
         if op == "not":
@@ -290,14 +286,6 @@ _COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater
             "!=": np.not_equal}
 _ARITHMETIC = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "//": np.floor_divide,
                "%": np.remainder, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
-
-
-def _signed_overflow(op, x, y, t):
-    """Rows where a signed + - * leaves the type's range: undefined behaviour, so left out."""
-    exact = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[op]
-    bits = BITS[t]
-    return np.array([not -(1 << (bits - 1)) <= exact(a, b) < (1 << (bits - 1))
-                     for a, b in zip(x.tolist(), y.tolist())], dtype=bool)
 
 
 def _integer_power(x, y, t):
@@ -430,6 +418,13 @@ EXPLICIT_EXPRESSIONS = [
     (("u32", "i64"), ("bin", "//", ("var", 0), ("var", 1))),
     (("f32", "f64"), ("bin", "//", ("var", 0), ("var", 1))),
     (("f64", "i32"), ("bin", "%", ("var", 0), ("var", 1))),
+    # Signed overflow wraps (docs/IR.md): sums, differences, products, negations and abs at the edges
+    # (the data puts MIN, MAX and their neighbours in every column).
+    (("i32", "i32"), ("bin", "+", ("var", 0), ("var", 1))),
+    (("i64", "i64"), ("bin", "-", ("var", 0), ("var", 1))),
+    (("i32", "i64"), ("bin", "*", ("bin", "*", ("var", 0), ("var", 0)), ("var", 1))),
+    (("i32",), ("bin", "-", ("un", "-", ("var", 0)), ("lit", 9))),
+    (("i64",), ("bin", "*", ("math", "abs", ("var", 0)), ("lit", -7))),
 ]
 
 
@@ -466,14 +461,24 @@ def test_comparison_as_operand_of_a_runtime_helper(kernel_dir):
 
 # ---- 2. control flow --------------------------------------------------------------------------------
 # Random @qd.funcs over i32 with if/elif/else, while, for, break, continue, early returns and
-# qd.static loops; the same source run as plain Python is the reference. Values stay small (every
-# assignment is taken % 1000), so Python's unbounded ints and i32 agree.
+# qd.static loops; the same source run as plain Python is the reference. Every + - * is written
+# w(...): an identity qd.func in the kernel, and in the Python reference a reduction to i32, so the two
+# agree when values overflow (i32 arithmetic wraps, docs/IR.md). Most assignments are taken % 1000, so
+# values stay small often enough for the branches to vary; the others let products grow and wrap.
 @st.composite
 def int_terms(draw, names):
     op = draw(st.sampled_from(["+", "-", "*", "//", "%", "max", "min"]))
     constants = ["3", "7", "(-2)"]  # divisors stay constant: Python raises on x // 0, kernels give 0
     a, b = draw(st.sampled_from(names)), draw(st.sampled_from(constants + ([] if op in "//%" else names)))
-    return f"{op}({a}, {b})" if op in ("max", "min") else f"({a} {op} {b})"
+    if op in ("max", "min"):
+        return f"{op}({a}, {b})"
+    return f"w({a} {op} {b})" if op in "+-*" else f"({a} {op} {b})"
+
+
+def _wrap_i32(value):
+    """The Python reference's w(): an exact integer reduced to i32, as the kernel's arithmetic wraps."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >> 31 else value
 
 
 @st.composite
@@ -507,7 +512,8 @@ class ProgramWriter:
         kind = self.draw(st.sampled_from(kinds))
         if kind == "assign":
             target = self.draw(st.sampled_from(["s", "t"]))
-            return f"{pad}{target} = {self.draw(int_terms(names))} % 1000\n"
+            keep_small = self.draw(st.sampled_from([" % 1000", " % 1000", ""]))
+            return f"{pad}{target} = {self.draw(int_terms(names))}{keep_small}\n"
         if kind == "return":
             return f"{pad}if {self.draw(conditions(names))}:\n{pad}    return {self.draw(int_terms(names))}\n"
         if kind == "jump":
@@ -539,20 +545,22 @@ class ProgramWriter:
 def control_flow_functions(draw):
     writer = ProgramWriter(draw)
     body = writer.block(4, 3, ["a", "b", "s", "t"], None)
-    return f"def f(a, b) -> qd.i32:\n    s = a\n    t = b\n{body}    return s * 3 + t\n"
+    return f"def f(a, b) -> qd.i32:\n    s = a\n    t = b\n{body}    return w(w(s * 3) + t)\n"
 
 
 def control_flow_matches_python(kernel_dir, function, seed):
-    source = (f"{function}\n\nreference = f\nf = qd.func(f)\n\n\n@qd.kernel\n"
+    source = (f"@qd.func\ndef w(x):\n    return x\n\n\n{function}\n\nf = qd.func(f)\n\n\n@qd.kernel\n"
               "def run(a: qd.types.ndarray(dtype=qd.i32, ndim=1), b: qd.types.ndarray(dtype=qd.i32, ndim=1),\n"
               "        out: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
               "    for i in out:\n        out[i] = f(a[i], b[i])\n")
     module = load_module(kernel_dir, source)
+    reference = {"qd": qd, "w": _wrap_i32}
+    exec(function, reference)  # the same function as plain Python, with the wrapping w()
     rng = np.random.default_rng(seed)
     a, b = rng.integers(-50, 51, 200).astype(np.int32), rng.integers(-50, 51, 200).astype(np.int32)
     out = np.zeros(200, dtype=np.int32)
     module.run(a, b, out)
-    expected = [module.reference(int(x), int(y)) for x, y in zip(a, b)]
+    expected = [reference["f"](int(x), int(y)) for x, y in zip(a, b)]
     mismatch = np.flatnonzero(out != np.array(expected))
     assert mismatch.size == 0, (f"{function}\nf({a[mismatch[0]]}, {b[mismatch[0]]}): kernel gave "
                                 f"{out[mismatch[0]]}, Python {expected[mismatch[0]]}")

@@ -102,7 +102,7 @@ def test_range_with_begin_adds_it_back():
             x[i] = i
 
     assert body(k, array(), scalar(), scalar()) == [
-        "(parallel_for (_i) ((bin sub (arg b) (arg a))) (config (block_dim 0) (serialize 0)) "
+        "(parallel_for (_i) ((bin sub (bin max (arg b) (arg a)) (arg a))) (config (block_dim 0) (serialize 0)) "
         "((decl i (bin add (var _i) (arg a))) (store x ((var i)) () (var i))))"
     ]
 

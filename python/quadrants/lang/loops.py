@@ -173,8 +173,7 @@ class LoopTranslator:
         if serialize and _breaks_directly(node.body):
             self.serial_loop(node, targets, space)  # a serial `for` can break; a parallel_for cannot
             return
-        extents = [self.ops.text(end if _is_zero(begin) else self.ops.bin("sub", end, begin))
-                   for begin, end in space.bounds]
+        extents = [self.ops.text(end if _is_zero(begin) else self.extent(begin, end)) for begin, end in space.bounds]
         offsets = [begin for begin, _ in space.bounds]
         index_names = self.index_names(targets, offsets, space)
         random_scope = self.open_random_scope(index_names)
@@ -184,6 +183,12 @@ class LoopTranslator:
         head = (f"parallel_for ({' '.join(index_names[d] for d in order)}) ({' '.join(extents[d] for d in order)}) "
                 f"(config (block_dim {block_dim}) (serialize {int(serialize)}))")
         self.builder.emit(head, [block], loc=loc)
+
+    def extent(self, begin, end):
+        """How many indices [begin, end) has, as max(end, begin) - begin: an end below the begin gives an empty
+        loop, never a difference that wraps around to a large positive count (range(10, -2**31 + 5) in i32), so
+        begin + index stays below end in the body and cannot overflow (src/codegen/int_ranges.h relies on it)."""
+        return self.ops.bin("sub", self.ops.bin("max", end, begin), begin)
 
     def serial_loop(self, node, targets, space):
         """Nested serial `for`s, outermost dimension first; the loop indices are the loop variables."""

@@ -152,13 +152,49 @@ QD_FUNC T qd_raw_mod(T a, T b) {
 QD_FUNC float qd_raw_mod(float a, float b) { return QD_MATH(fmodf)(a, b); }
 QD_FUNC double qd_raw_mod(double a, double b) { return QD_MATH(fmod)(a, b); }
 
-// Shifts by an amount outside [0, bits) give what shifting one bit at a time would: 0, or -1 for an
-// arithmetic right shift of a negative value (C leaves them undefined). A left shift wraps.
+// The unsigned type of T's own width (a left shift wraps in it).
 template <class T> struct qd_unsigned { typedef T type; };
 template <> struct qd_unsigned<int8_t> { typedef uint8_t type; };
 template <> struct qd_unsigned<int16_t> { typedef uint16_t type; };
 template <> struct qd_unsigned<int32_t> { typedef uint32_t type; };
 template <> struct qd_unsigned<int64_t> { typedef uint64_t type; };
+
+// Integer + - * and negation wrap modulo 2^bits, as upstream's LLVM add/sub/mul (no nsw) do: they are
+// computed in an unsigned type of at least unsigned int's width (so u16 * u16 is not promoted to a
+// signed int that can overflow) and converted back. C, C++ and CUDA define all of that for every
+// input; -fwrapv would do it too, but NVRTC has no such flag. The renderer uses these only where an
+// operation can overflow (int_ranges.h); floats and qd_half go through their own arithmetic.
+template <class T> struct qd_wrapping { typedef T type; };
+template <> struct qd_wrapping<int8_t> { typedef unsigned int type; };
+template <> struct qd_wrapping<uint8_t> { typedef unsigned int type; };
+template <> struct qd_wrapping<int16_t> { typedef unsigned int type; };
+template <> struct qd_wrapping<uint16_t> { typedef unsigned int type; };
+template <> struct qd_wrapping<int32_t> { typedef uint32_t type; };
+template <> struct qd_wrapping<int64_t> { typedef uint64_t type; };
+template <> struct qd_wrapping<qd_half> { typedef float type; };
+template <class T>
+QD_FUNC T qd_wrapping_add(T a, T b) {
+  typedef typename qd_wrapping<T>::type U;
+  return T((U)a + (U)b);
+}
+template <class T>
+QD_FUNC T qd_wrapping_sub(T a, T b) {
+  typedef typename qd_wrapping<T>::type U;
+  return T((U)a - (U)b);
+}
+template <class T>
+QD_FUNC T qd_wrapping_mul(T a, T b) {
+  typedef typename qd_wrapping<T>::type U;
+  return T((U)a * (U)b);
+}
+template <class T>
+QD_FUNC T qd_wrapping_neg(T a) {
+  typedef typename qd_wrapping<T>::type U;
+  return T(U(0) - (U)a);
+}
+
+// Shifts by an amount outside [0, bits) give what shifting one bit at a time would: 0, or -1 for an
+// arithmetic right shift of a negative value (C leaves them undefined). A left shift wraps.
 template <class T>
 QD_FUNC T qd_shl(T a, T n) {
   if (n < T(0) || n >= T(8 * sizeof(T))) return T(0);
@@ -205,8 +241,9 @@ template <class T>
 QD_FUNC T qd_min(T a, T b) { return b < a ? b : a; }
 template <class T>
 QD_FUNC T qd_max(T a, T b) { return a < b ? b : a; }
+// abs(MIN) wraps to MIN, as numpy's and upstream's do.
 template <class T>
-QD_FUNC T qd_abs(T a) { return a < 0 ? -a : a; }
+QD_FUNC T qd_abs(T a) { return a < 0 ? qd_wrapping_neg(a) : a; }
 QD_FUNC float qd_abs(float a) { return QD_MATH(fabsf)(a); }
 QD_FUNC double qd_abs(double a) { return QD_MATH(fabs)(a); }
 
@@ -361,7 +398,7 @@ template <class T>
 QD_FUNC T qd_atomic_max(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return o < v ? v : o; }); }
 // qd_half multiplies through float (its operator float), then rounds back on construction.
 template <class T>
-QD_FUNC T qd_atomic_mul(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o * v); }); }
+QD_FUNC T qd_atomic_mul(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return qd_wrapping_mul(o, v); }); }
 template <class T>
 QD_FUNC T qd_atomic_xchg(T* p, T v) {
   T old;
@@ -433,8 +470,8 @@ QD_FUNC void qd_private_fill(T* copy, int64_t n, T identity) {
       qd_atomic_##op(real + k, v);                                            \
     }                                                                         \
   }
-QD_PRIVATE_UPDATE(add, T(copy[k] + v))
-QD_PRIVATE_UPDATE(sub, T(copy[k] - v))
+QD_PRIVATE_UPDATE(add, qd_wrapping_add(copy[k], v))
+QD_PRIVATE_UPDATE(sub, qd_wrapping_sub(copy[k], v))
 QD_PRIVATE_UPDATE(min, qd_min(copy[k], v))
 QD_PRIVATE_UPDATE(max, qd_max(copy[k], v))
 #undef QD_PRIVATE_UPDATE
@@ -505,9 +542,9 @@ QD_FUNC T qd_atomic_cas_loop(T* p, F combine) {
   }
 }
 template <class T>
-QD_FUNC T qd_atomic_add(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o + v); }); }
+QD_FUNC T qd_atomic_add(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return qd_wrapping_add(o, v); }); }
 template <class T>
-QD_FUNC T qd_atomic_sub(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o - v); }); }
+QD_FUNC T qd_atomic_sub(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return qd_wrapping_sub(o, v); }); }
 template <class T>
 QD_FUNC T qd_atomic_min(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return v < o ? v : o; }); }
 template <class T>
@@ -519,7 +556,7 @@ QD_FUNC T qd_atomic_or(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { retu
 template <class T>
 QD_FUNC T qd_atomic_xor(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o ^ v); }); }
 template <class T>
-QD_FUNC T qd_atomic_mul(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return T(o * v); }); }
+QD_FUNC T qd_atomic_mul(T* p, T v) { return qd_atomic_cas_loop(p, [v](T o) { return qd_wrapping_mul(o, v); }); }
 template <class T>
 QD_FUNC T qd_atomic_xchg(T* p, T v) { return qd_atomic_cas_loop(p, [v](T) { return v; }); }
 

@@ -186,8 +186,9 @@ inline uint64_t qd_simt_op(int op, uint64_t value, int arg) {
   int first = block_scope ? 0 : tid & ~(QD_SIMT_WARP - 1);
   int end = block_scope ? b.n : (first + QD_SIMT_WARP < b.n ? first + QD_SIMT_WARP : b.n);
   if (op == QD_SIMT_SHUFFLE) {
+    if (arg < 0 || arg >= QD_SIMT_WARP) return value;  // checked first: first + arg must not overflow
     int src = first + arg;
-    if (arg < 0 || arg >= QD_SIMT_WARP || src >= end || b.fibers[src].warp_seq[slot] != seq) return value;
+    if (src >= end || b.fibers[src].warp_seq[slot] != seq) return value;
     return b.fibers[src].warp_value[slot];
   }
   if (op == QD_SIMT_SYNC_BLOCK || op == QD_SIMT_SYNC_WARP) return 0;
