@@ -6,11 +6,13 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings/arg_adapters.h"
 #include "bindings/cuda_launch.h"
+#include "bindings/torch_profiler.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
@@ -138,6 +140,8 @@ class Launcher {
       if (!spec) spec = &compile(key, args);
       last_ = spec;
     }
+    std::optional<TorchProfilerRange> profiled;  // the launch under the kernel's name in torch.profiler
+    if (torch_profiler_active()) profiled.emplace(name_);
     for (const std::shared_ptr<Array>& g : spec->globals) pack_view(g->view(), packed[total++]);
     if (spec->cuda) return launch_on_cuda(*spec, packed, total, holders, staging, explicit_stream);
     size_t returned_count = spec->returns.size();
