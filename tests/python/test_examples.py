@@ -50,6 +50,8 @@ def read_png(path):
 
 def run_example(name, *args, timeout=300):
     env = dict(os.environ, QD_NUM_THREADS="2")
+    if os.environ.get("QD_TEST_ARCH") == "cuda":  # the CUDA pass of the suite runs the examples on CUDA too
+        args = (*args, "--arch", "cuda")
     return subprocess.run([sys.executable, os.path.join(EXAMPLES, f"{name}.py"), *args], capture_output=True,
                           text=True, timeout=timeout, env=env, cwd=REPO)
 
