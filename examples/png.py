@@ -20,5 +20,5 @@ def write_png(path, rgb):
     with open(path, "wb") as f:
         f.write(b"\x89PNG\r\n\x1a\n")
         f.write(chunk(b"IHDR", header))
-        f.write(chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)))
+        f.write(chunk(b"IDAT", zlib.compress(raw.tobytes(), 9)))
         f.write(chunk(b"IEND", b""))

@@ -6,12 +6,14 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bindings/arg_adapters.h"
 #include "bindings/cuda_launch.h"
 #include "bindings/realigned_args.h"
+#include "bindings/torch_profiler.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
@@ -146,6 +148,8 @@ class Launcher {
       }
       last_ = spec;
     }
+    std::optional<TorchProfilerRange> profiled;  // the launch under the kernel's name in torch.profiler
+    if (torch_profiler_active()) profiled.emplace(name_);
     for (const std::shared_ptr<Array>& g : spec->globals) pack_view(g->view(), packed[total++]);
     if (spec->cuda) return launch_on_cuda(*spec, packed, total, holders, staging, explicit_stream);
     size_t returned_count = spec->returns.size();

@@ -4,7 +4,9 @@
 // The forward of such a loop already races; its adjoint, run in any order, would give a wrong gradient silently.
 // Upstream rejects the same shape. A load and a write of one array conflict when their index tuples, expanded
 // back through the tape's single-assignment definitions, differ and both depend on the loop's variables (`out[n]`
-// with n fixed, or `out[i]` both read and written, are fine). Serialized loops (qd.loop_config(serialize=True))
+// with n fixed, or `out[i]` both read and written, are fine), unless every loop variable is, by itself, the same
+// index position of both: then distinct iterations touch distinct elements (`x[t + 1, b] = x[t, b] + ...` in a loop
+// over b, the time-stepping of upstream's differentiable simulations). Serialized loops (qd.loop_config(serialize=True))
 // run in order and are exempt: their adjoint runs the iterations last to first. Included only by reverse_ad.cpp.
 #pragma once
 
@@ -31,7 +33,9 @@ class CrossIterationCheck {
       if (written == writes_.end()) continue;
       for (const Access& load : loads) {
         for (const Access& write : written->second) {
-          if (load.depends && write.depends && load.text != write.text) fail(array);
+          if (load.depends && write.depends && load.text != write.text && !iteration_private(load, write)) {
+            fail(array);
+          }
         }
       }
     }
@@ -39,9 +43,23 @@ class CrossIterationCheck {
 
  private:
   struct Access {
-    std::string text;  // the index tuple with every version expanded to its definition
-    bool depends;      // whether it uses a loop variable
+    std::string text;                // the index tuple with every version expanded to its definition
+    std::vector<std::string> parts;  // the same, one entry per index
+    bool depends;                    // whether it uses a loop variable
   };
+
+  // Whether two iterations can never meet on one element through these accesses: each loop variable is the
+  // whole index at some position of both, so iterations that differ in it differ in that index.
+  bool iteration_private(const Access& a, const Access& b) const {
+    for (const std::string& var : loop_.vars) {
+      bool pinned = false;
+      for (size_t d = 0; d < a.parts.size() && d < b.parts.size(); ++d) {
+        pinned = pinned || (a.parts[d] == var && b.parts[d] == var);
+      }
+      if (!pinned) return false;
+    }
+    return true;
+  }
 
   void collect(const Tape& tape) {
     for (const Entry& e : tape) {
@@ -60,9 +78,12 @@ class CrossIterationCheck {
   }
 
   Access access(const ArrayRef& ref) {
-    Access a{"", false};
+    Access a{"", {}, false};
     // Outer indices only: one iteration may read one entry of its own vector element and write another.
-    for (const Expr& index : ref.indices) a.text += expand(index, &a.depends, 0) + ",";
+    for (const Expr& index : ref.indices) {
+      a.parts.push_back(expand(index, &a.depends, 0));
+      a.text += a.parts.back() + ",";
+    }
     return a;
   }
 

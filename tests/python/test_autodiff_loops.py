@@ -234,6 +234,43 @@ def test_parallel_loops_reading_their_own_element_or_a_fixed_one_are_fine():
     np.testing.assert_array_equal(out.grad.to_numpy()[:n], 3.0)
 
 
+def test_time_steps_indexed_by_the_loop_variable_are_no_race():
+    # upstream's differentiable-simulation shape: iteration b reads row t and writes row t + 1, column b only
+    steps, balls, dt = 6, 3, 0.1
+    x = qd.field(qd.f64, shape=(steps + 1, balls), needs_grad=True)
+    v = qd.field(qd.f64, shape=(steps + 1, balls), needs_grad=True)
+
+    @qd.kernel
+    def step(t: qd.i32):
+        for b in range(balls):
+            v[t + 1, b] = v[t, b] - dt * 9.8
+            x[t + 1, b] = x[t, b] + dt * v[t + 1, b]
+
+    for t in range(steps):
+        step(t)
+    x.grad.fill(0.0)
+    v.grad.fill(0.0)
+    for b in range(balls):
+        x.grad[steps, b] = 1.0
+    for t in reversed(range(steps)):
+        step.grad(t)
+    np.testing.assert_allclose(x.grad.to_numpy()[0], 1.0)
+    np.testing.assert_allclose(v.grad.to_numpy()[0], steps * dt)  # x[T] = x[0] + dt * (v[1] + ... + v[T])
+
+
+def test_a_loop_variable_pinned_in_one_index_but_shifted_in_another_is_still_an_error():
+    a = qd.field(qd.f64, shape=(4, 5), needs_grad=True)
+
+    @qd.kernel
+    def shift():
+        for i, j in qd.ndrange(4, 4):
+            a[i, j] = a[i, j + 1] * 2.0  # iteration (i, j) reads what iteration (i, j + 1) writes
+
+    shift()
+    with pytest.raises(qd.QuadrantsSyntaxError, match="read 'a' at another element than they write it"):
+        shift.grad()
+
+
 def test_reading_one_entry_of_an_element_and_writing_another_is_no_race():
     pos = qd.Vector.field(3, qd.f64, shape=(4, 4), needs_grad=True)
     w = qd.field(qd.f64, shape=(), needs_grad=True)
