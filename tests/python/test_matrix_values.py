@@ -445,11 +445,6 @@ def test_copy_from_between_vector_fields_and_ndarrays():
         dst.copy_from(qd.field(qd.math.vec2, shape=3))
 
 
-def test_get_scalar_field_says_why_it_is_not_supported():
-    with pytest.raises(NotImplementedError, match=r"get_scalar_field\(\) is not supported yet"):
-        qd.Vector.field(3, qd.f32, shape=2).get_scalar_field(0)
-
-
 def test_bad_element_shapes_and_gradients_are_errors():
     with pytest.raises(ValueError, match=r"Vector/matrix dimensions must be positive ints, but got \(0,\)"):
         qd.ndarray(qd.types.vector(0, qd.f32), shape=2)

@@ -10,6 +10,7 @@ from .dynamic_index import DynamicIndexing, ElementLoad
 from .ir_builder import Expr
 from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
+from .component_refs import ComponentsRef, members_element
 from .struct_values import StructField, StructVar, is_struct
 from . import tile_slices
 from .simt_values import SharedArray
@@ -330,6 +331,8 @@ class ExprTranslator(DynamicIndexing):
         return [self.ops.text(self.scalar(part, "an array index")) for part in parts]
 
     def array_element(self, array, index):
+        if isinstance(array, ComponentsRef):
+            return members_element(self, array, index)
         indices = self.array_indices(array, index)
         if not array.element_shape:
             return Expr(f"(load {array.name} ({' '.join(indices)}) ())")

@@ -211,6 +211,9 @@ class KernelDefinition:
 
     def translate(self, spec, slot_values, leaves=None, struct_values=None):
         """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
+        from ..field_components import check_composed_fields
+
+        check_composed_fields()  # as upstream before it compiles: each vector field's members in one shape
         if self.return_spec is not None:
             source = function_source(self.fn)
             if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree)):

@@ -3,6 +3,7 @@ import ast
 import inspect
 import math
 
+from .component_refs import ComponentsRef, members_target
 from .compound_params import CompoundRef
 from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
@@ -230,6 +231,8 @@ class StmtTranslator(LoopTranslator):
         raise self.fail("this expression cannot be assigned to inside a kernel")
 
     def array_target(self, array, index):
+        if isinstance(array, ComponentsRef):
+            return members_target(self, array, index)
         indices = self.array_indices(array, index)
         if isinstance(array, FieldRef) and array.activity:  # a store activates sparse cells (sparse_access.py)
             activate_for_store(self, array, indices)
