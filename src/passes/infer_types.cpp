@@ -306,7 +306,9 @@ Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
     fail("Operator '" + std::string(binop_name(b.op)) + "' needs integer operands, but was given " + type_name(tx) +
          " and " + type_name(ty) + ".");
   }
-  DtypeCode t = promote(tx, ty);
+  // Shifts compute in the left operand's type, as upstream (u8 << i32 is u8); other operators promote.
+  bool shift = b.op == BinOp::shl || b.op == BinOp::shr || b.op == BinOp::lshr;
+  DtypeCode t = shift ? tx : promote(tx, ty);
   // Dividing two integers, or atan2 of them, computes in the default float type.
   if ((b.op == BinOp::truediv || b.op == BinOp::atan2) && !is_float(t)) t = options_.default_fp;
   if (b.op == BinOp::rand_bits) t = DtypeCode::u64;  // a 64-bit key and counter give 64 random bits

@@ -25,7 +25,7 @@ bool gives_i32(BinOp op) {
 
 bool needs_integers(BinOp op) {
   return op == BinOp::bit_and || op == BinOp::bit_or || op == BinOp::bit_xor || op == BinOp::shl ||
-         op == BinOp::shr || op == BinOp::rand_bits;
+         op == BinOp::shr || op == BinOp::lshr || op == BinOp::rand_bits;
 }
 
 bool needs_integer(UnOp op) {

@@ -97,7 +97,7 @@ class Ops:
     def bin(self, op, a, b):
         if isinstance(a, VectorValue) or isinstance(b, VectorValue):
             return self._elementwise(lambda x, y: self.bin(op, x, y), a, b, op)
-        if is_number(a) and is_number(b):
+        if is_number(a) and is_number(b) and op in _FOLD_BINARY:  # lshr needs the type's width: the IR folds it
             return _FOLD_BINARY[op](a, b)
         return Expr(f"(bin {op} {self.text(a)} {self.text(b)})")
 
