@@ -138,13 +138,12 @@ def _depends_on_defaults(param):
     if param.kind == "scalar":
         return param.annotation in (int, float)
     if param.kind == "vector":
-        return param.annotation.dtype in (None, int, float)
+        return param.annotation.dtype in (None, int, float) or getattr(param.annotation, "follows_defaults", False)
     if param.kind != "array":
         return False
     dtype = param.annotation.dtype
     if isinstance(dtype, VectorType):
-        dtype = dtype.dtype
-        return dtype is None or dtype in (int, float)
+        return dtype.dtype is None or dtype.dtype in (int, float) or getattr(dtype, "follows_defaults", False)
     return dtype in (int, float)
 
 
