@@ -28,6 +28,18 @@ bool needs_integers(BinOp op) {
          op == BinOp::shr || op == BinOp::lshr || op == BinOp::rand_bits;
 }
 
+const char* python_symbol(BinOp op) {
+  switch (op) {
+    case BinOp::bit_and: return "&";
+    case BinOp::bit_or: return "|";
+    case BinOp::bit_xor: return "^";
+    case BinOp::shl: return "<<";
+    case BinOp::shr: return ">>";
+    case BinOp::lshr: return "qd.bit_shr";
+    default: return binop_name(op).data();
+  }
+}
+
 bool needs_integer(UnOp op) {
   return op == UnOp::bit_not || op == UnOp::popcnt || op == UnOp::clz || op == UnOp::ffs;
 }

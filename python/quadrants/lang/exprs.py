@@ -138,6 +138,11 @@ class ExprTranslator(DynamicIndexing):
     def visit_BinOp(self, node):
         left, right = _list_as_vector(self.visit(node.left), self.visit(node.right))
         op_type = type(node.op)
+        if isinstance(left, ArrayRef) or isinstance(right, ArrayRef):  # a whole field or ndarray: not a value
+            symbol = ast.unparse(ast.BinOp(ast.Name("a"), node.op, ast.Name("b")))[2:-2]
+            raise self.fail(f"Operator '{symbol}': unsupported operand type(s) for '{symbol}': {describe(left)} and "
+                            f"{describe(right)}",
+                            kind="type", hint="index an array to use its elements, e.g. x[i].")
         if isinstance(node.op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
             return self.ops.matmul(left, right)
         if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):

@@ -196,6 +196,11 @@ class StmtTranslator(LoopTranslator):
         else:
             self.builder.emit(target.store_head(text))
 
+    def visit_FunctionDef(self, node):
+        where = "qd.kernel" if self.ctx.is_kernel else "qd.func"
+        raise self.fail(f"Function definition is not allowed in '{where}'",
+                        hint="define the function outside, with @qd.func to call it from kernels.")
+
     def lvalue(self, node):
         """What an assignment target refers to: a local, an array element, or a vector of those."""
         if isinstance(node, ast.Name):

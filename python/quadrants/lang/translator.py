@@ -95,8 +95,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         try:
             method = getattr(self, "visit_" + type(node).__name__, None)
             if method is None:
-                raise self.fail(
-                    f"Python syntax '{type(node).__name__}' is not supported inside kernels",
+                raise self.fail(  # upstream's wording first
+                    f'Unsupported node "{type(node).__name__}": this Python syntax is not supported inside kernels',
                     hint="kernels support assignments, if/while/for, arithmetic, calls of @qd.func and qd.* functions.",
                 )
             return method(node)

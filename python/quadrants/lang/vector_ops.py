@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from .ir_builder import Expr, const_text
-from .values import FormattedText, VectorValue
+from .values import ArrayRef, FormattedText, VectorValue
 
 _FOLD_BINARY = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
@@ -350,6 +350,8 @@ def describe(value):
     if isinstance(value, VectorValue):
         kind = "matrix" if value.is_matrix else "vector"
         return f"a {_shape_text(value.shape)} {kind}" if value.is_matrix else f"a {_shape_text(value.shape)}"
+    if isinstance(value, ArrayRef):
+        return f"array '{value.label}'"
     if isinstance(value, Expr):
         return "a scalar expression"
     if isinstance(value, FormattedText):
