@@ -48,6 +48,9 @@ class Array {
                                        const std::vector<int64_t>& element_shape);
   // Wraps memory someone else owns; owner is released when the last user is gone.
   static std::shared_ptr<Array> wrap(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner);
+  // The scalar array of one entry of every element (element_index: one index per element dim), sharing this
+  // array's memory: its outer dims keep their strides (a vector field's component, get_scalar_field()).
+  std::shared_ptr<Array> component(const std::vector<int64_t>& element_index) const;
 
   // Throws std::runtime_error once released (after qd.reset()).
   const ArrayView& view() const;

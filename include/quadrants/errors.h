@@ -14,6 +14,9 @@ struct AssertionError : std::runtime_error { using std::runtime_error::runtime_e
 // Wrong arguments in a kernel call (missing, extra, unknown keyword): a TypeError that Python sees as
 // quadrants.lang.errors.KernelArgumentError, both QuadrantsSyntaxError (as upstream raises) and TypeError.
 struct ArgumentError : TypeError { using TypeError::TypeError; };
+// An argument of the wrong type (a float for an integer parameter, a non-array for an array one): a TypeError
+// that Python sees as upstream's QuadrantsRuntimeTypeError (a RuntimeError and a TypeError).
+struct ArgumentTypeError : TypeError { using TypeError::TypeError; };
 
 // A user error inside a kernel's source, at a Python line/column (1-based line, 0-based column;
 // 0 when unknown). The Python frontend adds the source line and a caret.

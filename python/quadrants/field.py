@@ -324,12 +324,91 @@ class MatrixField(MatrixContainer, Field):
         super().__init__(dtype, shape, self._checked_element_shape(element_shape), **kwargs)
 
     def get_scalar_field(self, *indices):
-        """Not supported yet: see the message."""
-        raise NotImplementedError(
-            "get_scalar_field() is not supported yet: kernels address a field as contiguous memory, so one "
-            "component of a vector/matrix field cannot be a field of its own. Index the component inside the "
-            "kernel (x[i][j]), or copy it out with x.to_numpy()[..., j]."
-        )
+        """The scalar field of entry (i, j) (of a vector: i) of every element, sharing storage with this field;
+        on a field without a shape, it is placed on its own (field_components.py)."""
+        from .field_components import scalar_field_of
+
+        return scalar_field_of(self, indices)
+
+    def _get_dynamic_index_stride(self):
+        """Bytes between an element's consecutive entries, or None where they are not in one array."""
+        from .field_components import dynamic_index_stride
+
+        return dynamic_index_stride(self)
+
+    def _place(self, node, offset):
+        from . import field_components
+
+        field_components.check_placed_whole(self)
+        super()._place(node, offset)
+        field_components.bind_members(self)
+
+    def _allocate(self):
+        from .field_components import bind_members
+
+        super()._allocate()
+        bind_members(self)
+
+    @property
+    def _composed(self):
+        from .field_components import is_composed
+
+        return is_composed(self)
+
+    def __getitem__(self, key):
+        if not self._composed:
+            return Field.__getitem__(self, key)
+        members, index = self._members_at(key)
+        return element_ref(members, index) if len(index) == len(self.shape) else members._array.get(index)
+
+    def __setitem__(self, key, value):
+        if not self._composed:
+            Field.__setitem__(self, key, value)
+            return
+        members, index = self._members_at(key)
+        if len(index) != len(self.shape):
+            members._array.set(index, value)
+            return
+        values = self._element_values(value)
+        for e in np.ndindex(*self._element_shape):
+            members._array.set(index + list(e), values[e].item())
+
+    def _members_at(self, key):
+        """A composed field's element access: the members, and the index (outer dims, maybe an entry)."""
+        from .field_components import MemberArrays, composed_shape
+
+        self.shape = composed_shape(self)
+        return _Members(self, MemberArrays(self)), ArrayContainer._index(self, key)
+
+    def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):
+        if self._composed:
+            from .field_components import composed_to_numpy
+
+            return composed_to_numpy(self, dtype, keep_dims)
+        return Field.to_numpy(self, dtype, keep_dims, copy=copy)
+
+    def from_numpy(self, arr):
+        if self._composed:
+            from .field_components import composed_from_numpy
+
+            return composed_from_numpy(self, arr)
+        return Field.from_numpy(self, arr)
+
+    def fill(self, value):
+        if self._composed:
+            from .field_components import composed_fill
+
+            return composed_fill(self, value)
+        return Field.fill(self, value)
+
+
+class _Members:
+    """What element_ref reads and writes an element of a composed vector/matrix field through: its members."""
+
+    def __init__(self, field, arrays):
+        self.dtype = field.dtype
+        self._element_shape = field._element_shape
+        self._array = arrays
 
 
 class ScalarField(Field):

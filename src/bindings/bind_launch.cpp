@@ -310,9 +310,10 @@ class Launcher {
     } catch (const ValueError& e) {
       throw ValueError(where(i) + ": " + e.what());
     }
-    if (!is_array) {
-      throw TypeError(where(i) + ": expected an array (qd.ndarray, numpy array, torch tensor or DLPack "
-                      "producer), but got " + describe_object(obj) + ".");
+    if (!is_array) {  // upstream's wording first, which programs and tests match
+      throw ArgumentTypeError("Invalid type for argument " + params_[i].name + ", got " +
+                              std::string(nb::repr(obj).c_str()) + ": " + where(i) + ": expected an array (qd.ndarray, "
+                              "numpy array, torch tensor or DLPack producer), but got " + describe_object(obj) + ".");
     }
     if (element_ndim > 0 && !p.element_shape.empty()) check_element_shape(i, view, element_ndim);
     // Arrays without element dims of their own (numpy, torch) take the annotation's trailing dims.
@@ -452,9 +453,13 @@ class Launcher {
       out.scalar.f = v;
       return;
     }
-    if (!is_bool && PyFloat_Check(obj)) {
-      throw TypeError(where_scalar(p) + ": expected an integer for " + std::string(dtype_name(*p.dtype)) +
-                      ", but got the float " + std::string(nb::repr(obj).c_str()) + "; convert it with int().");
+    if (!is_bool && PyFloat_Check(obj)) {  // upstream's wording first, which programs and tests match
+      std::string type(dtype_name(*p.dtype));
+      throw ArgumentTypeError("Argument (" + std::to_string(&p - params_.data()) + ",) (type=" +
+                              std::string(nb::repr(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj)))).c_str()) +
+                              ") cannot be converted into required type " + type + ": " + where_scalar(p) +
+                              ": expected an integer for " + type + ", but got the float " +
+                              std::string(nb::repr(obj).c_str()) + "; convert it with int().");
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);

@@ -26,6 +26,9 @@ NB_MODULE(_core, m) {
     } catch (const qd::ArgumentError& e) {
       nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("KernelArgumentError");
       PyErr_SetString(cls.ptr(), e.what());
+    } catch (const qd::ArgumentTypeError& e) {
+      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("QuadrantsRuntimeTypeError");
+      PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::TypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const qd::ValueError& e) {

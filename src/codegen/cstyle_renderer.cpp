@@ -176,6 +176,7 @@ std::string CStyleRenderer::binary(const Binary& b) {
     case BinOp::rand_bits: return "qd_rand_bits(" + x + ", " + y + ")";
     case BinOp::shl: return "qd_shl<" + type_name(t) + ">(" + x + ", " + y + ")";
     case BinOp::shr: return "qd_shr<" + type_name(t) + ">(" + x + ", " + y + ")";
+    case BinOp::lshr: return "qd_lshr<" + type_name(t) + ">(" + x + ", " + y + ")";
     default: break;
   }
   std::string text = "(" + x + " " + binary_symbol(b.op) + " " + y + ")";

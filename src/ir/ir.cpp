@@ -117,9 +117,10 @@ const Param* Kernel::find_param(const std::string& param_name) const {
 namespace {
 
 // Indexed by the enum's value; the text form's spelling of each operator.
-constexpr std::array<std::string_view, 26> kBinOpNames = {
+constexpr std::array<std::string_view, 27> kBinOpNames = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "bit_and", "bit_or",
-    "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "rand_bits", "raw_div", "raw_mod"};
+    "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "rand_bits", "raw_div", "raw_mod",
+    "lshr"};
 constexpr std::array<std::string_view, 25> kUnOpNames = {
     "neg", "not", "bit_not", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh",
     "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf", "popcnt", "clz", "ffs"};

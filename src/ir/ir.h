@@ -73,7 +73,8 @@ struct Arg : ExprNode {
 enum class BinOp {
   add, sub, mul, truediv, floordiv, mod, pow, min, max, atan2,
   bit_and, bit_or, bit_xor, shl, shr, eq, ne, lt, le, gt, ge, logical_and, logical_or, rand_bits,
-  raw_div, raw_mod  // C semantics: truncating integer division, remainder with the dividend's sign, fmod
+  raw_div, raw_mod,  // C semantics: truncating integer division, remainder with the dividend's sign, fmod
+  lshr  // logical shift right: zeros shift in whatever the sign (qd.bit_shr)
 };
 
 struct Binary : ExprNode {

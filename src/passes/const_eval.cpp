@@ -113,6 +113,9 @@ std::optional<Expr> fold_int(BinOp op, DtypeCode t, int64_t x, int64_t y) {
     case BinOp::shr:  // docs/IR.md: out-of-range amounts shift every bit out
       if (y < 0 || y >= bits) return int_result(t, s && x < 0 ? ~uint64_t{0} : 0);
       return int_result(t, s ? static_cast<uint64_t>(x >> y) : ux >> y);
+    case BinOp::lshr:  // the bits of t's width only: a negative value's sign-extended bits stay out
+      if (y < 0 || y >= bits) return int_result(t, 0);
+      return int_result(t, (bits == 64 ? ux : ux & ((uint64_t{1} << bits) - 1)) >> y);
     case BinOp::eq: return cmp(x == y);
     case BinOp::ne: return cmp(x != y);
     case BinOp::lt: return cmp(less);

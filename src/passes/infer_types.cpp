@@ -114,7 +114,7 @@ class TypeInference : public IRMutator {
     ArrayRef out = mutate_ref(ref, changed);
     for (size_t i = 0; i < out.indices.size(); ++i) {
       if (is_float(type_of(out.indices[i]))) {
-        fail("Index " + std::to_string(i) + " of array '" + ref.array + "' must be an integer, but it is " +
+        fail("Array indices must be integers, but index " + std::to_string(i) + " of array '" + ref.array + "' is " +
              type_name(type_of(out.indices[i])) + ". Convert it with qd.cast(..., qd.i32).");
       }
     }
@@ -303,10 +303,12 @@ Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
   Expr x = mutate(b.a), y = mutate(b.b);
   DtypeCode tx = type_of(x), ty = type_of(y);
   if (needs_integers(b.op) && (is_float(tx) || is_float(ty))) {
-    fail("Operator '" + std::string(binop_name(b.op)) + "' needs integer operands, but was given " + type_name(tx) +
-         " and " + type_name(ty) + ".");
+    fail("unsupported operand type(s) for '" + std::string(python_symbol(b.op)) + "': " + type_name(tx) + " and " +
+         type_name(ty) + "; operator '" + std::string(binop_name(b.op)) + "' needs integer operands.");
   }
-  DtypeCode t = promote(tx, ty);
+  // Shifts compute in the left operand's type, as upstream (u8 << i32 is u8); other operators promote.
+  bool shift = b.op == BinOp::shl || b.op == BinOp::shr || b.op == BinOp::lshr;
+  DtypeCode t = shift ? tx : promote(tx, ty);
   // Dividing two integers, or atan2 of them, computes in the default float type.
   if ((b.op == BinOp::truediv || b.op == BinOp::atan2) && !is_float(t)) t = options_.default_fp;
   if (b.op == BinOp::rand_bits) t = DtypeCode::u64;  // a 64-bit key and counter give 64 random bits

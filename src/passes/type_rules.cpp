@@ -25,7 +25,19 @@ bool gives_i32(BinOp op) {
 
 bool needs_integers(BinOp op) {
   return op == BinOp::bit_and || op == BinOp::bit_or || op == BinOp::bit_xor || op == BinOp::shl ||
-         op == BinOp::shr || op == BinOp::rand_bits;
+         op == BinOp::shr || op == BinOp::lshr || op == BinOp::rand_bits;
+}
+
+const char* python_symbol(BinOp op) {
+  switch (op) {
+    case BinOp::bit_and: return "&";
+    case BinOp::bit_or: return "|";
+    case BinOp::bit_xor: return "^";
+    case BinOp::shl: return "<<";
+    case BinOp::shr: return ">>";
+    case BinOp::lshr: return "qd.bit_shr";
+    default: return binop_name(op).data();
+  }
 }
 
 bool needs_integer(UnOp op) {

@@ -14,6 +14,8 @@ bool gives_i32(ir::BinOp op);
 
 // Operators defined only on integers.
 bool needs_integers(ir::BinOp op);
+// How Python spells an integer-only operator in messages ('&', '<<', ...); the IR name for the others.
+const char* python_symbol(ir::BinOp op);
 
 // Unary operators defined only on integers (bit_not and the bit counts popcnt, clz, ffs).
 bool needs_integer(ir::UnOp op);

@@ -102,6 +102,28 @@ std::shared_ptr<Array> Array::wrap(const ArrayView& view, int element_ndim, std:
   return std::shared_ptr<Array>(new Array(view, element_ndim, std::move(owner)));
 }
 
+std::shared_ptr<Array> Array::component(const std::vector<int64_t>& element_index) const {
+  const ArrayView& whole = view();
+  if (static_cast<int>(element_index.size()) != element_ndim_) {
+    throw ValueError("component(): expected " + std::to_string(element_ndim_) + " element index(es), got " +
+                                std::to_string(element_index.size()) + ".");
+  }
+  ArrayView part = whole;
+  part.ndim = outer_ndim();
+  int64_t offset = 0;
+  for (int d = 0; d < element_ndim_; ++d) {
+    int64_t extent = whole.shape[part.ndim + d];
+    if (element_index[d] < 0 || element_index[d] >= extent) {
+      throw IndexError("component(): element index " + std::to_string(element_index[d]) +
+                              " is out of range for an element dim of " + std::to_string(extent) + ".");
+    }
+    offset += element_index[d] * whole.strides[part.ndim + d];
+  }
+  for (int d = part.ndim; d < QD_MAX_NDIM; ++d) part.shape[d] = part.strides[d] = 0;
+  part.data = static_cast<char*>(whole.data) + offset * dtype_size(whole.dtype);
+  return wrap(part, 0, owner_);
+}
+
 const ArrayView& Array::view() const {
   if (released_) {
     throw std::runtime_error(

@@ -53,6 +53,21 @@ TEST(Array, ReleaseMakesUseAClearError) {
   }
 }
 
+TEST(Array, ComponentIsAStridedViewSharingMemory) {
+  auto array = Array::create(DtypeCode::f32, {4}, {3, 2});
+  auto part = array->component({2, 1});
+  const ArrayView& view = part->view();
+  ASSERT_EQ(view.ndim, 1);
+  EXPECT_EQ(part->element_ndim(), 0);
+  EXPECT_EQ(view.shape[0], 4);
+  EXPECT_EQ(view.strides[0], 6);
+  EXPECT_FALSE(view.is_contiguous());
+  EXPECT_EQ(static_cast<float*>(view.data), static_cast<float*>(array->view().data) + 5);
+  EXPECT_EQ(part->owner(), array->owner());  // the view keeps the memory alive
+  EXPECT_THROW(array->component({3, 0}), IndexError);
+  EXPECT_THROW(array->component({0}), ValueError);
+}
+
 TEST(Array, ElementOffsetChecksBounds) {
   auto array = Array::create(DtypeCode::i16, {2, 3}, {});
   EXPECT_EQ(element_offset(array->view(), {1, 2}), (3 + 2) * 2);

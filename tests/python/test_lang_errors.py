@@ -1,6 +1,8 @@
 # tests/python/test_lang_errors.py: user errors of the kernel frontend: file:line, source line, caret, message, hint.
 import inspect
 
+import numpy as np
+
 import pytest
 
 import quadrants as qd
@@ -32,7 +34,7 @@ def test_unsupported_syntax_shows_file_line_source_and_caret():
     assert isinstance(err, qd.QuadrantsSyntaxError)
     line = line_of(k.fn, "{j: j for j")
     lines = str(err).splitlines()
-    assert lines[0] == f"{__file__}:{line}:20: Python syntax 'DictComp' is not supported inside kernels."
+    assert lines[0] == f"{__file__}:{line}:20: Unsupported node \"DictComp\": this Python syntax is not supported inside kernels."
     assert lines[1] == "                x[i] = {j: j for j in range(3)}"
     assert lines[2] == "                       ^"
     assert lines[3].startswith("hint: ")
@@ -47,7 +49,7 @@ def test_break_in_a_parallel_loop_suggests_serializing():
                 break
 
     err = error_of(k)
-    assert err.message == "'break' is not allowed in a parallel (outermost) loop."
+    assert err.message == "Cannot break in the outermost loop: it runs in parallel."
     assert err.hint == "add qd.loop_config(serialize=True) before the loop to run it serially."
     assert err.line == line_of(k.fn, "break")
 
@@ -209,3 +211,65 @@ def test_kernel_user_error_from_a_pass_gets_source_context():
                          {line: source})
     assert isinstance(err, qd.QuadrantsTypeError)
     assert str(err).splitlines()[1:] == ["            x[0] = 1", "            ^"]
+
+
+# Upstream's wording, which programs and its tests match, leads these messages; ours follows.
+
+
+def test_function_definitions_inside_kernels_and_funcs():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        def helper():
+            pass
+
+    @qd.func
+    def f():
+        def helper():
+            pass
+
+    @qd.kernel
+    def calls_f(x: qd.types.ndarray()):
+        f()
+
+    err = error_of(k)
+    assert isinstance(err, qd.QuadrantsSyntaxError)
+    assert str(err).splitlines()[0].endswith("Function definition is not allowed in 'qd.kernel'.")
+    assert "Function definition is not allowed in 'qd.func'." in str(error_of(calls_f))
+
+
+def compile_error_of(kernel):
+    with pytest.raises(qd.QuadrantsCompilationError) as info:
+        kernel(np.zeros(2, np.float32))
+    return info.value
+
+
+def test_raise_static_and_whole_array_operands():
+    @qd.kernel
+    def raises(x: qd.types.ndarray()):
+        raise ValueError()
+
+    @qd.kernel
+    def static_of_runtime(x: qd.types.ndarray()):
+        if qd.static(x[0] > 0):
+            pass
+
+    @qd.kernel
+    def whole_array(x: qd.types.ndarray()):
+        x[0] = 2 * x
+
+    assert 'Unsupported node "Raise": this Python syntax is not supported inside kernels.' in str(
+        compile_error_of(raises))
+    assert ("qd.static() arguments must be compile-time constants, but got a kernel value."
+            in str(compile_error_of(static_of_runtime)))
+    err = compile_error_of(whole_array)
+    assert isinstance(err, qd.QuadrantsTypeError)
+    assert "Operator '*': unsupported operand type(s) for '*': the Python value 2 (int) and array 'x'." in str(err)
+
+
+def test_float_index_names_the_array():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[1.5] = 0
+
+    assert ("Array indices must be integers, but index 0 of array 'x' is f32. Convert it with qd.cast(..., qd.i32)."
+            in str(compile_error_of(k)))

@@ -82,8 +82,10 @@ def test_vector_annotation_rejects_a_vector_ndarray_of_another_length():
 @pytest.mark.parametrize("given, described", [([1.0, 2.0], "builtins.list"), (None, "builtins.NoneType"),
                                               (3.0, "builtins.float")])
 def test_a_non_array_for_an_ndarray_param(given, described):
-    with raises_exactly(TypeError, "Kernel 'store' argument 'x': expected an array (qd.ndarray, numpy array, torch "
-                        f"tensor or DLPack producer), but got {described}."):
+    # upstream's QuadrantsRuntimeTypeError (a TypeError), its wording first
+    with raises_exactly(qd.QuadrantsRuntimeTypeError, f"Invalid type for argument x, got {given!r}: Kernel 'store' "
+                        "argument 'x': expected an array (qd.ndarray, numpy array, torch tensor or DLPack producer), "
+                        f"but got {described}."):
         store(given, 0, 1.0)
 
 
@@ -99,8 +101,9 @@ def test_a_string_for_scalar_params():
 
 def test_a_float_for_an_int_param():
     x = np.zeros(3, dtype=np.float32)
-    with raises_exactly(TypeError, "Kernel 'store' argument 'n': expected an integer for i32, but got the float 1.5; "
-                        "convert it with int()."):
+    with raises_exactly(qd.QuadrantsRuntimeTypeError, "Argument (1,) (type=<class 'float'>) cannot be converted into "
+                        "required type i32: Kernel 'store' argument 'n': expected an integer for i32, but got the "
+                        "float 1.5; convert it with int()."):
         store(x, 1.5, 1.0)
     assert x.tolist() == [0, 0, 0]
 

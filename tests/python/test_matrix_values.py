@@ -445,11 +445,6 @@ def test_copy_from_between_vector_fields_and_ndarrays():
         dst.copy_from(qd.field(qd.math.vec2, shape=3))
 
 
-def test_get_scalar_field_says_why_it_is_not_supported():
-    with pytest.raises(NotImplementedError, match=r"get_scalar_field\(\) is not supported yet"):
-        qd.Vector.field(3, qd.f32, shape=2).get_scalar_field(0)
-
-
 def test_bad_element_shapes_and_gradients_are_errors():
     with pytest.raises(ValueError, match=r"Vector/matrix dimensions must be positive ints, but got \(0,\)"):
         qd.ndarray(qd.types.vector(0, qd.f32), shape=2)
@@ -579,3 +574,19 @@ def test_assigning_a_vector_computed_from_its_own_entries_reads_them_all_first()
     np.testing.assert_allclose(out.to_numpy()[2], [[2, 3], j @ [3, 4]], atol=1e-6)
     np.testing.assert_allclose(f.to_numpy(), [m @ m, np.eye(2)])
     np.testing.assert_allclose(a.to_numpy(), [x.T @ x for x in a_np])
+
+
+def test_uvec_types_follow_default_ip():
+    assert qd.math.uvec2.dtype is qd.u32
+    assert qd.math.uvec4(1, 2, 3, 4).to_numpy().dtype == np.uint32
+
+    @qd.kernel
+    def widest(x: qd.math.uvec2) -> qd.u64:
+        v = qd.math.uvec2(qd.u64(2**63 + 5), 1)
+        return qd.u64(v.x) + x.y
+
+    qd.init(default_ip=qd.i64)  # default_up becomes u64: uvec types and kernels over them follow
+    assert qd.math.uvec3.dtype is qd.u64
+    assert qd.math.uvec3 == qd.types.vector(3, qd.u64)
+    assert qd.math.uvec2.ndarray(shape=2).dtype is qd.u64
+    assert widest(qd.math.uvec2(0, 2**40)) == 2**63 + 5 + 2**40

@@ -93,6 +93,24 @@ def _python_raw_div(a, b):
     return np.true_divide(a, b)
 
 
+
+
+def _python_bit_shr(x, n):
+    """Logical shift right of numpy integers (their own width): zeros shift in."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"qd.bit_shr() takes integers, but got {x.dtype}.")
+    bits = x.dtype.itemsize * 8
+    unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    shifted = np.where((np.asarray(n) >= 0) & (np.asarray(n) < bits), unsigned >> np.asarray(n, unsigned.dtype) % bits, 0)
+    return shifted.astype(unsigned.dtype).view(x.dtype)[()]
+
+
+# x >> n shifts the sign in for signed integers; bit_shr shifts zeros in (the IR's lshr).
+bit_shr = _binary("bit_shr", _python_bit_shr, op="lshr")
+bit_sar = _binary("bit_sar", lambda x, n: np.right_shift(x, n), op="shr")
+bit_shl = _binary("bit_shl", lambda x, n: np.left_shift(x, n), op="shl")
+
 # C semantics, unlike // and %: the quotient truncates toward zero, the remainder takes the dividend's sign.
 raw_div = _binary("raw_div", _python_raw_div)
 raw_mod = _binary("raw_mod", np.fmod)

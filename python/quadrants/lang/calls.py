@@ -225,13 +225,13 @@ class CallTranslator:
             leaves = [self.scalar_leaf_labels[a.text] for a in args if isinstance(a, Expr) and a.text in
                       self.scalar_leaf_labels]
             if leaves:
-                raise self.fail(f"qd.static() needs values known at compile time, but '{leaves[0]}' is a runtime "
+                raise self.fail(f"qd.static() arguments must be compile-time constants, but '{leaves[0]}' is a runtime "
                                 "kernel argument", kind="type",
                                 hint="members of a dataclass annotated with a dtype, and the numbers of a "
                                 "data_oriented(template_primitives=False) class, are read at every call; annotate "
                                 "the member qd.template() or drop template_primitives=False to bake it.")
             if any(is_runtime(a) for a in args):
-                raise self.fail("qd.static() needs values known at compile time, but got a kernel value",
+                raise self.fail("qd.static() arguments must be compile-time constants, but got a kernel value",
                                 hint="pass Python constants, template arguments or closure variables.")
             return args[0] if len(args) == 1 else tuple(args)
         if kind in ("static_assert", "static_print"):  # compile-time only (stmts.py)

@@ -10,6 +10,7 @@ from .dynamic_index import DynamicIndexing, ElementLoad
 from .ir_builder import Expr
 from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
+from .component_refs import ComponentsRef, members_element
 from .struct_values import StructField, StructVar, is_struct
 from . import tile_slices
 from .simt_values import SharedArray
@@ -137,6 +138,11 @@ class ExprTranslator(DynamicIndexing):
     def visit_BinOp(self, node):
         left, right = _list_as_vector(self.visit(node.left), self.visit(node.right))
         op_type = type(node.op)
+        if isinstance(left, ArrayRef) or isinstance(right, ArrayRef):  # a whole field or ndarray: not a value
+            symbol = ast.unparse(ast.BinOp(ast.Name("a"), node.op, ast.Name("b")))[2:-2]
+            raise self.fail(f"Operator '{symbol}': unsupported operand type(s) for '{symbol}': {describe(left)} and "
+                            f"{describe(right)}",
+                            kind="type", hint="index an array to use its elements, e.g. x[i].")
         if isinstance(node.op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
             return self.ops.matmul(left, right)
         if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):
@@ -330,6 +336,8 @@ class ExprTranslator(DynamicIndexing):
         return [self.ops.text(self.scalar(part, "an array index")) for part in parts]
 
     def array_element(self, array, index):
+        if isinstance(array, ComponentsRef):
+            return members_element(self, array, index)
         indices = self.array_indices(array, index)
         if not array.element_shape:
             return Expr(f"(load {array.name} ({' '.join(indices)}) ())")

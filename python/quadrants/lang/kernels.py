@@ -138,13 +138,12 @@ def _depends_on_defaults(param):
     if param.kind == "scalar":
         return param.annotation in (int, float)
     if param.kind == "vector":
-        return param.annotation.dtype in (None, int, float)
+        return param.annotation.dtype in (None, int, float) or getattr(param.annotation, "follows_defaults", False)
     if param.kind != "array":
         return False
     dtype = param.annotation.dtype
     if isinstance(dtype, VectorType):
-        dtype = dtype.dtype
-        return dtype is None or dtype in (int, float)
+        return dtype.dtype is None or dtype.dtype in (int, float) or getattr(dtype, "follows_defaults", False)
     return dtype in (int, float)
 
 
@@ -211,6 +210,9 @@ class KernelDefinition:
 
     def translate(self, spec, slot_values, leaves=None, struct_values=None):
         """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
+        from ..field_components import check_composed_fields
+
+        check_composed_fields()  # as upstream before it compiles: each vector field's members in one shape
         if self.return_spec is not None:
             source = function_source(self.fn)
             if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree)):

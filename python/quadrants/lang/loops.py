@@ -318,7 +318,7 @@ class LoopTranslator:
             loop.jump = what
             return False
         if self.loops[-1] == "parallel" and what == "break":
-            raise self.fail("'break' is not allowed in a parallel (outermost) loop",
+            raise self.fail("Cannot break in the outermost loop: it runs in parallel",
                             hint="add qd.loop_config(serialize=True) before the loop to run it serially.")
         return True
 

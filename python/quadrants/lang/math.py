@@ -4,7 +4,7 @@ import math as _pymath
 import numpy as _np
 
 from . import builtins as _b
-from .._dtypes import u32 as _u32
+from .._dtypes import i64 as _i64, u32 as _u32, u64 as _u64
 from .types import VectorType as _VectorType
 
 pi = _pymath.pi
@@ -88,7 +88,25 @@ inverse = _composite("inverse", _np.linalg.inv, lambda ops, a: ops.inverse(a))
 
 vec2, vec3, vec4 = (_VectorType((n,), None) for n in (2, 3, 4))
 ivec2, ivec3, ivec4 = (_VectorType((n,), int) for n in (2, 3, 4))
-uvec2, uvec3, uvec4 = (_VectorType((n,), _u32) for n in (2, 3, 4))  # upstream's default_up is u32
+
+
+class _UnsignedVectorType(_VectorType):
+    """uvec2..uvec4: vectors of default_up, the unsigned type as wide as qd.init(default_ip=...): u32, or u64
+    under default_ip=qd.i64 (read when used, as vec3 follows default_fp)."""
+
+    follows_defaults = True  # kernels.py: a parameter of this type is re-specialized after qd.init()
+
+    def __init__(self, n):
+        self.shape = (n,)
+
+    @property
+    def dtype(self):
+        from .. import _runtime
+
+        return _u64 if _runtime.config().default_ip is _i64 else _u32
+
+
+uvec2, uvec3, uvec4 = (_UnsignedVectorType(n) for n in (2, 3, 4))
 mat2, mat3, mat4 = (_VectorType((n, n), None) for n in (2, 3, 4))
 
 from .math_transforms import rot_by_axis, rot_yaw_pitch_roll, rotation2d, rotation3d, scale, translate, vdir  # noqa: E402,F401

@@ -3,6 +3,7 @@ import ast
 import inspect
 import math
 
+from .component_refs import ComponentsRef, members_target
 from .compound_params import CompoundRef
 from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_indices, is_runtime
@@ -195,6 +196,11 @@ class StmtTranslator(LoopTranslator):
         else:
             self.builder.emit(target.store_head(text))
 
+    def visit_FunctionDef(self, node):
+        where = "qd.kernel" if self.ctx.is_kernel else "qd.func"
+        raise self.fail(f"Function definition is not allowed in '{where}'",
+                        hint="define the function outside, with @qd.func to call it from kernels.")
+
     def lvalue(self, node):
         """What an assignment target refers to: a local, an array element, or a vector of those."""
         if isinstance(node, ast.Name):
@@ -230,6 +236,8 @@ class StmtTranslator(LoopTranslator):
         raise self.fail("this expression cannot be assigned to inside a kernel")
 
     def array_target(self, array, index):
+        if isinstance(array, ComponentsRef):
+            return members_target(self, array, index)
         indices = self.array_indices(array, index)
         if isinstance(array, FieldRef) and array.activity:  # a store activates sparse cells (sparse_access.py)
             activate_for_store(self, array, indices)

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .calls import CallTranslator
+from .component_refs import components_ref
 from .compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array, member_annotation
 from .data_oriented import bakes_primitives, is_compound
 from .tensor_params import ARRAY, unwrap
@@ -94,8 +95,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         try:
             method = getattr(self, "visit_" + type(node).__name__, None)
             if method is None:
-                raise self.fail(
-                    f"Python syntax '{type(node).__name__}' is not supported inside kernels",
+                raise self.fail(  # upstream's wording first
+                    f'Unsupported node "{type(node).__name__}": this Python syntax is not supported inside kernels',
                     hint="kernels support assignments, if/while/for, arithmetic, calls of @qd.func and qd.* functions.",
                 )
             return method(node)
@@ -140,6 +141,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         return value
 
     def global_array(self, container, py_name=None, label=None):
+        if getattr(container, "_composed", False):  # members placed one by one (component_refs.py)
+            return components_ref(self, container, py_name, label)
         ref = self.global_refs.get(id(container))
         if ref is None:
             # Named after the Python global where there is one, so bounds errors name the field.
@@ -396,10 +399,11 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
         if leaf.path not in tr.leaf_texts:  # planned but not read by this specialization
             tr.leaf(leaf, None, False)
         param_texts.append(tr.leaf_texts[leaf.path])
-    for ref in tr.global_refs.values():
+    for ref, container in zip(tr.global_refs.values(), tr.globals):
         shape = " ".join(map(str, ref.element_shape))
         ndim = getattr(ref, "storage_ndim", ref.ndim)  # a sparse field's pool has a dim more (sparse_access.py)
-        param_texts.append(f"(array {ref.name} {ref.dtype_name} {ndim} ({shape}) 1 1)")
+        contiguous = int(getattr(container._array, "is_contiguous", True))  # a component view is strided
+        param_texts.append(f"(array {ref.name} {ref.dtype_name} {ndim} ({shape}) {contiguous} 1)")
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
         f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}) "

@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from .ir_builder import Expr, const_text
-from .values import FormattedText, VectorValue
+from .values import ArrayRef, FormattedText, VectorValue
 
 _FOLD_BINARY = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
@@ -97,7 +97,7 @@ class Ops:
     def bin(self, op, a, b):
         if isinstance(a, VectorValue) or isinstance(b, VectorValue):
             return self._elementwise(lambda x, y: self.bin(op, x, y), a, b, op)
-        if is_number(a) and is_number(b):
+        if is_number(a) and is_number(b) and op in _FOLD_BINARY:  # lshr needs the type's width: the IR folds it
             return _FOLD_BINARY[op](a, b)
         return Expr(f"(bin {op} {self.text(a)} {self.text(b)})")
 
@@ -350,6 +350,8 @@ def describe(value):
     if isinstance(value, VectorValue):
         kind = "matrix" if value.is_matrix else "vector"
         return f"a {_shape_text(value.shape)} {kind}" if value.is_matrix else f"a {_shape_text(value.shape)}"
+    if isinstance(value, ArrayRef):
+        return f"array '{value.label}'"
     if isinstance(value, Expr):
         return "a scalar expression"
     if isinstance(value, FormattedText):

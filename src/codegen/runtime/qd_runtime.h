@@ -205,6 +205,11 @@ QD_FUNC T qd_shr(T a, T n) {
   if (n < T(0) || n >= T(8 * sizeof(T))) return a < T(0) ? T(-1) : T(0);
   return static_cast<T>(a >> n);
 }
+template <class T>
+QD_FUNC T qd_lshr(T a, T n) {  // zeros shift in: the shift of a's bit pattern as the unsigned type
+  if (n < T(0) || n >= T(8 * sizeof(T))) return T(0);
+  return static_cast<T>(static_cast<typename qd_unsigned<T>::type>(a) >> n);
+}
 
 // Float -> integer: truncation toward zero; NaN gives 0 and a value beyond the type's range its
 // nearest end, as CUDA's conversions do, so no input is undefined behaviour.
