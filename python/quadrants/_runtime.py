@@ -283,6 +283,9 @@ def reset():
     from .lang import impl
 
     impl.get_runtime().clear()  # through the class, so hooks applications wrap around clear() run
+    from . import field_components
+
+    field_components.forget_composed_fields()
     for array in list(_live_arrays):
         array._release()
     _live_arrays.clear()

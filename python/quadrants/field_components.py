@@ -117,6 +117,11 @@ def member_shapes(field):
     return shapes
 
 
+def forget_composed_fields():
+    """qd.reset(): fields of the old runtime are no longer checked (a traceback may still hold one)."""
+    _composed.clear()
+
+
 def check_composed_fields():
     """Every composed field's members have one shape (upstream's check when the program materializes)."""
     for field in list(_composed):
