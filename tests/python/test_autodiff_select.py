@@ -157,3 +157,25 @@ def test_stencil_forward_mode_matches_finite_differences(debug64):
     with qd.ad.FwdMode(loss=out, param=x, seed=list(seed.ravel())):
         stencil()
     np.testing.assert_allclose(out.dual.to_numpy(), (outs[0] - outs[1]) / 2e-6, rtol=1e-6, atol=1e-7)
+
+
+def test_boundary_ternaries_in_conditions_and_constant_arrays_grad(debug):
+    x = qd.field(qd.f32, shape=8, needs_grad=True)
+    w = qd.field(qd.f32, shape=8)  # no gradient: its loads are constants, still read only when chosen
+    y = qd.field(qd.f32, shape=8, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            v = x[i] * (w[i + 1] if i < 7 else 1.0)
+            if (x[i - 1] if i > 0 else 0.0) > 2.5:  # the condition of an if reads past x's start at i == 0
+                v = v * 3.0
+            y[i] = v
+
+    x.from_numpy(np.arange(8, dtype=np.float32))
+    w.from_numpy(np.full(8, 2.0, dtype=np.float32))
+    k()
+    y.grad.fill(1.0)
+    k.grad()
+    # v = x[i] * (2, or 1 at i = 7), tripled where x[i - 1] = i - 1 > 2.5, i.e. i >= 4.
+    np.testing.assert_array_equal(x.grad.to_numpy(), [2, 2, 2, 2, 6, 6, 6, 3])
