@@ -26,12 +26,14 @@
 // copy of each changed local into a merged version), stores and atomics into arrays with a GRAD
 // (sinks), branches and loops. An emitter writes each region as its forward replay (the values, no
 // sinks) followed by its reverse sweep, which reads those values; versions assigned in branches and
-// all adjoints are declared at the top of their region so the sweep sees them.
+// all adjoints are declared at the top of their region so the sweep sees them. Before that, selects
+// whose arms load arrays become ifs (lazy_selects.h), so the arm not taken is neither replayed nor swept.
 #include <map>
 #include <set>
 
 #include "ir/ir_mutator.h"
 #include "passes/ad_rules.h"
+#include "passes/lazy_selects.h"
 #include "passes/passes.h"
 #include "passes/reverse_ad_control.h"
 #include "passes/reverse_ad_exclusive.h"
@@ -414,6 +416,10 @@ Kernel reverse_ad(const Kernel& kernel) {
   std::map<std::string, std::string> grad_of = checked_pairs(kernel, kernel.adjoints, "gradient");
   Kernel primal = kernel;
   primal.body = BreakContinueLowering(kernel).run(kernel.body);
+  std::set<std::string> used;
+  for (const Param& p : primal.params) used.insert(p.name);
+  collect_local_names(primal.body, used);
+  primal.body = lower_lazy_selects(primal.body, used);  // selects with loads in their arms become ifs
   TapeBuilder builder(primal, grad_of);
   Region top = builder.build();
   Kernel adjoint = kernel;
