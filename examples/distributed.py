@@ -83,6 +83,9 @@ def run_rank(rank, store_path, result_path):
         with open(result_path, "w") as f:
             json.dump({"total": total.item(), "expected_total": expected_total,
                        "ddp_grad": grad.tolist(), "full_batch_grad": reference.w.grad.tolist()}, f)
+    # Both ranks arrive before either tears its connections down: a rank that destroys the group while the
+    # other still talks to it can make gloo's background thread abort the process (seen once on a busy machine).
+    dist.barrier()
     dist.destroy_process_group()
 
 
