@@ -40,7 +40,7 @@ def step(k: qd.template(), t_in: qd.template(), t_out: qd.template(), dt: qd.f32
 
 @qd.kernel
 def total(t: qd.template()) -> qd.f64:
-    result = 0.0
+    result = qd.f64(0.0)  # a plain 0.0 would be a default_fp (f32) local
     for y, x in t:
         result += qd.cast(t[y, x], qd.f64)
     return result

@@ -34,6 +34,7 @@ struct CudaCompiledKernel {
   std::vector<DtypeCode> returns;  // value k is stored as a QdArg.scalar at frame offset 8k
   int64_t frame_bytes = 0;         // device scratch the launcher allocates per launch (>= 8 per returned value)
   std::vector<std::string> assert_messages;  // same meaning as CompiledKernel's
+  std::vector<KernelWarning> warnings;       // same meaning as CompiledKernel's
   std::string source;                        // generated CUDA C++
   int num_params = 0;
   std::vector<KernelParam> params;

@@ -8,6 +8,7 @@
 
 #include "quadrants/dtype.h"
 #include "quadrants/kernel_abi.h"
+#include "quadrants/kernel_warning.h"
 
 namespace qd {
 
@@ -36,6 +37,7 @@ struct CompiledKernel {
   bool debug = false;
   // Debug mode: a QdKernelError with code 2 is a failed assert; its arg_index indexes this.
   std::vector<std::string> assert_messages;
+  std::vector<KernelWarning> warnings;  // about the kernel's source (the Python layer shows them)
   std::shared_ptr<void> library;  // the dlopen handle
 };
 

@@ -8,6 +8,7 @@
 
 #include <tuple>
 
+#include "bindings/kernel_warnings.h"
 #include "quadrants/cuda_jit.h"
 
 namespace nb = nanobind;
@@ -20,6 +21,7 @@ void bind_cuda_jit(nb::module_& m) {
   nb::class_<CudaCompiledKernel>(m, "CudaCompiledKernel")
       .def_ro("name", &CudaCompiledKernel::name)
       .def_ro("is_ptx", &CudaCompiledKernel::is_ptx)
+      .def_prop_ro("warnings", [](const CudaCompiledKernel& k) { return warning_tuples(k.warnings); })
       .def_prop_ro("image_size", [](const CudaCompiledKernel& k) { return k.image.size(); })
       .def_prop_ro("image", [](const CudaCompiledKernel& k) { return nb::bytes(k.image.data(), k.image.size()); })
       .def_prop_ro("tasks",

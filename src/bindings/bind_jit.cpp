@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "bindings/kernel_warnings.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
 #include "quadrants/errors.h"
@@ -52,7 +53,8 @@ void bind_jit(nb::module_& m) {
       .def_ro("library_path", &CompiledKernel::library_path)
       .def_ro("num_params", &CompiledKernel::num_params)
       .def_ro("debug", &CompiledKernel::debug)
-      .def_ro("assert_messages", &CompiledKernel::assert_messages);
+      .def_ro("assert_messages", &CompiledKernel::assert_messages)
+      .def_prop_ro("warnings", [](const CompiledKernel& k) { return warning_tuples(k.warnings); });
 
   m.def("compile_kernel", &compile_kernel, nb::arg("ir_text"),
         "Compiles kernel IR text (docs/IR.md) to a loaded native kernel, through the disk cache.");

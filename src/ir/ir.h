@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "quadrants/dtype.h"
+#include "quadrants/kernel_warning.h"
 
 namespace qd::ir {
 
@@ -482,6 +483,7 @@ struct Kernel {
   std::vector<DtypeCode> returns;  // the returned scalars in order; empty: void
   std::vector<Function> functions;  // called by `call` statements; every pass handles their bodies too
   Block body;
+  std::vector<KernelWarning> warnings;  // found by the passes (infer_types: precision lost in assignments)
   const Param* find_param(const std::string& name) const;
   const Function* find_function(const std::string& name) const;
 };

@@ -26,6 +26,7 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
   for (const ir::Param& p : kernel.params) out->params.push_back(jit::public_param(p));
   out->debug = kernel.options.debug;
   out->assert_messages = std::move(generated.assert_messages);
+  out->warnings = kernel.warnings;
   out->library = lib.handle;
   return out;
 }

@@ -78,6 +78,7 @@ std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string&
   out->source = std::move(source);
   out->num_params = static_cast<int>(kernel.params.size());
   for (const ir::Param& p : kernel.params) out->params.push_back(jit::public_param(p));
+  out->warnings = kernel.warnings;
   out->param_written = std::move(generated.param_written);
   out->i32_extents = std::move(generated.i32_extents);
   out->debug = kernel.options.debug || codegen::uses_ad_stack(kernel);

@@ -11,6 +11,9 @@
 //          bounds, a return in a kernel without a return type, a return with the wrong number of
 //          values in a function, a by-reference argument or a call result whose local has another
 //          type than the param or returned value.
+// Warns (Kernel::warnings), as upstream does: an assign, store or atomic whose value has a wider type than
+//          its target ("Assign may lose precision: f32 <- f64"), e.g. `total = 0.0` then `total += f64 value`.
+#include <cmath>
 #include <map>
 
 #include "ir/ir_mutator.h"
@@ -26,11 +29,31 @@ using namespace qd::ir;
 
 std::string type_name(DtypeCode t) { return std::string(dtype_name(t)); }
 
+// A literal that the target type holds exactly (`mask[i] = 1` into u8, `n = 3.0` into i32) loses nothing, so
+// it does not warn; float literals into narrower floats do not either (0.1 is inexact in every width).
+bool literal_fits(const Const& c, DtypeCode target) {
+  bool is_float_literal = c.holds_float();
+  if (is_float(target)) {
+    if (is_float_literal || target == DtypeCode::f64) return true;
+    int64_t exact = target == DtypeCode::f16 ? int64_t{1} << 11 : int64_t{1} << 24;
+    return c.int_value >= -exact && c.int_value <= exact;
+  }
+  double value = is_float_literal ? c.float_value : static_cast<double>(c.int_value);
+  if (is_float_literal && value != static_cast<double>(static_cast<int64_t>(value))) return false;
+  if (target == DtypeCode::u1) return value == 0 || value == 1;
+  int bits = 8 * dtype_size(target);
+  double lo = is_signed(target) ? -std::ldexp(1.0, bits - 1) : 0.0;
+  double hi = is_signed(target) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+  return value >= lo && value <= hi;
+}
+
 Expr cast_to(const Expr& e, DtypeCode t) { return e->type == t ? e : Cast::make(t, e); }
 
 class TypeInference : public IRMutator {
  public:
   explicit TypeInference(const Kernel& kernel) : kernel_(kernel), options_(kernel.options) {}
+
+  std::vector<KernelWarning> warnings;  // in source order
 
   Block run(const Block& body) { return scoped(body, {}, DtypeCode::i32); }
 
@@ -62,6 +85,16 @@ class TypeInference : public IRMutator {
     scopes_.pop();
     loc_ = outer;
     return out == b ? b : out;
+  }
+
+  // Upstream's rule: a value whose promotion with the target's type is not the target's type loses precision.
+  // Statements without a location are the frontend's own (e.g. sparse activity masks), not the user's.
+  void check_precision(const char* what, DtypeCode target, const Expr& value) {
+    DtypeCode from = type_of(value);
+    if (from == target || promote(target, from) == target || loc_.line == 0) return;
+    if (const Const* c = as<Const>(value); c && literal_fits(*c, target)) return;
+    warnings.push_back({std::string(what) + " may lose precision: " + type_name(target) + " <- " + type_name(from),
+                        loc_.line, loc_.col});
   }
 
   DtypeCode type_of(const Expr& e) {
@@ -156,13 +189,17 @@ class TypeInference : public IRMutator {
     return {v == s.value ? self : AdStackOp::make_push(s.stack, v, s.loc)};
   }
   Block visit_assign(const Assign& a, const Stmt& self) override {
-    Expr v = cast_to(mutate(a.value), *scopes_.find(a.name)->type);
+    Expr v = mutate(a.value);
+    check_precision("Assign", *scopes_.find(a.name)->type, v);
+    v = cast_to(v, *scopes_.find(a.name)->type);
     return {v == a.value ? self : Assign::make(a.name, v, a.loc)};
   }
   Block visit_store(const Store& s, const Stmt& self) override {
     bool changed = false;
     ArrayRef ref = typed_ref(s.ref, &changed);
-    Expr v = cast_to(mutate(s.value), kernel_.find_param(s.ref.array)->dtype);
+    Expr v = mutate(s.value);
+    check_precision("Assign", kernel_.find_param(s.ref.array)->dtype, v);
+    v = cast_to(v, kernel_.find_param(s.ref.array)->dtype);
     return {!changed && v == s.value ? self : Store::make(std::move(ref), v, s.loc)};
   }
   Block visit_if(const If& s, const Stmt& self) override {
@@ -343,7 +380,9 @@ Expr TypeInference::visit_atomic(const Atomic& a, const Expr& self) {
     fail("Atomic '" + std::string(atomic_op_name(a.op)) + "' needs an integer target, but '" +
          (a.local ? *a.local : a.ref.array) + "' is " + type_name(t) + ".");
   }
-  Expr v = cast_to(mutate(a.value), t);
+  Expr v = mutate(a.value);
+  check_precision(("Atomic " + std::string(atomic_op_name(a.op))).c_str(), t, v);
+  v = cast_to(v, t);
   if (!changed && v == a.value && a.type == t) return self;
   if (a.local) return Atomic::make_local(a.op, *a.local, v, t);
   return Atomic::make_array(a.op, std::move(ref), v, t);
@@ -385,8 +424,14 @@ Block TypeInference::visit_call(const Call& c, const Stmt& self) {
 
 Kernel infer_types(const Kernel& kernel) {
   Kernel out = kernel;
-  for (Function& f : out.functions) f.body = TypeInference(kernel).run_function(f);
-  out.body = TypeInference(kernel).run(kernel.body);
+  for (Function& f : out.functions) {
+    TypeInference types(kernel);
+    f.body = types.run_function(f);
+    out.warnings.insert(out.warnings.end(), types.warnings.begin(), types.warnings.end());
+  }
+  TypeInference types(kernel);
+  out.body = types.run(kernel.body);
+  out.warnings.insert(out.warnings.end(), types.warnings.begin(), types.warnings.end());
   return out;
 }
 

@@ -28,7 +28,7 @@ from .compound_params import (
 )
 from .errors import QuadrantsSyntaxError, QuadrantsTypeError
 from .kernel_dispatch import identified_objects, make_entry_function, make_key_function, make_kernel_function
-from .pitfalls import warn_about_pitfalls
+from .pitfalls import warn_about_pitfalls, warn_about_source
 from .return_values import return_spec
 from .source import function_source
 from .tensor_params import is_tensor_annotation, slot_value, unwrap
@@ -259,6 +259,8 @@ class KernelDefinition:
                 compiled = _core.compile_kernel(text)
         except _core.KernelUserError as exc:
             raise _located_error(exc, line_sources) from None
+        if compiled.warnings:
+            warn_about_source(self.fn.__name__, compiled.warnings, line_sources)
         if _logging.logger.isEnabledFor(logging.DEBUG):
             _logging.debug(f"kernel '{self.fn.__name__}': compiled for {'cuda' if config.is_cuda else 'cpu'} in "
                            f"{(time.perf_counter() - started) * 1e3:.1f} ms (from the disk cache when it has it)")

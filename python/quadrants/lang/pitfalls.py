@@ -8,7 +8,25 @@ import warnings
 
 
 class PrecisionWarning(UserWarning):
-    """float64 data met float32 data in one kernel call."""
+    """float64 data met float32 data in one kernel call, or a statement stores a value into a narrower type."""
+
+
+_source_warnings_shown = set()  # (file, line, message): each shown once per process, however often it compiles
+
+
+def warn_about_source(kernel_name, compiled_warnings, line_sources):
+    """Compile-time warnings about a kernel's statements (e.g. upstream's "Assign may lose precision: f32 <- f64"),
+    shown at the statement's own file and line."""
+    for message, line, _col in compiled_warnings:
+        source = line_sources.get(line)
+        filename = source.filename if source is not None else "<kernel>"
+        if (filename, line, message) in _source_warnings_shown:
+            continue
+        _source_warnings_shown.add((filename, line, message))
+        hint = (" The value is converted to the narrower type, so digits are lost silently; give the target the "
+                "wider type (e.g. a local declared as qd.f64(0.0), where a plain 0.0 is default_fp) or cast the "
+                "value explicitly.")
+        warnings.warn_explicit(f"Kernel '{kernel_name}': {message}.{hint}", PrecisionWarning, filename, line)
 
 
 class AutogradWarning(UserWarning):
