@@ -151,6 +151,8 @@ def node_type(node, var_types):
     t = promote(a, b)
     if (kind in ("shift", "shift_by") or node[1] in BITWISE) and is_float(t):
         raise TypeError("bit operator on a float")
+    if kind in ("shift", "shift_by"):
+        return a  # shifts compute in the left operand's type, as upstream types them
     return "f32" if node[1] == "/" and not is_float(t) else t
 
 
@@ -228,6 +230,12 @@ class Evaluator:
 
     def _binary(self, kind, op, a, b):
         fragile = a.fragile | b.fragile
+        if kind in ("shift", "shift_by"):
+            # In the left operand's type, as upstream types shifts; << wraps, signed included, and an amount past
+            # the width gives 0 (or -1 for >> of a negative signed value): docs/IR.md, numpy alike.
+            t = a.dtype
+            x, y = a.values.astype(NUMPY[t]), b.values.astype(NUMPY[t])
+            return Column(t, np.left_shift(x, y) if op == "<<" else np.right_shift(x, y), fragile)
         t = promote(a.dtype, b.dtype)
         if kind == "logic":  # `a and b` is b where a is nonzero, else a; `a or b` is a where a is nonzero, else b
             x, y = a.to(t).values, b.to(t).values
@@ -238,8 +246,6 @@ class Evaluator:
         x, y = a.to(t).values, b.to(t).values
         if kind == "cmp":
             return Column("i32", _COMPARE[op](x, y), fragile)
-        if kind in ("shift", "shift_by"):  # << wraps, signed included (docs/IR.md)
-            return Column(t, np.left_shift(x, y) if op == "<<" else np.right_shift(x, y), fragile)
         if op in ("min", "max"):
             # qd_min(a, b) = b < a ? b : a; NaN operands have no documented answer.
             fragile = fragile | (np.isnan(x) | np.isnan(y) if is_float(t) else False)
@@ -425,6 +431,10 @@ EXPLICIT_EXPRESSIONS = [
     (("i32", "i64"), ("bin", "*", ("bin", "*", ("var", 0), ("var", 0)), ("var", 1))),
     (("i32",), ("bin", "-", ("un", "-", ("var", 0)), ("lit", 9))),
     (("i64",), ("bin", "*", ("math", "abs", ("var", 0)), ("lit", -7))),
+    # Shifts compute in the left operand's type: an i32 shifted by a u32 amount wraps as i32 (a random draw
+    # once found the oracle promoting it to u32).
+    (("i32",), ("bin", "**", ("shift_by", "<<", ("bin", "min", ("var", 0), ("var", 0)), ("cast", "u32", ("var", 0))),
+                ("lit", 2.5))),
 ]
 
 
