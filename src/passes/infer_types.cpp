@@ -40,7 +40,6 @@ bool literal_fits(const Const& c, DtypeCode target) {
   }
   double value = is_float_literal ? c.float_value : static_cast<double>(c.int_value);
   if (is_float_literal && value != static_cast<double>(static_cast<int64_t>(value))) return false;
-  if (target == DtypeCode::u1) return value == 0 || value == 1;
   int bits = 8 * dtype_size(target);
   double lo = is_signed(target) ? -std::ldexp(1.0, bits - 1) : 0.0;
   double hi = is_signed(target) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
@@ -88,10 +87,11 @@ class TypeInference : public IRMutator {
   }
 
   // Upstream's rule: a value whose promotion with the target's type is not the target's type loses precision.
-  // Statements without a location are the frontend's own (e.g. sparse activity masks), not the user's.
+  // Statements without a location are the frontend's own (e.g. sparse activity masks), not the user's. A u1
+  // target takes `value != 0`, and comparisons and `not` give i32 here (u1 upstream), so it never warns.
   void check_precision(const char* what, DtypeCode target, const Expr& value) {
     DtypeCode from = type_of(value);
-    if (from == target || promote(target, from) == target || loc_.line == 0) return;
+    if (from == target || promote(target, from) == target || loc_.line == 0 || target == DtypeCode::u1) return;
     if (const Const* c = as<Const>(value); c && literal_fits(*c, target)) return;
     warnings.push_back({std::string(what) + " may lose precision: " + type_name(target) + " <- " + type_name(from),
                         loc_.line, loc_.col});

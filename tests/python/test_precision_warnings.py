@@ -81,6 +81,18 @@ def test_the_warning_can_be_made_an_error():
             narrow_ints(np.ones(2, np.int64), np.zeros(2, np.int32))
 
 
+def test_truth_values_stored_as_u1_are_silent():
+    flags = qd.field(qd.u1, shape=4)
+
+    @qd.kernel
+    def mark(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in flags:
+            flags[i] = not (x[i] > 0.5 or x[i] < -0.5)  # comparisons and `not` give i32 here, u1 upstream
+
+    assert compile_warnings(mark, np.zeros(4, np.float32)) == []
+    assert flags.to_numpy().tolist() == [1, 1, 1, 1]
+
+
 def test_literals_the_target_holds_are_silent_and_others_warn():
     mask = qd.field(qd.u8, shape=4)
     sparse = qd.field(qd.f32)
