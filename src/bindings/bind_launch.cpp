@@ -374,6 +374,14 @@ class Launcher {
     }
   }
 
+  // Whether parameter i's warning of this kind is still to be given (once per parameter); marks it given.
+  bool first_warning(std::vector<bool>& warned, size_t i) const {
+    if (warned.size() < params_.size()) warned.resize(params_.size(), false);
+    if (warned[i]) return false;
+    warned[i] = true;
+    return true;
+  }
+
   // A misaligned host array meeting a CPU kernel runs on an aligned copy, warned once per parameter. (Host
   // staging for a CUDA kernel copies it anyway.)
   void realign(size_t i, ArrayView& view, int element_ndim, RealignedArgs* realigned) {
@@ -381,9 +389,7 @@ class Launcher {
       fill_contiguous_strides(view);
       return;
     }
-    if (realign_warned_.size() < params_.size()) realign_warned_.resize(params_.size(), false);
-    if (!realign_warned_[i]) {
-      realign_warned_[i] = true;
+    if (first_warning(realign_warned_, i)) {
       std::string message = where(i) + ": the array's data is not aligned to its " +
                             std::to_string(dtype_size(view.dtype)) + "-byte elements, so every call copies it to an "
                             "aligned buffer and back. Pass an aligned array (x.copy()) to avoid the copies.";
@@ -393,9 +399,7 @@ class Launcher {
   }
 
   void warn_staging(size_t i, const ArrayView& view) {
-    if (staging_warned_.size() < params_.size()) staging_warned_.resize(params_.size(), false);
-    if (staging_warned_[i]) return;
-    staging_warned_[i] = true;
+    if (!first_warning(staging_warned_, i)) return;
     int64_t bytes = view.size() * dtype_size(view.dtype);
     std::string message = where(i) + " is in host memory but the kernel runs on cuda:" +
                           std::to_string(current_target().device) + "; it is copied to the device on every call, and back "
