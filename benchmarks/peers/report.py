@@ -193,6 +193,28 @@ def warm_up_words(warmup: int) -> str:
     return f"up to {warmup} discarded warm-up run(s) (a warm-up run slower than 0.25 s, common.SLOW_RUN_S, counts as a timed run)"
 
 
+README_START = "<!-- peers-summary:start (written by benchmarks/peers/run.py) -->"
+README_END = "<!-- peers-summary:end -->"
+
+
+def update_readme(path: str, meta: dict, store: dict) -> None:
+    """Rewrites the README's summary between its two markers from the same run as RESULTS.md, so the two agree."""
+    with open(path) as handle:
+        text = handle.read()
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"report.py: {path} lacks the markers {README_START!r} ... {README_END!r}")
+    head = meta["machine"]
+    block = [README_START, "",
+             f"From `{meta['command']}` on {meta['date']} ({head['cores']} cores, {head['cpu']}, no GPU; 1-minute load "
+             f"average {load_words(meta)}). A ratio is the peer's median time over ours: **above 1 means "
+             "quadrants is faster**.", ""]
+    block += summary_table(meta, store)
+    block += ["Where a peer is faster:", ""] + gaps(meta, store) + ["", README_END]
+    with open(path, "w") as handle:
+        handle.write(text[:start] + "\n".join(block) + text[end + len(README_END):])
+
+
 def write_markdown(path: str, meta: dict, store: dict) -> None:
     """Writes RESULTS.md: the header, the summary of ratios, the gaps, one table per workload, notes."""
     head = meta["machine"]
