@@ -144,8 +144,9 @@ def gaps(meta: dict, store: dict) -> list:
 
 # What a reader needs to weigh the figures; true of every run, so kept here rather than in the data.
 STANDING_NOTES = [
-    "The machine is shared: other engineers compile C++ on the same 2 cores while this runs, so single "
-    "figures can be off by tens of percent; the rotation and the medians damp this, they do not remove it.",
+    "The machine is shared: other engineers may compile C++ on the same 2 cores while this runs (the load "
+    "average in the header says how busy it was), so single figures can be off by tens of percent; the "
+    "rotation and the medians damp this, they do not remove it.",
     "quadrants, Quadrants (PyPI) and Taichi run one and the same kernel source (fw_taichi_family.py): "
     "the three share one kernel language, so none of them gets a kernel tuned for it alone. Their 2D "
     "kernels use `ndrange` over both axes, the idiom of that language; Numba's prange over rows keeps "
