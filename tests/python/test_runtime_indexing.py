@@ -60,6 +60,28 @@ def test_local_vector_of_64_filled_in_a_loop():
     np.testing.assert_array_equal(out, (63 - np.arange(64)) ** 2)
 
 
+def test_a_shared_local_is_written_only_at_the_runtime_index(compiles):
+    # v is declared before the parallel loop, so its threads share it: a write must touch only v[i].
+    # Writing every entry back through a select (v_k = i == k ? x : v_k) lost the other threads' writes
+    # on a GPU; a thread's own local keeps the branch-free select.
+    @qd.kernel
+    def k(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        v = qd.types.vector(4, qd.i32)(0)
+        for i in range(4):
+            w = qd.types.vector(4, qd.i32)(0)
+            w[i] = i
+            v[i] = w[i] + 1
+        for i in range(4):
+            out[i] = v[i]
+
+    out = np.zeros(4, np.int32)
+    k(out)
+    np.testing.assert_array_equal(out, [1, 2, 3, 4])
+    (text,) = compiles
+    assert "(if (bin eq (var i) (const int 3)) (" in text
+    assert text.count("(select (bin eq (var i) (const int 3))") == 1  # w's write only
+
+
 def test_local_matrix_entries_rows_and_nested_indexing():
     @qd.kernel
     def k(out: qd.types.ndarray(dtype=qd.f32, ndim=2), rows: qd.types.ndarray(dtype=qd.f32, ndim=2)):

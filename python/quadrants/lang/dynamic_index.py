@@ -5,7 +5,9 @@
 # - the entries of a container element (`a[k]`) differ only in one element index, so they merge into
 #   one load, store or atomic whose element index is the runtime index (docs/IR.md);
 # - other candidates (locals, computed values) are read through a balanced tree of selects, and
-#   written with one select per local (`v_k = i == k ? x : v_k`) or an if per other target.
+#   written with one select per local of the running thread (`v_k = i == k ? x : v_k`) or an if per
+#   other target: a local declared outside the running parallel loop is shared by its threads, and a
+#   select would write every entry back, racing with the threads that write the others.
 # In debug mode an index outside the vector is an AssertionError ("Out of bound access"), as upstream;
 # merged container accesses are bounds-checked like any array access instead. In release mode a read
 # gives the nearest entry, a write changes nothing, and a container index is clamped: never a crash.
@@ -58,7 +60,8 @@ class SelectTarget:
         text = _simple(tr, text)
         for conditions, leaf in self.leaves():
             cond = _all(conditions)
-            if hasattr(leaf, "name"):  # a local: a select keeps the code branch-free
+            if hasattr(leaf, "name") and getattr(leaf, "parallel_depth", 0) >= tr.parallel_depth:
+                # a thread's own local: a select keeps the code branch-free
                 tr.builder.emit(f"assign {leaf.name} (select {cond} {text} {leaf.load().text})")
             else:
                 tr.builder.open()
