@@ -464,7 +464,9 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
     prepare_torch_grad(obj);
     return true;
   }
-  if (PyObject_CheckBuffer(obj)) return view_from_buffer(obj, view, holder);
+  // A type may offer the buffer protocol and refuse it for device memory (CuPy 14 does): then the
+  // interfaces below still apply.
+  if (PyObject_CheckBuffer(obj) && view_from_buffer(obj, view, holder)) return true;
   // Before __dlpack__: the interface is read in place, while a DLPack import allocates a capsule
   // and an Array per call. Objects with both (CuPy, Numba, torch CUDA tensors) take this path.
   if (view_from_cuda_array_interface(obj, view, holder)) return true;
