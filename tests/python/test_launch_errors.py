@@ -151,6 +151,7 @@ def test_a_failed_call_leaves_the_kernel_usable():
     assert x.tolist() == [0, 5, 0]
 
 
+@pytest.mark.cpu_only  # under QD_TEST_ARCH=cuda the CPU arch is CUDA, where the tensor is welcome
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="torch has no CUDA device here")
 def test_a_cuda_tensor_on_the_cpu_arch():
     with pytest.raises(ValueError, match=r"Kernel 'store' argument 'x': the array is on cuda:0, but the kernel runs on "
