@@ -1,10 +1,8 @@
 // src/codegen/cpu_renderer.cpp: the CPU C++ target: parallel loops become closures run by the launcher's pool.
 #include <map>
 
-#include "codegen/array_uses.h"
 #include "codegen/cstyle_renderer.h"
 #include "ir/ir_mutator.h"
-#include "ir/ir_printer.h"
 #include "quadrants/errors.h"
 
 namespace qd::codegen {
@@ -52,12 +50,6 @@ std::vector<const SimtStmt*> shared_decls(const Block& body) {
   SimtUses uses;
   uses.visit(body);
   return uses.shared;
-}
-
-std::set<std::string> arrays_touched(const Block& body) {
-  ArrayUses touched(true, false);  // loaded, stored or updated
-  touched.visit(body);
-  return touched.names;
 }
 
 class CpuRenderer : public CStyleRenderer {
@@ -124,36 +116,12 @@ class CpuRenderer : public CStyleRenderer {
     if (loop.vars.size() > 1) emit_nd_chunk(loop, t);
   }
 
-  std::string identity(AtomicOp op, DtypeCode type) {
-    std::string t = type_name(type);
-    if (op == AtomicOp::add) return "(" + t + ")0";
-    return "QdLimits<" + t + ">::" + (op == AtomicOp::min ? "highest" : "lowest");
-  }
-
-  static bool same_element(const ArrayRef& a, const ArrayRef& b) {
-    if (a.array != b.array) return false;
-    std::string x, y;
-    for (const Expr& i : a.indices) x += print_expr(i) + ";";
-    for (const Expr& i : a.element_indices) x += print_expr(i) + ";";
-    for (const Expr& i : b.indices) y += print_expr(i) + ";";
-    for (const Expr& i : b.element_indices) y += print_expr(i) + ";";
-    return x == y;
-  }
-
   // privatize_atomics.cpp promises that every atomic on a privatized target is an unused add/sub,
   // min or max of the entry's family, so the update needs no result.
   std::string private_update(const Atomic& a) override {
+    std::string update = accumulator_update(a);
+    if (!update.empty()) return update;
     std::string op(atomic_op_name(a.op)), value = "(" + type_name(*a.type) + ")(" + expr(a.value) + ")";
-    for (const auto& [entry, name] : accumulators_) {
-      bool match = a.local ? entry->kind == Privatized::Kind::local && entry->local == *a.local
-                           : entry->kind == Privatized::Kind::element && same_element(entry->ref, a.ref);
-      if (!match) continue;
-      if (a.op == AtomicOp::min || a.op == AtomicOp::max) return name + " = qd_" + op + "(" + name + ", " + value + ")";
-      if (is_float(*a.type)) {
-        return name + " = (" + type_name(*a.type) + ")(" + name + (a.op == AtomicOp::add ? " + " : " - ") + value + ")";
-      }
-      return name + " = qd_wrapping_" + op + "<" + type_name(*a.type) + ">(" + name + ", " + value + ")";
-    }
     auto copy = a.local ? private_arrays_.end() : private_arrays_.find(a.ref.array);
     if (copy == private_arrays_.end()) return "";
     return "qd_private_" + op + "(" + copy->second + ", " + copy->second + "_n, " + element_offset(a.ref) + ", " +
@@ -177,20 +145,13 @@ class CpuRenderer : public CStyleRenderer {
   // The chunk with its targets privatized: accumulators and private copies start at the identity,
   // the body updates them, and each merges into its target with one atomic per element at the end.
   void emit_private_chunk(const ParallelFor& loop, const std::string& t, const std::vector<const Privatized*>& arrays) {
-    for (const Privatized& entry : loop.privatized) {
-      if (entry.kind == Privatized::Kind::array) continue;
-      std::string name = "qd_r" + std::to_string(accumulators_.size());
-      DtypeCode type = entry.kind == Privatized::Kind::local ? kernel_local_type(entry.local)
-                                                              : kernel_.find_param(entry.ref.array)->dtype;
-      emit_line(type_name(type) + " " + name + " = " + identity(entry.op, type) + ";");
-      accumulators_.emplace_back(&entry, name);
-    }
+    declare_accumulators(loop);
     for (size_t j = 0; j < arrays.size(); ++j) {
       const Param& p = *kernel_.find_param(arrays[j]->ref.array);
       std::string name = "qd_p" + std::to_string(j), c_type = type_name(p.dtype);
       emit_line(c_type + "* const " + name + " = (" + c_type + "*)__builtin_alloca(" + name + "_n * sizeof(" + c_type +
                 "));");
-      emit_line("qd_private_fill(" + name + ", " + name + "_n, " + identity(arrays[j]->op, p.dtype) + ");");
+      emit_line("qd_private_fill(" + name + ", " + name + "_n, " + privatized_identity(arrays[j]->op, p.dtype) + ");");
       private_arrays_[p.name] = name;
     }
     emit_chunk(loop, t);
@@ -200,9 +161,9 @@ class CpuRenderer : public CStyleRenderer {
       emit_line("qd_private_merge_" + std::string(atomic_op_name(arrays[j]->op)) + "(a_" + arrays[j]->ref.array + ", " +
                 name + ", " + name + "_n);");
     }
-    for (const auto& [entry, name] : accumulators_) {
-      std::string target = entry->kind == Privatized::Kind::local ? local_name(entry->local) : element(entry->ref);
-      emit_line("qd_atomic_" + std::string(atomic_op_name(entry->op)) + "(&" + target + ", " + name + ");");
+    for (const Accumulator& acc : accumulators_) {
+      emit_line("qd_atomic_" + std::string(atomic_op_name(acc.entry->op)) + "(&" + accumulator_target(acc) + ", " +
+                acc.name + ");");
     }
     accumulators_.clear();
   }
@@ -227,26 +188,6 @@ class CpuRenderer : public CStyleRenderer {
     emit_chunk(loop, t);
     indent_ -= 2;
     emit_line("}");
-  }
-
-  // Whether no privatized array of the loop overlaps another array the loop touches.
-  std::string separate_arrays(const ParallelFor& loop) {
-    std::set<std::string> privatized;
-    for (const Privatized& entry : loop.privatized) {
-      if (entry.kind != Privatized::Kind::local) privatized.insert(entry.ref.array);
-    }
-    std::string test = "true";
-    for (const std::string& other : arrays_touched(loop.body)) {
-      for (const std::string& mine : privatized) {
-        if (other == mine) continue;
-        const Param &a = *kernel_.find_param(mine), &b = *kernel_.find_param(other);
-        test += " && !qd_args_overlap(&args[" + std::to_string(param_index(kernel_, mine)) + "], " +
-                std::to_string(a.total_dims()) + ", sizeof(" + type_name(a.dtype) + "), &args[" +
-                std::to_string(param_index(kernel_, other)) + "], " + std::to_string(b.total_dims()) + ", sizeof(" +
-                type_name(b.dtype) + "))";
-      }
-    }
-    return test;
   }
 
   std::string simt_op(const Simt& e) override;
@@ -284,15 +225,6 @@ class CpuRenderer : public CStyleRenderer {
     if (checks_errors_) emit_line("if (qd_error_raised(ctx)) return;");
   }
 
-  // A kernel-body local's type (a block declares a name at most once).
-  DtypeCode kernel_local_type(const std::string& name) {
-    for (const Stmt& s : kernel_.body) {
-      if (const Decl* d = as<Decl>(s); d && d->name == name) return *d->declared_type;
-    }
-    QD_ASSERT(false, "codegen: privatized local " + name + " is not declared in the kernel body");
-  }
-
-  std::vector<std::pair<const Privatized*, std::string>> accumulators_;  // in the chunk being emitted
   std::map<std::string, std::string> private_arrays_;  // array -> private copy, in a private chunk body
 };
 

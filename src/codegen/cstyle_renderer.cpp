@@ -259,6 +259,9 @@ std::string CStyleRenderer::element(const ArrayRef& ref) {
 std::string CStyleRenderer::atomic(const Atomic& a) {
   std::string update = private_update(a);
   if (!update.empty()) return update;
+  if (a.local && local_is_thread_private(*a.local)) {
+    return "qd_local_" + std::string(atomic_op_name(a.op)) + "(&" + local_name(*a.local) + ", " + expr(a.value) + ")";
+  }
   std::string target = a.local ? "&" + local_name(*a.local)
                        : kernel_.options.debug ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"
                                                : "&" + element(a.ref);

@@ -31,6 +31,26 @@ class CStyleRenderer {
 
   // The update of a privatized target that replaces an atomic; empty where the atomic stays.
   virtual std::string private_update(const ir::Atomic&) { return ""; }
+  // Whether an atomic on this local may be done plainly: its storage is the running thread's alone.
+  virtual bool local_is_thread_private(const std::string&) const { return false; }
+
+  // Privatized atomics (cstyle_privatized.cpp). An accumulator holds a thread's part of the reduction
+  // into a privatized element or local; declare_accumulators declares one, at the identity, for each
+  // of a loop's, and accumulator_update is the update replacing an atomic on its target ("" if none).
+  struct Accumulator {
+    const ir::Privatized* entry;
+    std::string name;
+    DtypeCode type;
+  };
+  std::string privatized_identity(ir::AtomicOp op, DtypeCode type);
+  DtypeCode kernel_local_type(const std::string& name);
+  void declare_accumulators(const ir::ParallelFor& loop);
+  std::string accumulator_update(const ir::Atomic& a);
+  std::string accumulator_target(const Accumulator& acc);  // the element or local it merges into
+  // The C++ test that no privatized array of the loop overlaps another array the loop touches: a read
+  // through the other argument must see this thread's updates, as with atomics.
+  std::string separate_arrays(const ir::ParallelFor& loop);
+  std::vector<Accumulator> accumulators_;  // of the loop being emitted
 
   // qd.simt (cstyle_simt.cpp): block indices, subgroup exchanges, barriers and fences are the
   // target's; shared arrays are flat arrays s_NAME on both targets.

@@ -16,6 +16,23 @@ namespace {
 
 using namespace qd::ir;
 
+// Emitted only into kernels that reduce (the emulated driver runs any kernel that shuffles as fibers).
+constexpr const char* kWarpReduce =
+    "// A reduction's per-thread values combined over the lanes of the calling thread's warp that exist in\n"
+    "// its block; lane 0 gets the result. Every such lane calls it: the grid-stride loop before it has no\n"
+    "// early exit in the release kernels that reduce.\n"
+    "template <class T, class F>\n"
+    "static __device__ __forceinline__ T qd_warp_reduce(T v, F combine) {\n"
+    "  const unsigned in_block = blockDim.x - (threadIdx.x & ~31u);\n"
+    "  const unsigned lanes = in_block >= 32 ? 32 : in_block;\n"
+    "  const unsigned lane = threadIdx.x & 31u;\n"
+    "  for (unsigned offset = 16; offset > 0; offset >>= 1) {\n"
+    "    T other = __shfl_down_sync(qd_warp_mask(), v, offset);\n"
+    "    if (lane + offset < lanes) v = combine(v, other);\n"
+    "  }\n"
+    "  return v;\n"
+    "}\n\n";
+
 constexpr int kDefaultBlockDim = 128;
 constexpr int kMaxBlockDim = 1024;  // threads per block on every CUDA architecture
 
@@ -63,6 +80,16 @@ class SimtFinder : public IRVisitor {
   void visit_simt_stmt(const SimtStmt&) override { found = true; }
 };
 
+// Whether a loop reduces into privatized elements or locals (privatize_atomics.cpp); qd.simt loops,
+// which step whole blocks together, keep their atomics.
+bool reduces(const ParallelFor& loop) {
+  SimtFinder finder;
+  finder.visit(loop.body);
+  return !finder.found && std::any_of(loop.privatized.begin(), loop.privatized.end(), [](const Privatized& p) {
+           return p.kind != Privatized::Kind::array;
+         });
+}
+
 class ReturnFinder : public IRVisitor {
  public:
   bool found = false;
@@ -99,7 +126,8 @@ class CudaRenderer : public CStyleRenderer {
            "static __device__ __forceinline__ unsigned qd_warp_mask() {\n"
            "  const unsigned n = blockDim.x - (threadIdx.x & ~31u);\n"
            "  return n >= 32 ? 0xffffffffu : ((1u << n) - 1u);\n"
-           "}\n\n";
+           "}\n\n" +
+           (reduces_ ? kWarpReduce : "");
   }
   std::string entry_signature() override {
     return "extern \"C\" __global__ void " + function_ +
@@ -108,9 +136,23 @@ class CudaRenderer : public CStyleRenderer {
   std::string render_const(const Const& c) override;
   // The launcher reads a task's error record only in debug mode (a sync), so it checks extents itself.
   bool checks_extents_on_entry() const override { return false; }
+  // Top-level locals that tasks share live in the frame (global memory); every other local is in the
+  // thread's local memory, which CUDA's atomics cannot address. A function's by-reference parameter
+  // may name either, so it keeps the atomic.
+  bool local_is_thread_private(const std::string& name) const override {
+    if (frame_offset_.count(name)) return false;
+    if (!current_function_) return true;
+    for (const ir::FunctionParam& p : current_function_->params) {
+      if (p.name == name && p.kind == ir::FunctionParam::Kind::ref) return false;
+    }
+    return true;
+  }
   // A device function; NVRTC gives recursive calls a stack frame (the launcher sizes the stack).
   std::string function_qualifier() const override { return "__device__ "; }
   void emit_parallel_for(const ParallelFor& loop) override;
+  void emit_grid_stride_loop(const ParallelFor& loop);
+  void emit_reducing_loop(const ParallelFor& loop);
+  std::string private_update(const Atomic& a) override { return accumulator_update(a); }
   std::string simt_op(const Simt& e) override;
   void emit_simt_stmt(const SimtStmt& s) override;
   void emit_return(const Return& r) override;
@@ -125,6 +167,7 @@ class CudaRenderer : public CStyleRenderer {
 
   std::string function_;  // the task function being emitted
   bool simt_ = false;     // the parallel_for being emitted uses qd.simt
+  bool reduces_ = false;  // some parallel_for reduces through warp shuffles
   // Top-level locals that are never written after their decl and whose value reads no memory: each
   // task recomputes the ones it needs instead of a serial task storing them in the frame.
   std::vector<Stmt> rematerialized_;  // their decls, in kernel order
@@ -169,7 +212,6 @@ void CudaRenderer::emit_parallel_for(const ParallelFor& loop) {
   SimtFinder finder;
   finder.visit(loop.body);
   simt_ = finder.found;
-  std::string t = type_name(*loop.extents[0]->type);
   size_t n = loop.vars.size();
   emit_line("{");
   indent_ += 2;
@@ -182,6 +224,18 @@ void CudaRenderer::emit_parallel_for(const ParallelFor& loop) {
   }
   emit_line("const int64_t qd_total = (" + empty + ") ? 0 : " + total + ";");
   emit_line("const int64_t qd_stride = (int64_t)gridDim.x * blockDim.x;");
+  if (reduces(loop)) {
+    emit_reducing_loop(loop);
+  } else {
+    emit_grid_stride_loop(loop);
+  }
+  indent_ -= 2;
+  emit_line("}");
+}
+
+void CudaRenderer::emit_grid_stride_loop(const ParallelFor& loop) {
+  std::string t = type_name(*loop.extents[0]->type);
+  size_t n = loop.vars.size();
   if (simt_) {
     // qd.simt: the block steps through whole blocks of iterations together, so every thread meets
     // the body's barriers the same number of times; threads past the end leave (exited threads do
@@ -211,6 +265,32 @@ void CudaRenderer::emit_parallel_for(const ParallelFor& loop) {
   emit_block(loop.body);
   ranges_.pop();
   emit_line("}");
+}
+
+// A loop that reduces into elements or locals (privatize_atomics.cpp): each thread accumulates its
+// iterations' updates, its warp combines them by shuffles, and lane 0 merges with one atomic, so a
+// sum over n elements costs n/32 atomics at most (one per warp of the grid), not n. Where a privatized
+// array shares memory with another array of the loop, the atomics stay (checked once per launch).
+void CudaRenderer::emit_reducing_loop(const ParallelFor& loop) {
+  emit_line("if (" + separate_arrays(loop) + ") {");
+  indent_ += 2;
+  declare_accumulators(loop);
+  emit_grid_stride_loop(loop);
+  for (const Accumulator& acc : accumulators_) {
+    std::string t = type_name(acc.type);
+    AtomicOp op = acc.entry->op;
+    std::string combine = op == AtomicOp::add ? "qd_wrapping_add(a, b)" : op == AtomicOp::min ? "qd_min(a, b)"
+                                                                                             : "qd_max(a, b)";
+    emit_line(acc.name + " = qd_warp_reduce(" + acc.name + ", [](" + t + " a, " + t + " b) { return " + combine +
+              "; });");
+    emit_line("if ((threadIdx.x & 31u) == 0u && !(" + acc.name + " == " + privatized_identity(op, acc.type) +
+              ")) qd_atomic_" + std::string(atomic_op_name(op)) + "(&" + accumulator_target(acc) + ", " + acc.name + ");");
+  }
+  accumulators_.clear();
+  indent_ -= 2;
+  emit_line("} else {");
+  indent_ += 2;
+  emit_grid_stride_loop(loop);
   indent_ -= 2;
   emit_line("}");
 }
@@ -382,6 +462,9 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   find_rematerialized_locals();
   std::vector<TaskPlan> plans = plan_tasks();
   assign_frame_slots(plans);
+  for (const Stmt& s : kernel_.body) {
+    if (const ParallelFor* loop = as<ParallelFor>(s)) reduces_ = reduces_ || reduces(*loop);
+  }
   out_ = preamble();
   emit_functions();
   GeneratedCudaSource result;

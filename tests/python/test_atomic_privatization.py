@@ -5,7 +5,8 @@
 # missing merge (zeros), a merge done twice (double counts) or a lost private copy changes exact
 # integer results. Arrays that start non-zero check that merges add to what was there. Loops that
 # also read the updated array, or use an atomic's result, must keep their atomics. Arch-neutral
-# (QD_TEST_ARCH): on CUDA the same kernels keep plain atomics and must give the same answers.
+# (QD_TEST_ARCH): on CUDA, reductions into one element or a local combine per warp by shuffles before
+# one atomic per warp, and arrays keep plain atomics; the answers must be the same.
 import numpy as np
 import pytest
 
@@ -233,3 +234,22 @@ def test_atomics_on_thread_private_locals():
     out = np.zeros_like(x)
     assert locals_(x, out) == 5
     np.testing.assert_array_equal(out, np.maximum(x - 1, 0))
+
+
+@pytest.mark.parametrize("block_dim", [16, 48, 1000])
+def test_sums_over_blocks_that_end_in_a_partial_warp(block_dim):
+    # On CUDA a block of 48 has a warp of 16 lanes: its shuffles must combine those lanes only.
+    @qd.kernel
+    def sums(x: qd.types.ndarray(), out: qd.types.ndarray()) -> qd.i64:
+        s = qd.cast(0, qd.i64)
+        qd.loop_config(block_dim=block_dim)
+        for i in x:
+            s += qd.cast(x[i], qd.i64)
+            qd.atomic_max(out[0], x[i])
+            qd.atomic_min(out[1], x[i])
+        return s
+
+    x = _indices(100_003, 1 << 20, seed=11)
+    out = np.array([-1, 1 << 30], dtype=np.int32)
+    assert sums(x, out) == int(x.astype(np.int64).sum())
+    assert out.tolist() == [x.max(), x.min()]

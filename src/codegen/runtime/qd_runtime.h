@@ -24,6 +24,7 @@
 // ---- f16: storage type; arithmetic happens in float ----
 QD_FUNC uint32_t qd_float_bits(float f) { uint32_t u; QD_BIT_COPY(&u, &f, 4); return u; }
 QD_FUNC float qd_bits_float(uint32_t u) { float f; QD_BIT_COPY(&f, &u, 4); return f; }
+QD_FUNC double qd_bits_double(uint64_t u) { double d; QD_BIT_COPY(&d, &u, 8); return d; }
 
 #ifdef __CUDACC__
 // The GPU converts in one instruction each way (round to nearest even, like the CPU code below).
@@ -364,6 +365,46 @@ extern "C" int dprintf(int fd, const char* format, ...);
 #define qd_printf(...) dprintf(1, __VA_ARGS__)
 #endif
 
+// ---- the identities of min and max: every type's lowest and highest value ----
+template <class T>
+struct QdLimits;
+#define QD_LIMITS(T, low, high)                     \
+  template <>                                       \
+  struct QdLimits<T> {                              \
+    static QD_METHOD T lowest() { return low; }     \
+    static QD_METHOD T highest() { return high; }   \
+  };
+QD_LIMITS(int32_t, -2147483647 - 1, 2147483647)
+QD_LIMITS(int64_t, -9223372036854775807ll - 1, 9223372036854775807ll)
+QD_LIMITS(uint32_t, 0u, 4294967295u)
+QD_LIMITS(uint64_t, 0ull, 18446744073709551615ull)
+QD_LIMITS(float, -qd_bits_float(0x7f800000u), qd_bits_float(0x7f800000u))
+QD_LIMITS(double, -qd_bits_double(0x7ff0000000000000ull), qd_bits_double(0x7ff0000000000000ull))
+#undef QD_LIMITS
+
+// Whether two array arguments may share memory: their byte ranges, spanned by every dim's extent
+// and stride (either may be negative or zero), intersect. An empty array shares nothing.
+QD_FUNC void qd_arg_bytes(const QdArg* a, int dims, int64_t size, uintptr_t* lo, uintptr_t* hi) {
+  int64_t first = 0, last = 0;
+  for (int d = 0; d < dims; ++d) {
+    if (a->shape[d] <= 0) {
+      *lo = *hi = 0;
+      return;
+    }
+    int64_t reach = (a->shape[d] - 1) * a->strides[d];
+    if (reach < 0) first += reach;
+    if (reach > 0) last += reach;
+  }
+  *lo = (uintptr_t)a->data + (uintptr_t)(first * size);
+  *hi = (uintptr_t)a->data + (uintptr_t)((last + 1) * size);
+}
+QD_FUNC bool qd_args_overlap(const QdArg* a, int a_dims, int64_t a_size, const QdArg* b, int b_dims, int64_t b_size) {
+  uintptr_t a_lo, a_hi, b_lo, b_hi;
+  qd_arg_bytes(a, a_dims, a_size, &a_lo, &a_hi);
+  qd_arg_bytes(b, b_dims, b_size, &b_lo, &b_hi);
+  return a_lo < a_hi && b_lo < b_hi && a_lo < b_hi && b_lo < a_hi;
+}
+
 // ---- atomics (CPU: __atomic builtins); each returns the old value ----
 #ifndef __CUDACC__
 template <class T>
@@ -412,22 +453,6 @@ QD_FUNC T qd_atomic_xchg(T* p, T v) {
 }
 
 // ---- privatized atomics (passes/privatize_atomics.cpp): per-chunk copies, merged once per chunk ----
-template <class T>
-struct QdLimits;
-#define QD_LIMITS(T, low, high)                  \
-  template <>                                    \
-  struct QdLimits<T> {                           \
-    static constexpr T lowest = low;             \
-    static constexpr T highest = high;           \
-  };
-QD_LIMITS(int32_t, -2147483647 - 1, 2147483647)
-QD_LIMITS(int64_t, -9223372036854775807ll - 1, 9223372036854775807ll)
-QD_LIMITS(uint32_t, 0u, 4294967295u)
-QD_LIMITS(uint64_t, 0ull, 18446744073709551615ull)
-QD_LIMITS(float, -__builtin_inff(), __builtin_inff())
-QD_LIMITS(double, -__builtin_inf(), __builtin_inf())
-#undef QD_LIMITS
-
 // A chunk privatizes its loop's arrays when the copies (all of them together, on the chunk's stack)
 // take at most QD_PRIVATE_MAX_BYTES and the chunk runs at least one iteration per copied element,
 // which pays for filling, scanning and merging them; otherwise it keeps the atomics. Measured on 2
@@ -437,28 +462,6 @@ QD_LIMITS(double, -__builtin_inf(), __builtin_inf())
 #define QD_PRIVATE_MAX_BYTES 262144
 QD_FUNC bool qd_private_pays(int64_t elements, int64_t bytes, int64_t iterations) {
   return bytes <= QD_PRIVATE_MAX_BYTES && elements <= iterations;
-}
-// Whether two array arguments may share memory: their byte ranges, spanned by every dim's extent
-// and stride (either may be negative or zero), intersect. An empty array shares nothing.
-QD_FUNC void qd_arg_bytes(const QdArg* a, int dims, int64_t size, uintptr_t* lo, uintptr_t* hi) {
-  int64_t first = 0, last = 0;
-  for (int d = 0; d < dims; ++d) {
-    if (a->shape[d] <= 0) {
-      *lo = *hi = 0;
-      return;
-    }
-    int64_t reach = (a->shape[d] - 1) * a->strides[d];
-    if (reach < 0) first += reach;
-    if (reach > 0) last += reach;
-  }
-  *lo = (uintptr_t)a->data + (uintptr_t)(first * size);
-  *hi = (uintptr_t)a->data + (uintptr_t)((last + 1) * size);
-}
-QD_FUNC bool qd_args_overlap(const QdArg* a, int a_dims, int64_t a_size, const QdArg* b, int b_dims, int64_t b_size) {
-  uintptr_t a_lo, a_hi, b_lo, b_hi;
-  qd_arg_bytes(a, a_dims, a_size, &a_lo, &a_hi);
-  qd_arg_bytes(b, b_dims, b_size, &b_lo, &b_hi);
-  return a_lo < a_hi && b_lo < b_hi && a_lo < b_hi && b_lo < a_hi;
 }
 template <class T>
 QD_FUNC void qd_private_fill(T* copy, int64_t n, T identity) {
@@ -489,8 +492,8 @@ QD_PRIVATE_UPDATE(max, qd_max(copy[k], v))
     }                                                                                \
   }
 QD_PRIVATE_MERGE(add, T(0))
-QD_PRIVATE_MERGE(min, QdLimits<T>::highest)
-QD_PRIVATE_MERGE(max, QdLimits<T>::lowest)
+QD_PRIVATE_MERGE(min, QdLimits<T>::highest())
+QD_PRIVATE_MERGE(max, QdLimits<T>::lowest())
 #undef QD_PRIVATE_MERGE
 
 // ---- debug-mode errors: the first one wins, later ones are dropped ----
@@ -609,6 +612,26 @@ QD_ATOMIC_NATIVE(xchg, float, atomicExch(p, v))
 QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return *(volatile const int32_t*)ctx->error_flag != 0; }
 QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) { return atomicCAS(ctx->error_flag, 0, 1) == 0; }
 #endif
+
+// ---- an atomic on a local that only its thread can see, done plainly (CUDA's atomics cannot address a
+// thread's local memory): the combine step of the atomics above; each returns the old value ----
+#define QD_LOCAL_UPDATE(op, combine)       \
+  template <class T>                       \
+  QD_FUNC T qd_local_##op(T* p, T v) {     \
+    T o = *p;                              \
+    *p = combine;                          \
+    return o;                              \
+  }
+QD_LOCAL_UPDATE(add, qd_wrapping_add(o, v))
+QD_LOCAL_UPDATE(sub, qd_wrapping_sub(o, v))
+QD_LOCAL_UPDATE(mul, qd_wrapping_mul(o, v))
+QD_LOCAL_UPDATE(min, v < o ? v : o)
+QD_LOCAL_UPDATE(max, o < v ? v : o)
+QD_LOCAL_UPDATE(and, T(o & v))
+QD_LOCAL_UPDATE(or, T(o | v))
+QD_LOCAL_UPDATE(xor, T(o ^ v))
+QD_LOCAL_UPDATE(xchg, v)
+#undef QD_LOCAL_UPDATE
 
 // Where a debug-mode atomic goes: the element, or a scratch cell once the access is known to be out
 // of bounds (the task stops right after, and the scratch value is never read).

@@ -1,0 +1,99 @@
+// src/codegen/cstyle_privatized.cpp: what the CPU and CUDA targets share of privatized atomics
+// (passes/privatize_atomics.cpp): identities, the per-thread accumulators of reduced elements and
+// locals, and the launch-time test that a privatized array shares no memory with the loop's others.
+// How accumulators merge into their targets is each target's own (a chunk's atomic; a warp's).
+#include "codegen/array_uses.h"
+#include "codegen/cstyle_renderer.h"
+#include "ir/ir_printer.h"
+#include "quadrants/errors.h"
+
+namespace qd::codegen {
+
+using namespace qd::ir;
+
+namespace {
+
+bool same_element(const ArrayRef& a, const ArrayRef& b) {
+  if (a.array != b.array) return false;
+  std::string x, y;
+  for (const Expr& i : a.indices) x += print_expr(i) + ";";
+  for (const Expr& i : a.element_indices) x += print_expr(i) + ";";
+  for (const Expr& i : b.indices) y += print_expr(i) + ";";
+  for (const Expr& i : b.element_indices) y += print_expr(i) + ";";
+  return x == y;
+}
+
+std::set<std::string> arrays_touched(const Block& body) {
+  ArrayUses touched(true, false);  // loaded, stored or updated
+  touched.visit(body);
+  return touched.names;
+}
+
+}  // namespace
+
+std::string CStyleRenderer::privatized_identity(AtomicOp op, DtypeCode type) {
+  std::string t = type_name(type);
+  if (op == AtomicOp::add) return "(" + t + ")0";
+  return "QdLimits<" + t + ">::" + (op == AtomicOp::min ? "highest()" : "lowest()");
+}
+
+DtypeCode CStyleRenderer::kernel_local_type(const std::string& name) {
+  for (const Stmt& s : kernel_.body) {  // a block declares a name at most once
+    if (const Decl* d = as<Decl>(s); d && d->name == name) return *d->declared_type;
+  }
+  QD_ASSERT(false, "codegen: privatized local " + name + " is not declared in the kernel body");
+}
+
+void CStyleRenderer::declare_accumulators(const ParallelFor& loop) {
+  for (const Privatized& entry : loop.privatized) {
+    if (entry.kind == Privatized::Kind::array) continue;
+    std::string name = "qd_r" + std::to_string(accumulators_.size());
+    DtypeCode type = entry.kind == Privatized::Kind::local ? kernel_local_type(entry.local)
+                                                            : kernel_.find_param(entry.ref.array)->dtype;
+    emit_line(type_name(type) + " " + name + " = " + privatized_identity(entry.op, type) + ";");
+    accumulators_.push_back({&entry, name, type});
+  }
+}
+
+// privatize_atomics.cpp promises that every atomic on a privatized target is an unused add/sub, min or
+// max of the entry's family, so the update needs no result.
+std::string CStyleRenderer::accumulator_update(const Atomic& a) {
+  std::string op(atomic_op_name(a.op)), value = "(" + type_name(*a.type) + ")(" + expr(a.value) + ")";
+  for (const Accumulator& acc : accumulators_) {
+    bool match = a.local ? acc.entry->kind == Privatized::Kind::local && acc.entry->local == *a.local
+                         : acc.entry->kind == Privatized::Kind::element && same_element(acc.entry->ref, a.ref);
+    if (!match) continue;
+    const std::string& name = acc.name;
+    if (a.op == AtomicOp::min || a.op == AtomicOp::max) return name + " = qd_" + op + "(" + name + ", " + value + ")";
+    if (is_float(*a.type)) {
+      return name + " = (" + type_name(*a.type) + ")(" + name + (a.op == AtomicOp::add ? " + " : " - ") + value + ")";
+    }
+    return name + " = qd_wrapping_" + op + "<" + type_name(*a.type) + ">(" + name + ", " + value + ")";
+  }
+  return "";
+}
+
+std::string CStyleRenderer::accumulator_target(const Accumulator& acc) {
+  return acc.entry->kind == Privatized::Kind::local ? local_name(acc.entry->local) : element(acc.entry->ref);
+}
+
+std::string CStyleRenderer::separate_arrays(const ParallelFor& loop) {
+  std::set<std::string> privatized;
+  for (const Privatized& entry : loop.privatized) {
+    if (entry.kind != Privatized::Kind::local) privatized.insert(entry.ref.array);
+  }
+  std::string test = "true";
+  for (const std::string& other : arrays_touched(loop.body)) {
+    for (const std::string& mine : privatized) {
+      if (other == mine) continue;
+      const Param &a = *kernel_.find_param(mine), &b = *kernel_.find_param(other);
+      test += " && !qd_args_overlap(&args[" + std::to_string(param_index(kernel_, mine)) + "], " +
+              std::to_string(a.total_dims()) + ", sizeof(" + type_name(a.dtype) + "), &args[" +
+              std::to_string(param_index(kernel_, other)) + "], " + std::to_string(b.total_dims()) + ", sizeof(" +
+              type_name(b.dtype) + "))";
+    }
+  }
+  return test;
+}
+
+}  // namespace qd::codegen
