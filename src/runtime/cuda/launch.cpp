@@ -1,12 +1,15 @@
 // src/runtime/cuda/launch.cpp: module loading (cached per kernel and device) and launching a kernel's tasks.
 //
-// Per launch, one device buffer holds [QdArg args | QdKernelError | error flag | pad | frame]. It is
-// filled from a pinned slot with one asynchronous copy, so a launch never waits for the device
-// unless the caller needs a result, and freed in stream order after the last task.
+// Per launch, one device buffer holds [QdArg args | QdKernelError | error flag | pad | frame]: a slot
+// of a per-device ring, filled from the slot's pinned twin with one asynchronous copy, so a launch
+// neither allocates nor waits for the device unless the caller needs a result. The slot is free again
+// once the event recorded after its last use has completed. A frame too large for a slot gets a
+// buffer of its own, freed in stream order after the last task.
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "quadrants/cuda.h"
 #include "quadrants/cuda_jit.h"
@@ -29,43 +32,67 @@ constexpr cuda::CUresult kUnsupportedPtxVersion = 222;
 constexpr size_t kSlotBytes =
     (kMaxKernelArgs * sizeof(QdArg) + sizeof(QdKernelError) + 16 + 4096 + 4095) / 4096 * 4096;
 
-// A ring of pinned upload slots per device; slot i may be refilled once events[i] has completed.
-struct ArgumentRing {
+// A ring of launch slots per device: slot i is kSlotBytes of pinned memory and as many of device
+// memory, reusable once events[i] has completed.
+struct SlotRing {
   std::mutex mutex;
-  char* buffer = nullptr;
+  char* pinned = nullptr;
+  cuda::CUdeviceptr device = 0;
   cuda::CUevent events[kSlots] = {};
   int next = 0;
 };
 
-ArgumentRing& argument_ring(int device_id) {
-  static ArgumentRing rings[64];
-  QD_ASSERT(device_id >= 0 && device_id < 64, "argument_ring(): more than 64 CUDA devices");
+SlotRing& slot_ring(int device_id) {
+  static SlotRing rings[64];
+  QD_ASSERT(device_id >= 0 && device_id < 64, "slot_ring(): more than 64 CUDA devices");
   return rings[device_id];
 }
 
-// Enqueues the copy of args_bytes of args followed by zeros, bytes in all, to dst through the next
-// free slot (from pageable memory the driver could wait for the stream first).
-void upload_arguments(int device_id, cuda::CUdeviceptr dst, const void* args, size_t args_bytes, size_t bytes,
-                      CUstream stream) {
-  const cuda::DriverApi& api = cuda::driver();
-  ArgumentRing& ring = argument_ring(device_id);
-  std::lock_guard<std::mutex> lock(ring.mutex);
-  if (!ring.buffer) {
-    void* buffer = nullptr;
-    cuda::check(api.cuMemAllocHost(&buffer, kSlots * kSlotBytes), "cuMemAllocHost(argument slots)");
-    for (cuda::CUevent& event : ring.events) {
-      cuda::check(api.cuEventCreate(&event, cuda::kEventDisableTiming), "cuEventCreate");
+// The next slot of a device's ring, held (with the ring's lock) until the event recorded after its
+// last use: a launch that fails midway records it too, since its earlier tasks may still read it.
+class LaunchSlot {
+ public:
+  LaunchSlot(int device_id, CUstream stream) : ring_(slot_ring(device_id)), lock_(ring_.mutex), stream_(stream) {
+    const cuda::DriverApi& api = cuda::driver();
+    if (!ring_.pinned) {
+      void* pinned = nullptr;
+      cuda::check(api.cuMemAllocHost(&pinned, kSlots * kSlotBytes), "cuMemAllocHost(launch slots)");
+      cuda::CUdeviceptr device = 0;
+      cuda::CUresult result = api.cuMemAlloc(&device, kSlots * kSlotBytes);
+      if (result != cuda::kSuccess) api.cuMemFreeHost(pinned);
+      cuda::check(result, "cuMemAlloc(launch slots)");
+      for (cuda::CUevent& event : ring_.events) {
+        cuda::check(api.cuEventCreate(&event, cuda::kEventDisableTiming), "cuEventCreate");
+      }
+      ring_.pinned = static_cast<char*>(pinned);
+      ring_.device = device;
     }
-    ring.buffer = static_cast<char*>(buffer);
+    slot_ = ring_.next;
+    ring_.next = (ring_.next + 1) % kSlots;
+    cuda::check(api.cuEventSynchronize(ring_.events[slot_]), "cuEventSynchronize(launch slot)");
   }
-  int slot = ring.next;
-  ring.next = (ring.next + 1) % kSlots;
-  cuda::check(api.cuEventSynchronize(ring.events[slot]), "cuEventSynchronize(argument slot)");
-  char* pinned = ring.buffer + static_cast<size_t>(slot) * kSlotBytes;
+  ~LaunchSlot() { cuda::driver().cuEventRecord(ring_.events[slot_], stream_); }  // errors: the launch's own
+  LaunchSlot(const LaunchSlot&) = delete;
+  LaunchSlot& operator=(const LaunchSlot&) = delete;
+
+  char* pinned() const { return ring_.pinned + static_cast<size_t>(slot_) * kSlotBytes; }
+  cuda::CUdeviceptr device() const { return ring_.device + static_cast<size_t>(slot_) * kSlotBytes; }
+
+ private:
+  SlotRing& ring_;
+  std::lock_guard<std::mutex> lock_;
+  CUstream stream_;
+  int slot_ = 0;
+};
+
+// Enqueues the copy of args_bytes of args followed by zeros, bytes in all, through the slot's pinned
+// memory to dst (from pageable memory the driver could wait for the stream first).
+void upload_arguments(const LaunchSlot& slot, cuda::CUdeviceptr dst, const void* args, size_t args_bytes,
+                      size_t bytes, CUstream stream) {
+  char* pinned = slot.pinned();
   if (args_bytes > 0) std::memcpy(pinned, args, args_bytes);  // args may be null for a kernel without any
   std::memset(pinned + args_bytes, 0, bytes - args_bytes);
-  cuda::check(api.cuMemcpyHtoDAsync(dst, pinned, bytes, stream), "cuMemcpyHtoDAsync(kernel arguments)");
-  cuda::check(api.cuEventRecord(ring.events[slot], stream), "cuEventRecord(argument slot)");
+  cuda::check(cuda::driver().cuMemcpyHtoDAsync(dst, pinned, bytes, stream), "cuMemcpyHtoDAsync(kernel arguments)");
 }
 
 // A task's function and the grid it launches with.
@@ -187,12 +214,14 @@ Layout layout_for(int num_args, int64_t frame_bytes) {
   return layout;
 }
 
-// Frees the launch buffer in stream order however the launch ends.
+// The launch buffer of a launch whose frame does not fit a slot, freed in stream order however the
+// launch ends; none (pointer 0) otherwise.
 struct LaunchBuffer {
   const cuda::Device& dev;
   CUstream stream;
   cuda::CUdeviceptr pointer;
   ~LaunchBuffer() {
+    if (!pointer) return;
     try {
       if (!dev.info.memory_pools) cuda::check(cuda::driver().cuStreamSynchronize(stream), "cuStreamSynchronize");
       cuda::free_device(dev, pointer, stream);
@@ -204,10 +233,11 @@ struct LaunchBuffer {
 
 void launch_task(const CudaCompiledKernel& kernel, size_t task, const LoadedTask& loaded, void** params,
                  CUstream stream) {
-  cuda::check(cuda::driver().cuLaunchKernel(loaded.function, loaded.grid, 1, 1, loaded.block, 1, 1, 0, stream, params,
-                                            nullptr),
-              "cuLaunchKernel(kernel '" + kernel.name + "', task '" + kernel.tasks[task].function + "', " +
-                  std::to_string(loaded.grid) + " blocks of " + std::to_string(loaded.block) + " threads)");
+  cuda::CUresult result =
+      cuda::driver().cuLaunchKernel(loaded.function, loaded.grid, 1, 1, loaded.block, 1, 1, 0, stream, params, nullptr);
+  if (result == cuda::kSuccess) return;  // the message is built only for a failure: launches are hot
+  cuda::check(result, "cuLaunchKernel(kernel '" + kernel.name + "', task '" + kernel.tasks[task].function + "', " +
+                          std::to_string(loaded.grid) + " blocks of " + std::to_string(loaded.block) + " threads)");
 }
 
 }  // namespace
@@ -227,21 +257,23 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
   const cuda::Device& dev = cuda::make_current(device_id);
   const std::vector<LoadedTask>& tasks = tasks_of(kernel, device_id);
   Layout layout = layout_for(num_args, kernel->frame_bytes);
-  LaunchBuffer buffer{dev, stream, cuda::allocate_device(dev, layout.total, stream)};
+  QD_ASSERT(layout.frame <= kSlotBytes, "launch_cuda(): more arguments than a launch slot holds");
+  bool fits = layout.total <= kSlotBytes;
+  std::optional<LaunchSlot> slot(std::in_place, device_id, stream);
+  LaunchBuffer own{dev, stream, fits ? 0 : cuda::allocate_device(dev, layout.total, stream)};
+  const cuda::CUdeviceptr base = fits ? slot->device() : own.pointer;
   const cuda::DriverApi& api = cuda::driver();
   // Arguments, a cleared error record and a zeroed frame, uploaded together when they fit a slot.
-  QD_ASSERT(layout.frame <= kSlotBytes, "launch_cuda(): more arguments than an upload slot holds");
-  size_t upload_bytes = layout.total <= kSlotBytes ? layout.total : layout.frame;
-  upload_arguments(device_id, buffer.pointer, args, layout.error, upload_bytes, stream);
-  if (upload_bytes < layout.total) {
-    cuda::check(api.cuMemsetD8Async(buffer.pointer + layout.frame, 0, layout.total - layout.frame, stream),
+  size_t upload_bytes = fits ? layout.total : layout.frame;
+  upload_arguments(*slot, base, args, layout.error, upload_bytes, stream);
+  if (!fits) {
+    cuda::check(api.cuMemsetD8Async(base + layout.frame, 0, layout.total - layout.frame, stream),
                 "cuMemsetD8Async(kernel frame)");
   }
   // Copies into qd arrays are enqueued on the legacy default stream; a kernel on another stream
   // starts after them (and the legacy stream waits for the kernel below).
   if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
-  cuda::CUdeviceptr pointers[4] = {buffer.pointer, buffer.pointer + layout.frame, buffer.pointer + layout.error,
-                                   buffer.pointer + layout.flag};
+  cuda::CUdeviceptr pointers[4] = {base, base + layout.frame, base + layout.error, base + layout.flag};
   void* params[4] = {&pointers[0], &pointers[1], &pointers[2], &pointers[3]};
   if (!kernel_profiling()) {
     for (size_t task = 0; task < tasks.size(); ++task) launch_task(*kernel, task, tasks[task], params, stream);
@@ -265,8 +297,9 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
   // Error record, flag and the returned values at the start of the frame lie together; one copy reads them.
   size_t read_end = returned ? layout.frame + returned * sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
   std::vector<char> result(read_end - layout.error);
-  cuda::check(api.cuMemcpyDtoHAsync(result.data(), buffer.pointer + layout.error, result.size(), stream),
+  cuda::check(api.cuMemcpyDtoHAsync(result.data(), base + layout.error, result.size(), stream),
               "cuMemcpyDtoHAsync(result of kernel '" + kernel->name + "')");
+  slot.reset();  // its last use is enqueued: other launches may go on while this one is waited for
   cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel->name + "')");
   QdKernelError error;
   int32_t flag = 0;
