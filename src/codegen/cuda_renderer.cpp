@@ -80,15 +80,17 @@ class SimtFinder : public IRVisitor {
   void visit_simt_stmt(const SimtStmt&) override { found = true; }
 };
 
-// Whether a loop reduces into privatized elements or locals (privatize_atomics.cpp); qd.simt loops,
-// which step whole blocks together, keep their atomics.
-bool reduces(const ParallelFor& loop) {
+// Whether a loop privatizes targets (privatize_atomics.cpp); qd.simt loops, which step whole blocks
+// together, keep their atomics.
+bool privatizes(const ParallelFor& loop) {
   SimtFinder finder;
   finder.visit(loop.body);
-  return !finder.found && std::any_of(loop.privatized.begin(), loop.privatized.end(), [](const Privatized& p) {
-           return p.kind != Privatized::Kind::array;
-         });
+  return !finder.found && !loop.privatized.empty();
 }
+
+// Shared memory a block gives the private copies of its loop's privatized arrays: 16 blocks of 128
+// threads (a full SM of threads) still fit an H100's 228 KB with it.
+constexpr int kPrivateSharedBytes = 12 * 1024;
 
 class ReturnFinder : public IRVisitor {
  public:
@@ -151,8 +153,9 @@ class CudaRenderer : public CStyleRenderer {
   std::string function_qualifier() const override { return "__device__ "; }
   void emit_parallel_for(const ParallelFor& loop) override;
   void emit_grid_stride_loop(const ParallelFor& loop);
-  void emit_reducing_loop(const ParallelFor& loop);
-  std::string private_update(const Atomic& a) override { return accumulator_update(a); }
+  void emit_privatizing_loop(const ParallelFor& loop);
+  void emit_private_merges(const std::vector<const Privatized*>& arrays);
+  std::string private_update(const Atomic& a) override;
   std::string simt_op(const Simt& e) override;
   void emit_simt_stmt(const SimtStmt& s) override;
   void emit_return(const Return& r) override;
@@ -167,7 +170,8 @@ class CudaRenderer : public CStyleRenderer {
 
   std::string function_;  // the task function being emitted
   bool simt_ = false;     // the parallel_for being emitted uses qd.simt
-  bool reduces_ = false;  // some parallel_for reduces through warp shuffles
+  bool reduces_ = false;  // some parallel_for privatizes (its reductions shuffle within warps)
+  std::map<std::string, std::string> private_arrays_;  // array -> its block's shared copy, in a private loop
   // Top-level locals that are never written after their decl and whose value reads no memory: each
   // task recomputes the ones it needs instead of a serial task storing them in the frame.
   std::vector<Stmt> rematerialized_;  // their decls, in kernel order
@@ -224,8 +228,8 @@ void CudaRenderer::emit_parallel_for(const ParallelFor& loop) {
   }
   emit_line("const int64_t qd_total = (" + empty + ") ? 0 : " + total + ";");
   emit_line("const int64_t qd_stride = (int64_t)gridDim.x * blockDim.x;");
-  if (reduces(loop)) {
-    emit_reducing_loop(loop);
+  if (privatizes(loop)) {
+    emit_privatizing_loop(loop);
   } else {
     emit_grid_stride_loop(loop);
   }
@@ -267,15 +271,52 @@ void CudaRenderer::emit_grid_stride_loop(const ParallelFor& loop) {
   emit_line("}");
 }
 
-// A loop that reduces into elements or locals (privatize_atomics.cpp): each thread accumulates its
-// iterations' updates, its warp combines them by shuffles, and lane 0 merges with one atomic, so a
-// sum over n elements costs n/32 atomics at most (one per warp of the grid), not n. Where a privatized
-// array shares memory with another array of the loop, the atomics stay (checked once per launch).
-void CudaRenderer::emit_reducing_loop(const ParallelFor& loop) {
-  emit_line("if (" + separate_arrays(loop) + ") {");
+// A loop with privatized targets (privatize_atomics.cpp). Reductions into an element or a local: each
+// thread accumulates its iterations' updates, its warp combines them by shuffles, and lane 0 merges
+// with one atomic, so a sum over n elements costs n/32 atomics at most, not n. Privatized arrays: each
+// block updates a copy in shared memory (fast atomics no other block contends for), merged into the
+// array with one atomic per changed element at the end. The private version runs when no privatized
+// array shares memory with another array of the loop (checked once per launch) and the copies fit
+// their share of kPrivateSharedBytes and cost less than the loop (an iteration per merged element);
+// otherwise the loop keeps its atomics.
+void CudaRenderer::emit_privatizing_loop(const ParallelFor& loop) {
+  std::vector<const Privatized*> arrays;
+  for (const Privatized& entry : loop.privatized) {
+    if (entry.kind == Privatized::Kind::array) arrays.push_back(&entry);
+  }
+  std::string condition = separate_arrays(loop);
+  for (size_t j = 0; j < arrays.size(); ++j) {
+    const Param& p = *kernel_.find_param(arrays[j]->ref.array);
+    std::string n = "qd_p" + std::to_string(j) + "_n", count = "(int64_t)1";
+    for (int d = 0; d < p.total_dims(); ++d) count += " * " + extent_name(p.name, d);
+    emit_line("const int64_t " + n + " = " + count + ";");
+    condition += " && " + n + " <= (int64_t)(" + std::to_string(kPrivateSharedBytes / arrays.size()) + " / sizeof(" +
+                 type_name(p.dtype) + ")) && " + n + " * (int64_t)gridDim.x <= qd_total";
+  }
+  emit_line("if (" + condition + ") {");
   indent_ += 2;
+  for (size_t j = 0; j < arrays.size(); ++j) {
+    const Param& p = *kernel_.find_param(arrays[j]->ref.array);
+    std::string name = "qd_p" + std::to_string(j), t = type_name(p.dtype);
+    emit_line("__shared__ " + t + " " + name + "[" + std::to_string(kPrivateSharedBytes / arrays.size()) + " / sizeof(" +
+              t + ")];");
+    emit_line("for (int64_t k = threadIdx.x; k < " + name + "_n; k += blockDim.x) " + name + "[k] = " +
+              privatized_identity(arrays[j]->op, p.dtype) + ";");
+    private_arrays_[p.name] = name;
+  }
+  if (!arrays.empty()) emit_line("__syncthreads();");
   declare_accumulators(loop);
   emit_grid_stride_loop(loop);
+  emit_private_merges(arrays);
+  indent_ -= 2;
+  emit_line("} else {");
+  indent_ += 2;
+  emit_grid_stride_loop(loop);
+  indent_ -= 2;
+  emit_line("}");
+}
+
+void CudaRenderer::emit_private_merges(const std::vector<const Privatized*>& arrays) {
   for (const Accumulator& acc : accumulators_) {
     std::string t = type_name(acc.type);
     AtomicOp op = acc.entry->op;
@@ -284,15 +325,32 @@ void CudaRenderer::emit_reducing_loop(const ParallelFor& loop) {
     emit_line(acc.name + " = qd_warp_reduce(" + acc.name + ", [](" + t + " a, " + t + " b) { return " + combine +
               "; });");
     emit_line("if ((threadIdx.x & 31u) == 0u && !(" + acc.name + " == " + privatized_identity(op, acc.type) +
-              ")) qd_atomic_" + std::string(atomic_op_name(op)) + "(&" + accumulator_target(acc) + ", " + acc.name + ");");
+              ")) qd_atomic_" + std::string(atomic_op_name(op)) + "(&" + accumulator_target(acc) + ", " + acc.name +
+              ");");
   }
   accumulators_.clear();
-  indent_ -= 2;
-  emit_line("} else {");
-  indent_ += 2;
-  emit_grid_stride_loop(loop);
-  indent_ -= 2;
-  emit_line("}");
+  if (arrays.empty()) return;
+  emit_line("__syncthreads();");
+  for (size_t j = 0; j < arrays.size(); ++j) {
+    const Param& p = *kernel_.find_param(arrays[j]->ref.array);
+    std::string name = "qd_p" + std::to_string(j);
+    emit_line("for (int64_t k = threadIdx.x; k < " + name + "_n; k += blockDim.x) {");
+    emit_line("  if (!(" + name + "[k] == " + privatized_identity(arrays[j]->op, p.dtype) + ")) qd_atomic_" +
+              std::string(atomic_op_name(arrays[j]->op)) + "(&a_" + p.name + "[k], " + name + "[k]);");
+    emit_line("}");
+  }
+  private_arrays_.clear();
+}
+
+// privatize_atomics.cpp promises that every atomic on a privatized target is an unused add/sub, min or
+// max of the entry's family, so the update needs no result.
+std::string CudaRenderer::private_update(const Atomic& a) {
+  std::string update = accumulator_update(a);
+  if (!update.empty() || a.local) return update;
+  auto copy = private_arrays_.find(a.ref.array);
+  if (copy == private_arrays_.end()) return "";
+  return "qd_shared_" + std::string(atomic_op_name(a.op)) + "(" + copy->second + ", " + copy->second + "_n, " +
+         element_offset(a.ref) + ", (" + type_name(*a.type) + ")(" + expr(a.value) + "), a_" + a.ref.array + ")";
 }
 
 void CudaRenderer::find_rematerialized_locals() {
@@ -463,7 +521,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   std::vector<TaskPlan> plans = plan_tasks();
   assign_frame_slots(plans);
   for (const Stmt& s : kernel_.body) {
-    if (const ParallelFor* loop = as<ParallelFor>(s)) reduces_ = reduces_ || reduces(*loop);
+    if (const ParallelFor* loop = as<ParallelFor>(s)) reduces_ = reduces_ || privatizes(*loop);
   }
   out_ = preamble();
   emit_functions();

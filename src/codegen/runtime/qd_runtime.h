@@ -633,6 +633,20 @@ QD_LOCAL_UPDATE(xor, T(o ^ v))
 QD_LOCAL_UPDATE(xchg, v)
 #undef QD_LOCAL_UPDATE
 
+// ---- CUDA privatized arrays (cuda_renderer.cpp): an update of element k of a block's shared copy, by
+// an atomic only the block's threads contend for; an offset outside the copy (a bad index, undefined in
+// release mode) goes to the real array as before ----
+#define QD_SHARED_UPDATE(op)                                                  \
+  template <class T>                                                          \
+  QD_FUNC void qd_shared_##op(T* copy, int64_t n, int64_t k, T v, T* real) { \
+    qd_atomic_##op((uint64_t)k < (uint64_t)n ? copy + k : real + k, v);       \
+  }
+QD_SHARED_UPDATE(add)
+QD_SHARED_UPDATE(sub)
+QD_SHARED_UPDATE(min)
+QD_SHARED_UPDATE(max)
+#undef QD_SHARED_UPDATE
+
 // Where a debug-mode atomic goes: the element, or a scratch cell once the access is known to be out
 // of bounds (the task stops right after, and the scratch value is never read).
 template <class T>
