@@ -33,6 +33,7 @@ struct CudaCompiledKernel {
   std::vector<CudaTask> tasks;       // run in order on one stream
   std::vector<DtypeCode> returns;  // value k is stored as a QdArg.scalar at frame offset 8k
   int64_t frame_bytes = 0;         // device scratch the launcher allocates per launch (>= 8 per returned value)
+  bool args_by_value = false;      // tasks take the QdArgs themselves as a kernel parameter, not a pointer
   std::vector<std::string> assert_messages;  // same meaning as CompiledKernel's
   std::vector<KernelWarning> warnings;       // same meaning as CompiledKernel's
   std::string source;                        // generated CUDA C++

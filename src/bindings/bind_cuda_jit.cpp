@@ -39,6 +39,7 @@ void bind_cuda_jit(nb::module_& m) {
                      return nb::tuple(names);
                    })
       .def_ro("frame_bytes", &CudaCompiledKernel::frame_bytes)
+      .def_ro("args_by_value", &CudaCompiledKernel::args_by_value)
       .def_ro("source", &CudaCompiledKernel::source)
       .def_ro("num_params", &CudaCompiledKernel::num_params)
       .def_ro("param_written", &CudaCompiledKernel::param_written)

@@ -88,6 +88,10 @@ bool privatizes(const ParallelFor& loop) {
   return !finder.found && !loop.privatized.empty();
 }
 
+// Kernels with at most this many parameters take them by value: the QdArgs and the three pointers stay
+// within the 4 KB of kernel parameters that every CUDA device takes.
+constexpr size_t kMaxArgsByValue = (4096 - 3 * sizeof(void*)) / sizeof(QdArg);
+
 // Shared memory a block gives the private copies of its loop's privatized arrays: 16 blocks of 128
 // threads (a full SM of threads) still fit an H100's 228 KB with it.
 constexpr int kPrivateSharedBytes = 12 * 1024;
@@ -132,8 +136,9 @@ class CudaRenderer : public CStyleRenderer {
            (reduces_ ? kWarpReduce : "");
   }
   std::string entry_signature() override {
-    return "extern \"C\" __global__ void " + function_ +
-           "(const QdArg* args, char* frame, QdKernelError* error, int32_t* error_flag)";
+    std::string args = args_by_value_ ? "QD_ARGS_PARAM(" + std::to_string(kernel_.params.size()) + ")" : "const QdArg* args";
+    return std::string(args_by_value_ ? "QD_ARGS_BY_VALUE(" + function_ + ")\n" : "") + "extern \"C\" __global__ void " +
+           function_ + "(" + args + ", char* frame, QdKernelError* error, int32_t* error_flag)";
   }
   std::string render_const(const Const& c) override;
   // The launcher reads a task's error record only in debug mode (a sync), so it checks extents itself.
@@ -171,6 +176,7 @@ class CudaRenderer : public CStyleRenderer {
   std::string function_;  // the task function being emitted
   bool simt_ = false;     // the parallel_for being emitted uses qd.simt
   bool reduces_ = false;  // some parallel_for privatizes (its reductions shuffle within warps)
+  bool args_by_value_ = false;  // the tasks take their QdArgs as a kernel parameter (kMaxArgsByValue)
   std::map<std::string, std::string> private_arrays_;  // array -> its block's shared copy, in a private loop
   // Top-level locals that are never written after their decl and whose value reads no memory: each
   // task recomputes the ones it needs instead of a serial task storing them in the frame.
@@ -457,6 +463,7 @@ void CudaRenderer::emit_task(size_t k, const TaskPlan& plan) {
   function_ = "qd_" + kernel_.name + "_task" + std::to_string(k);
   out_ += entry_signature() + " {\n";
   indent_ = 2;
+  if (args_by_value_) emit_line("const QdArg* const args = qd_args.a;");
   emit_line("const QdLaunchContext qd_context = {nullptr, nullptr, error, error_flag};");
   emit_line("const QdLaunchContext* const ctx = &qd_context;");
   emit_line("(void)args; (void)frame; (void)ctx;");
@@ -523,6 +530,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   for (const Stmt& s : kernel_.body) {
     if (const ParallelFor* loop = as<ParallelFor>(s)) reduces_ = reduces_ || privatizes(*loop);
   }
+  args_by_value_ = !kernel_.params.empty() && kernel_.params.size() <= kMaxArgsByValue;
   out_ = preamble();
   emit_functions();
   GeneratedCudaSource result;
@@ -533,6 +541,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   result.source = out_;
   result.assert_messages = assert_messages_;
   result.frame_bytes = frame_bytes_;
+  result.args_by_value = args_by_value_;
   ArrayUses written(false, false);
   written.visit(kernel_.body);
   visit_functions(written, kernel_);

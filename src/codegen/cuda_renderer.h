@@ -15,6 +15,7 @@ struct GeneratedCudaSource {
   std::vector<std::string> assert_messages;  // debug mode: error code 2's arg_index indexes this
   std::vector<CudaTask> tasks;               // in launch order
   int64_t frame_bytes = 0;                   // return value, return flag and locals shared by tasks
+  bool args_by_value = false;                // tasks take the QdArgs as their first kernel parameter
   std::vector<bool> param_written;           // per kernel parameter: an array that a store or atomic writes
   std::vector<std::pair<int, int>> i32_extents;  // checked by the launcher on the host (see i32_extents())
 };

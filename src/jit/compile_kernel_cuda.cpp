@@ -74,6 +74,7 @@ std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string&
   out->tasks = std::move(generated.tasks);
   out->returns = kernel.returns;
   out->frame_bytes = generated.frame_bytes;
+  out->args_by_value = generated.args_by_value;
   out->assert_messages = std::move(generated.assert_messages);
   out->source = std::move(source);
   out->num_params = static_cast<int>(kernel.params.size());

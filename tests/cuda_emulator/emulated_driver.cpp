@@ -69,6 +69,7 @@ struct Module {
 struct Function {
   Module* module;
   EmulatedTask task;
+  bool args_by_value;  // its first parameter is the launch's QdArgs (by reference here), not a device pointer
 };
 
 // One lock for the whole driver: device memory is opened for the duration of a call, and launches
@@ -213,6 +214,10 @@ CUresult run_launch(Function& function, const unsigned grid[3], const unsigned b
   Module& module = *function.module;
   void* pointers[4];
   for (int i = 0; i < 4; ++i) {
+    if (i == 0 && function.args_by_value) {  // the parameter's bytes, which a GPU copies at the launch
+      pointers[0] = params[0];
+      continue;
+    }
     CUdeviceptr value = *static_cast<CUdeviceptr*>(params[i]);
     // Task arguments are device pointers, possibly one past the end (an empty frame).
     if (value != 0 && !in_device_memory(value, 0)) return kInvalidValue;
@@ -491,7 +496,8 @@ CUresult cuModuleGetFunction(Function** function, Module* module, const char* na
   if (!modules.count(module)) return kInvalidHandle;
   void* symbol = dlsym(module->library, name);
   if (!symbol) return kNotFound;
-  auto* made = new Function{module, reinterpret_cast<EmulatedTask>(symbol)};
+  bool by_value = dlsym(module->library, (std::string(name) + "_args_by_value").c_str()) != nullptr;
+  auto* made = new Function{module, reinterpret_cast<EmulatedTask>(symbol), by_value};
   functions.insert(made);
   *function = made;
   return kSuccess;

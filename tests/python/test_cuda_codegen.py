@@ -265,7 +265,7 @@ def test_sm80_and_ptx_fallback_for_an_unknown_architecture():
 
 def test_generate_cuda_source_needs_no_nvrtc():
     source = _core.generate_cuda_source(square_kernel().ir((array(), array())))
-    assert 'extern "C" __global__ void qd_square_task0(const QdArg* args, char* frame' in source
+    assert 'extern "C" __global__ void qd_square_task0(QD_ARGS_PARAM(2), char* frame' in source
     assert '#include "qd_runtime.h"' in source
 
 
@@ -284,3 +284,17 @@ def test_missing_nvrtc_says_where_it_looked():
     assert "NVRTC (libnvrtc.so) was not found" in out
     assert "pip install nvidia-cuda-nvrtc" in out
     assert "/nonexistent/nvrtc/libnvrtc.so.13" in out
+
+
+@pytest.mark.parametrize("count, by_value", [(28, True), (29, False)])
+def test_kernels_with_few_parameters_take_them_by_value(count, by_value):
+    # 28 QdArgs and the three pointers fit the 4 KB of kernel parameters every device takes; a launch of
+    # such a kernel uploads no argument buffer. More go through the launch slot, as before.
+    params = " ".join(f"(array a{k} f32 1 () 1 1)" for k in range(count))
+    body = "(store a0 ((var i)) () (load a{} ((var i)) ()))".format(count - 1)
+    text = (f"(kernel many (options (default_fp f32) (default_ip i32) (debug 0) (fast_math 0)) (params {params}) "
+            f"(returns void) (body (parallel_for (i) ((const int 4)) (config (block_dim 0) (serialize 0)) ({body}))))")
+    compiled = _core.compile_kernel_cuda(text, 9, 0)
+    assert compiled.args_by_value == by_value
+    signature = f"QD_ARGS_PARAM({count})" if by_value else "const QdArg* args"
+    assert f'void qd_many_task0({signature}, char* frame' in compiled.source

@@ -21,6 +21,26 @@
 #define QD_BIT_COPY(dst, src, n) __builtin_memcpy(dst, src, n)
 #endif
 
+// ---- a CUDA task's arguments by value (cuda_renderer.cpp): a kernel with few parameters takes its
+// QdArgs as one __grid_constant__ kernel parameter, read in place, so a launch uploads nothing ----
+template <int N>
+struct QdArgs {
+  QdArg a[N];
+};
+#ifdef __CUDACC__
+#if __CUDA_ARCH__ >= 700
+#define QD_ARGS_PARAM(N) const __grid_constant__ QdArgs<N> qd_args
+#else  // before Volta, taking its address copies the parameter to each thread's local memory
+#define QD_ARGS_PARAM(N) const QdArgs<N> qd_args
+#endif
+#define QD_ARGS_BY_VALUE(task)
+#else
+// The emulated driver (tests/cuda_emulator/) passes a launch's arguments by reference; the marker
+// symbol tells it which tasks take them so.
+#define QD_ARGS_PARAM(N) const QdArgs<N>& qd_args
+#define QD_ARGS_BY_VALUE(task) extern "C" __attribute__((visibility("default"))) const int task##_args_by_value = 1;
+#endif
+
 // ---- f16: storage type; arithmetic happens in float ----
 QD_FUNC uint32_t qd_float_bits(float f) { uint32_t u; QD_BIT_COPY(&u, &f, 4); return u; }
 QD_FUNC float qd_bits_float(uint32_t u) { float f; QD_BIT_COPY(&f, &u, 4); return f; }

@@ -240,6 +240,41 @@ void launch_task(const CudaCompiledKernel& kernel, size_t task, const LoadedTask
                           std::to_string(loaded.grid) + " blocks of " + std::to_string(loaded.block) + " threads)");
 }
 
+// Enqueues the kernel's tasks on the stream, after the copies into qd arrays (enqueued on the legacy
+// default stream) and before later copies, host reads and DLPack consumers, which order themselves
+// after the legacy default stream (include/quadrants/cuda.h), all without blocking the host.
+void launch_tasks(const CudaCompiledKernel& kernel, const std::vector<LoadedTask>& tasks, void** params,
+                  CUstream stream, int device_id) {
+  if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
+  if (!kernel_profiling()) {
+    for (size_t task = 0; task < tasks.size(); ++task) launch_task(kernel, task, tasks[task], params, stream);
+  } else {
+    // The profiler times the kernel alone: earlier work on the stream finishes first, then the host
+    // waits for this kernel (as upstream's profiler does, launches are synchronous while it is on).
+    const cuda::DriverApi& api = cuda::driver();
+    cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(before profiling '" + kernel.name + "')");
+    auto start = std::chrono::steady_clock::now();
+    for (size_t task = 0; task < tasks.size(); ++task) launch_task(kernel, task, tasks[task], params, stream);
+    cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel.name + "')");
+    record_kernel_time(kernel.name,
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  // Named only once enqueued: a fault that an earlier kernel left surfaces at these calls.
+  cuda::note_kernel_launch(kernel.name);
+  if (stream != nullptr) make_stream_wait(nullptr, stream, device_id);
+}
+
+// A device's error record and flag for launches that never read them, allocated on first use.
+cuda::CUdeviceptr error_scratch(const cuda::Device& dev) {
+  static std::mutex mutex;
+  static cuda::CUdeviceptr scratch[64] = {};
+  QD_ASSERT(dev.info.index >= 0 && dev.info.index < 64, "error_scratch(): more than 64 CUDA devices");
+  std::lock_guard<std::mutex> lock(mutex);
+  cuda::CUdeviceptr& mine = scratch[dev.info.index];
+  if (!mine) cuda::check(cuda::driver().cuMemAlloc(&mine, sizeof(QdKernelError) + 16), "cuMemAlloc(error scratch)");
+  return mine;
+}
+
 }  // namespace
 
 std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& kernel, const QdArg* args,
@@ -256,7 +291,17 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
   }
   const cuda::Device& dev = cuda::make_current(device_id);
   const std::vector<LoadedTask>& tasks = tasks_of(kernel, device_id);
-  Layout layout = layout_for(num_args, kernel->frame_bytes);
+  QD_ASSERT(!kernel->args_by_value || num_args == kernel->num_params, "launch_cuda(): argument count mismatch");
+  // Tasks that take their arguments by value, in release mode, with no frame, need no launch buffer:
+  // nothing is uploaded and their error pointers go to a scratch record that nobody reads.
+  if (kernel->args_by_value && kernel->frame_bytes == 0 && !kernel->debug) {
+    cuda::CUdeviceptr scratch = error_scratch(dev);
+    cuda::CUdeviceptr pointers[3] = {scratch, scratch, scratch + sizeof(QdKernelError)};
+    void* params[4] = {const_cast<QdArg*>(args), &pointers[0], &pointers[1], &pointers[2]};
+    launch_tasks(*kernel, tasks, params, stream, device_id);
+    return {};
+  }
+  Layout layout = layout_for(kernel->args_by_value ? 0 : num_args, kernel->frame_bytes);
   QD_ASSERT(layout.frame <= kSlotBytes, "launch_cuda(): more arguments than a launch slot holds");
   bool fits = layout.total <= kSlotBytes;
   std::optional<LaunchSlot> slot(std::in_place, device_id, stream);
@@ -270,29 +315,10 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
     cuda::check(api.cuMemsetD8Async(base + layout.frame, 0, layout.total - layout.frame, stream),
                 "cuMemsetD8Async(kernel frame)");
   }
-  // Copies into qd arrays are enqueued on the legacy default stream; a kernel on another stream
-  // starts after them (and the legacy stream waits for the kernel below).
-  if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
   cuda::CUdeviceptr pointers[4] = {base, base + layout.frame, base + layout.error, base + layout.flag};
-  void* params[4] = {&pointers[0], &pointers[1], &pointers[2], &pointers[3]};
-  if (!kernel_profiling()) {
-    for (size_t task = 0; task < tasks.size(); ++task) launch_task(*kernel, task, tasks[task], params, stream);
-  } else {
-    // The profiler times the kernel alone: earlier work on the stream finishes first, then the host
-    // waits for this kernel (as upstream's profiler does, launches are synchronous while it is on).
-    cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(before profiling '" + kernel->name + "')");
-    auto start = std::chrono::steady_clock::now();
-    for (size_t task = 0; task < tasks.size(); ++task) launch_task(*kernel, task, tasks[task], params, stream);
-    cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel->name + "')");
-    record_kernel_time(kernel->name,
-                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  // Named only once enqueued: a fault that an earlier kernel left surfaces at these calls.
-  cuda::note_kernel_launch(kernel->name);
-  // Later copies, host reads and DLPack consumers order themselves after the legacy default stream
-  // (include/quadrants/cuda.h); making it wait here puts this kernel before them, whatever stream
-  // it ran on, without blocking the host.
-  if (stream != nullptr) make_stream_wait(nullptr, stream, device_id);
+  void* params[4] = {kernel->args_by_value ? const_cast<QdArg*>(args) : static_cast<void*>(&pointers[0]),
+                     &pointers[1], &pointers[2], &pointers[3]};
+  launch_tasks(*kernel, tasks, params, stream, device_id);
   if (returned == 0 && !kernel->debug) return {};
   // Error record, flag and the returned values at the start of the frame lie together; one copy reads them.
   size_t read_end = returned ? layout.frame + returned * sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
