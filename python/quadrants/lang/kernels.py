@@ -221,14 +221,25 @@ class KernelDefinition:
         return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
                                 self.return_spec, _runtime.config(), leaves, struct_values)
 
-    def discover(self, args, slot_values):
-        """Translates for one call's own arguments: (translation, regular specs, DiscoverLeaves)."""
-        name = self.fn.__name__
+    def check_struct_arguments(self, args):
+        """A TypeError naming the parameter where a dataclass or struct parameter got another kind of object
+        (reading its members would fail with an AttributeError, on the first call or on a later one)."""
+        for k in self.value_struct_positions:
+            param = self.params[k]
+            if not isinstance(args[k], param.annotation):
+                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} "
+                                f"value (its annotation), but got {args[k]!r}.") from None
         for k in self.struct_positions:
             param = self.params[k]
             if not isinstance(args[k], param.schema.cls):
-                raise TypeError(f"Kernel '{name}' argument '{param.name}' must be a {param.schema.cls.__qualname__} "
-                                f"instance (its annotation), but got {type(args[k]).__qualname__}.")
+                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a "
+                                f"{param.schema.cls.__qualname__} instance (its annotation), but got "
+                                f"{type(args[k]).__qualname__}.") from None
+
+    def discover(self, args, slot_values):
+        """Translates for one call's own arguments: (translation, regular specs, DiscoverLeaves)."""
+        name = self.fn.__name__
+        self.check_struct_arguments(args)
         regular = tuple(probe_spec(name, self.params[k].launcher_entry(), args[k]) for k in self.runtime_positions)
         leaves = DiscoverLeaves(name)
         structs = {p.name: arg for p, arg in zip(self.params, args)}
@@ -386,7 +397,7 @@ class Kernel(KernelMixin):
         cached = definition.cached_struct_keys()
         self._key_of = make_key_function(names, definition.template_slots, cached)
         function = make_kernel_function(self.fn.__name__, names, definition.template_slots, self._instances.get,
-                                        self._miss, self._retry, self._check_struct_arguments, cached)
+                                        self._miss, self._retry, self.definition.check_struct_arguments, cached)
         functools.update_wrapper(function, self.fn)
         function.__defaults__ = self.fn.__defaults__
         for attr in ("definition", "fn", "ir", "export_ir", "grad", "params", "runtime_positions"):
@@ -402,20 +413,6 @@ class Kernel(KernelMixin):
         """A new specialization read a leaf the entry's launcher does not take: discover the leaves again."""
         self._instances.pop(key, None)
         return self.function(*args)
-
-    def _check_struct_arguments(self, args):
-        """Turns the AttributeError of a wrong object passed for a dataclass or struct parameter into a TypeError."""
-        for k in self.definition.value_struct_positions:
-            param = self.definition.params[k]
-            if not isinstance(args[k], param.annotation):
-                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} "
-                                f"value (its annotation), but got {args[k]!r}.") from None
-        for k in self.definition.struct_positions:
-            param = self.definition.params[k]
-            if not isinstance(args[k], param.schema.cls):
-                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a "
-                                f"{param.schema.cls.__qualname__} instance (its annotation), but got "
-                                f"{type(args[k]).__qualname__}.") from None
 
     def _miss(self, key, args):
         """The entry for a template key met for the first time (or since qd.reset())."""
