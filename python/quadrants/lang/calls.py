@@ -483,7 +483,9 @@ class CallTranslator:
                 texts.append(f"(scalar {param.name} {entry[1]})")
                 continue
             _, dtype, ndim, element_shape, contiguous, writable = entry
-            self.bind(param.name, StaticBinding(ArrayRef(param.name, dtype, ndim, element_shape, path=(param.name,))))
+            clamp = getattr(param.annotation, "boundary", "unsafe") == "clamp"
+            self.bind(param.name, StaticBinding(ArrayRef(param.name, dtype, ndim, element_shape, path=(param.name,),
+                                                         clamp=clamp)))
             shape = " ".join(map(str, element_shape))
             texts.append(f"(array {param.name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})")
         return texts

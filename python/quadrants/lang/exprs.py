@@ -333,7 +333,11 @@ class ExprTranslator(DynamicIndexing):
             )
         if isinstance(array, FieldRef):  # field offsets (sparse_access.py)
             parts = shift_indices(self, array, [self.scalar(part, "an array index") for part in parts])
-        return [self.ops.text(self.scalar(part, "an array index")) for part in parts]
+        texts = [self.ops.text(self.scalar(part, "an array index")) for part in parts]
+        if getattr(array, "clamp", False):  # boundary="clamp": into [0, extent - 1], dim by dim
+            texts = [f"(bin min (bin max {t} (const int 0)) (bin sub (shape {array.name} {d}) (const int 1)))"
+                     for d, t in enumerate(texts)]
+        return texts
 
     def array_element(self, array, index):
         if isinstance(array, ComponentsRef):

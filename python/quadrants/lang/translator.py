@@ -276,7 +276,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
             self.leaf_texts[leaf.path] = " ".join(f"(scalar {n} {spec[1]})" for n in names)
         else:
             _, dtype, ndim, element_shape, contiguous, writable = spec
-            found = ArrayRef(name, dtype, ndim, element_shape, label=leaf.label, path=leaf.path)
+            found = ArrayRef(name, dtype, ndim, element_shape, label=leaf.label, path=leaf.path,
+                             clamp=getattr(leaf.annotation, "boundary", "unsafe") == "clamp")
             shape = " ".join(map(str, element_shape))
             self.leaf_texts[leaf.path] = f"(array {name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})"
         self.leaf_values[leaf.path] = found

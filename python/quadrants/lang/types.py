@@ -58,7 +58,10 @@ class NdarrayType:
         # array's last element_dim axes become the elements (the launcher splits them off).
         self.element_dim = element_dim if element_shape is None else len(element_shape)
         self.needs_grad = needs_grad  # accepted as upstream does; gradients come from the argument itself
-        self.boundary = boundary  # upstream's out-of-bound policy name; quadrants checks bounds in debug mode
+        if boundary not in ("unsafe", "clamp"):
+            raise ValueError(f"qd.types.ndarray(boundary=...) expects 'unsafe' or 'clamp', but got {boundary!r}.")
+        # "clamp": each outer index is clamped into the array's extent (lang/exprs.py), as upstream does.
+        self.boundary = boundary
 
     def dtype_name(self):
         """The scalar dtype name ('f32'), or None when the dtype is specialized per call."""

@@ -44,9 +44,11 @@ class ArrayRef:
     where a runtime array argument comes from ((param,) or a leaf's path), whose .grad/.dual a kernel can read.
     """
 
-    __slots__ = ("name", "dtype_name", "ndim", "element_shape", "static_shape", "label", "path")
+    __slots__ = ("name", "dtype_name", "ndim", "element_shape", "static_shape", "label", "path", "clamp")
 
-    def __init__(self, name, dtype_name, ndim, element_shape, static_shape=None, label=None, path=None):
+    def __init__(self, name, dtype_name, ndim, element_shape, static_shape=None, label=None, path=None,
+                 clamp=False):
+        self.clamp = clamp  # qd.types.ndarray(boundary="clamp"): indices are clamped into the extents
         self.name = name
         self.dtype_name = dtype_name
         self.ndim = ndim
