@@ -510,6 +510,19 @@ def test_matrix_constructors_take_upstreams_keyword_names():
     assert out[0] == 111
 
 
+def test_kernel_vectors_and_matrices_take_a_dtype_second_as_upstream():
+    @qd.kernel
+    def build(out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        a = qd.Vector([1, 2, 3], qd.f32) / 2  # f32 entries: 0.5, not 0
+        b = qd.Vector([1.5, 2.5, 3.5], qd.i32)  # truncated to 1, 2, 3
+        m = qd.Matrix([[1, 2], [3, 4]], qd.f32)
+        out[0] = a[0] + a[2] * 10 + b[1] * 100 + m[1, 0] * 1000 + qd.Vector([7.9], dt=qd.i32)[0] * 10000
+
+    out = np.zeros(1, np.float32)
+    build(out)
+    assert out[0] == 0.5 + 15 + 200 + 3000 + 70000
+
+
 def test_lists_store_into_vector_and_matrix_elements():
     m = qd.Matrix.field(2, 2, qd.i32, 3)
     v = qd.Vector.field(3, qd.f32, 2)

@@ -370,9 +370,11 @@ class CallTranslator:
 
     def construct_vector(self, cls, args, kwargs):
         dtype = kwargs.pop("dt", None)
+        if len(args) == 2 and dtype is None:  # qd.Vector([1, 2, 3], qd.f32), as upstream's (arr, dt=None)
+            args, dtype = args[:1], args[1]
         if len(args) != 1 or kwargs or not isinstance(args[0], (list, tuple, VectorValue)):
-            raise self.fail(f"qd.{cls.__name__}() takes a list of values, e.g. qd.{cls.__name__}([x, y, z])",
-                            kind="type")
+            raise self.fail(f"qd.{cls.__name__}() takes a list of values and optionally a dtype, e.g. "
+                            f"qd.{cls.__name__}([x, y, z], qd.f32)", kind="type")
         rows = args[0].entries if isinstance(args[0], VectorValue) else list(args[0])
         if rows and all(isinstance(r, (list, tuple)) for r in rows):
             entries = [self.scalar(x, "a matrix entry") for row in rows for x in row]
