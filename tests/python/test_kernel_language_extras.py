@@ -543,6 +543,20 @@ def test_numpy_scalars_from_python_scope_are_numbers_of_their_kind():
     np.testing.assert_array_equal(out, np.arange(6, dtype=np.float32).reshape(2, 3) + 0.5)
 
 
+def test_zero_dimensional_numpy_arrays_from_python_scope_are_numbers():
+    begin = np.array(3, dtype=np.int32)  # shape (), as upstream's test_numpy_loops builds its bounds
+    end = (np.ones(1) * 7).astype(np.int32).reshape(())
+
+    @qd.kernel
+    def fill(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(begin, end):
+            out[i] = i * np.array(2.5)
+
+    out = np.zeros(8, np.int32)
+    fill(out)
+    assert out.tolist() == [0, 0, 0, 7, 10, 12, 15, 0]
+
+
 def test_a_scalar_parameter_reassigned_in_a_while_loop_is_a_local_of_the_kernel():
     # The loop body's assignment was a new local, so the condition kept reading the parameter: an endless loop.
     @qd.kernel

@@ -131,6 +131,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         value = unwrap(value)
         if isinstance(value, np.generic) and value.ndim == 0:
             return value.item()
+        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
+            return value.item()  # a 0-d numpy array is a number here, baked in like any captured number
         if hasattr(value, "_array") and hasattr(value, "_element_shape"):
             return self.global_array(value, py_name, label)
         import quadrants
