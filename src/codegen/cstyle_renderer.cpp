@@ -259,8 +259,12 @@ std::string CStyleRenderer::element(const ArrayRef& ref) {
 std::string CStyleRenderer::atomic(const Atomic& a) {
   std::string update = private_update(a);
   if (!update.empty()) return update;
-  if (a.local && local_is_thread_private(*a.local)) {
-    return "qd_local_" + std::string(atomic_op_name(a.op)) + "(&" + local_name(*a.local) + ", " + expr(a.value) + ")";
+  LocalStorage storage = a.local ? local_storage(*a.local) : LocalStorage::shared;
+  if (storage != LocalStorage::shared) {
+    std::string op(atomic_op_name(a.op)), target = "&" + local_name(*a.local), value = expr(a.value);
+    std::string plain = "qd_local_" + op + "(" + target + ", " + value + ")";
+    if (storage == LocalStorage::thread_private) return plain;
+    return "(__isLocal(" + target + ") ? " + plain + " : qd_atomic_" + op + "(" + target + ", " + value + "))";
   }
   std::string target = a.local ? "&" + local_name(*a.local)
                        : kernel_.options.debug ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"

@@ -31,8 +31,10 @@ class CStyleRenderer {
 
   // The update of a privatized target that replaces an atomic; empty where the atomic stays.
   virtual std::string private_update(const ir::Atomic&) { return ""; }
-  // Whether an atomic on this local may be done plainly: its storage is the running thread's alone.
-  virtual bool local_is_thread_private(const std::string&) const { return false; }
+  // Where an atomic's local lives: memory other threads may see (the atomic stays), the running thread's
+  // own (done plainly), or either (a function's by-reference parameter on CUDA: decided at run time).
+  enum class LocalStorage { shared, thread_private, unknown };
+  virtual LocalStorage local_storage(const std::string&) const { return LocalStorage::shared; }
 
   // Privatized atomics (cstyle_privatized.cpp). An accumulator holds a thread's part of the reduction
   // into a privatized element or local; declare_accumulators declares one, at the identity, for each

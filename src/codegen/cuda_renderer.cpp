@@ -145,14 +145,14 @@ class CudaRenderer : public CStyleRenderer {
   bool checks_extents_on_entry() const override { return false; }
   // Top-level locals that tasks share live in the frame (global memory); every other local is in the
   // thread's local memory, which CUDA's atomics cannot address. A function's by-reference parameter
-  // may name either, so it keeps the atomic.
-  bool local_is_thread_private(const std::string& name) const override {
-    if (frame_offset_.count(name)) return false;
-    if (!current_function_) return true;
+  // may name either (the caller's frame slot or its own local), so the address decides at run time.
+  LocalStorage local_storage(const std::string& name) const override {
+    if (frame_offset_.count(name)) return LocalStorage::shared;
+    if (!current_function_) return LocalStorage::thread_private;
     for (const ir::FunctionParam& p : current_function_->params) {
-      if (p.name == name && p.kind == ir::FunctionParam::Kind::ref) return false;
+      if (p.name == name && p.kind == ir::FunctionParam::Kind::ref) return LocalStorage::unknown;
     }
-    return true;
+    return LocalStorage::thread_private;
   }
   // A device function; NVRTC gives recursive calls a stack frame (the launcher sizes the stack).
   std::string function_qualifier() const override { return "__device__ "; }

@@ -39,6 +39,8 @@ extern "C" { EmulatedDim3 threadIdx, blockIdx, blockDim, gridDim; }
 #define __forceinline__ inline __attribute__((always_inline))
 static inline float __int_as_float(int v) { float f; __builtin_memcpy(&f, &v, 4); return f; }
 static inline double __longlong_as_double(long long v) { double d; __builtin_memcpy(&d, &v, 8); return d; }
+// Every address is host memory here, where atomics work on a thread's locals too.
+static inline unsigned __isLocal(const void*) { return 0; }
 // Shared memory: one copy, reused by the blocks the driver runs one after another (never zeroed
 // between them, as on a GPU, where it starts with whatever was there).
 #define __shared__ static

@@ -173,6 +173,29 @@ def test_reference_parameter_writes_the_callers_local():
     assert run() == 12.0
 
 
+def test_atomics_on_a_reference_parameter_reach_the_callers_local_wherever_it_lives():
+    # The caller's local may be its thread's own (a plain update on CUDA, whose atomics cannot address
+    # a thread's local memory) or the kernel's, shared by a parallel loop's threads (atomic).
+    @qd.real_func
+    def bump(a: qd.ref(qd.i32), by: qd.i32):
+        qd.atomic_add(a, by)
+
+    @qd.kernel
+    def run(out: qd.types.ndarray(dtype=qd.i32, ndim=1)) -> qd.i32:
+        total = 0
+        for i in range(out.shape[0]):
+            mine = i
+            bump(mine, 10)
+            out[i] = mine
+            bump(total, 1)
+        bump(total, 1000)
+        return total
+
+    out = np.zeros(300, np.int32)
+    assert run(out) == 1300
+    assert out.tolist() == list(range(10, 310))
+
+
 def test_one_definition_per_signature():
     @qd.real_func
     def read(f: qd.template(), i: qd.i32) -> qd.f32:
