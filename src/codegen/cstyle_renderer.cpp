@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "ir/ir_mutator.h"
+#include "ir/print_format.h"
 #include "quadrants/errors.h"
 
 namespace qd::codegen {
@@ -391,20 +392,6 @@ void CStyleRenderer::emit_return(const Return& r) {
   emit_line("return;");
 }
 
-// printf's conversion for a value of type t, and the C type the value is passed as (varargs promote
-// narrow ints to int and float to double anyway; 64-bit ints need the long long the format names).
-std::pair<std::string, std::string> CStyleRenderer::print_format(DtypeCode t) {
-  switch (t) {
-    case DtypeCode::f16:
-    case DtypeCode::f32: return {"%f", "double"};
-    case DtypeCode::f64: return {"%.12f", "double"};
-    case DtypeCode::i64: return {"%lld", "long long"};
-    case DtypeCode::u64: return {"%llu", "unsigned long long"};
-    case DtypeCode::u32: return {"%u", "unsigned int"};
-    default: return {"%d", "int"};
-  }
-}
-
 // One printf per print statement, so the pieces of one line stay together when threads interleave.
 void CStyleRenderer::emit_print(const Print& p) {
   std::string format, values;
@@ -418,7 +405,7 @@ void CStyleRenderer::emit_print(const Print& p) {
       }
       continue;
     }
-    auto [conversion, c_type] = print_format(*item.value->type);
+    auto [conversion, c_type] = print_conversion(item.spec, *item.value->type);
     format += conversion;
     values += ", (" + c_type + ")(" + operand(item.value) + ")";
   }

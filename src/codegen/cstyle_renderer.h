@@ -122,7 +122,6 @@ class CStyleRenderer {
   std::vector<std::string> function_arrays() const;
   void emit_for(const ir::For& loop);
   void emit_print(const ir::Print& p);
-  static std::pair<std::string, std::string> print_format(DtypeCode t);
   std::string binary(const ir::Binary& b);
   std::string unary(const ir::Unary& u);
   std::string cast(const ir::Cast& c);

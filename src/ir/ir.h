@@ -328,6 +328,7 @@ struct Assert : StmtNode {
 struct PrintItem {
   std::string text;
   Expr value;
+  std::string spec;  // a value's format spec, "" for its type's default (ir/print_format.h)
 };
 
 // Writes its items, with no separator or newline of its own (the frontend adds them as text).

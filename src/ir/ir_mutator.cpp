@@ -272,7 +272,7 @@ Block IRMutator::visit_print(const Print& s, const Stmt& self) {
   std::vector<PrintItem> items;
   bool changed = false;
   for (const PrintItem& item : s.items) {
-    items.push_back({item.text, item.value ? mutate(item.value) : nullptr});
+    items.push_back({item.text, item.value ? mutate(item.value) : nullptr, item.spec});
     changed = changed || items.back().value != item.value;
   }
   return {changed ? Print::make(std::move(items), s.loc) : self};

@@ -397,7 +397,14 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
     std::vector<PrintItem> items;
     for (size_t i = 1; i < e.items.size(); ++i) {
       const SExpr& item = e.items[i];
-      items.push_back(item.is_string ? PrintItem{item.atom, nullptr} : PrintItem{"", parse_expr(item)});
+      bool formatted = item.is_list && !item.items.empty() && !item.items[0].is_list && item.items[0].atom == "fmt";
+      if (formatted) {  // (fmt "SPEC" EXPR)
+        form(item, "fmt", 2);
+        if (!item.items[1].is_string) fail(item.items[1], "expected the format spec as a string.");
+        items.push_back(PrintItem{"", parse_expr(item.items[2]), item.items[1].atom});
+        continue;
+      }
+      items.push_back(item.is_string ? PrintItem{item.atom, nullptr, ""} : PrintItem{"", parse_expr(item), ""});
     }
     return Print::make(std::move(items), loc);
   }

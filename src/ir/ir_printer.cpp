@@ -161,7 +161,8 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
     case StmtKind::print: {
       std::string out = "(print";
       for (const PrintItem& item : as<Print>(s)->items) {
-        out += " " + (item.value ? print_expr(item.value) : quote(item.text));
+        std::string value = item.value ? print_expr(item.value) : quote(item.text);
+        out += " " + (item.spec.empty() ? value : "(fmt " + quote(item.spec) + " " + value + ")");
       }
       return out + ")";
     }

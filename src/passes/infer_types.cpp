@@ -17,6 +17,7 @@
 #include <map>
 
 #include "ir/ir_mutator.h"
+#include "ir/print_format.h"
 #include "ir/scopes.h"
 #include "passes/passes.h"
 #include "passes/type_rules.h"
@@ -193,6 +194,15 @@ class TypeInference : public IRMutator {
     check_precision("Assign", *scopes_.find(a.name)->type, v);
     v = cast_to(v, *scopes_.find(a.name)->type);
     return {v == a.value ? self : Assign::make(a.name, v, a.loc)};
+  }
+  Block visit_print(const Print& s, const Stmt& self) override {
+    Block out = IRMutator::visit_print(s, self);
+    for (const PrintItem& item : as<Print>(out.front())->items) {
+      if (item.spec.empty()) continue;
+      std::string error = print_spec_error(item.spec, *item.value->type);
+      if (!error.empty()) fail(error);
+    }
+    return out;
   }
   Block visit_store(const Store& s, const Stmt& self) override {
     bool changed = false;

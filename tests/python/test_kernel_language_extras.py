@@ -201,15 +201,42 @@ def test_print_of_f_strings(capfd):
     assert capfd.readouterr().out == "x0=1.500000 v=[1.500000, 2.000000] n=003 's' 3\n"
 
 
-def test_f_string_format_spec_on_a_kernel_value_is_a_type_error():
+def test_format_specs_on_kernel_values_are_printf_conversions(capfd):
+    # As upstream: a spec is printf's conversion without its '%'; what it leaves out (the precision, the
+    # conversion letter) comes from the value's type, and a vector or matrix applies it to each entry.
     @qd.kernel
-    def bad(x: qd.types.ndarray()):
-        for i in x:
-            print(f"{x[i]:.2f}")
+    def show(k: qd.f32, n: qd.i32, u: qd.u32, big: qd.i64):
+        m = qd.Matrix([[2e1, 3e2], [4e3, 7e6]], qd.f32)
+        print(f"{k:.2f}|{k:e}|{k:.2}|{n:5d}|{n:.4}|{u:x}|{u:#o}|{big:d}|{m:g}")
+        print(f"{k = :.1f}")
+        print("{:.3f} {n:+d} {} {0:.1f}".format(k, 7, n=n))
+        print("{:i} {:.10d}".format(1, 3))  # printf-only conversions of compile-time numbers
 
-    with pytest.raises(qd.QuadrantsTypeError, match=r"Format specs and conversions such as f'\{x:.2f\}' or "
-                                                    r"f'\{x!r\}' are not supported on kernel values"):
-        bad(np.zeros(2, dtype=np.float32))
+    show(2.5, 42, 255, -(2**40))
+    qd.sync()
+    assert capfd.readouterr().out.splitlines() == [
+        "2.50|2.500000e+00|2.50|   42|0042|ff|0377|-1099511627776|[[20, 300], [4000, 7e+06]]",
+        "k = 2.5",
+        "2.500 +42 7 2.5",
+        "1 0000000003",
+    ]
+
+
+@pytest.mark.parametrize("spec, dtype, message", [
+    (".2d", qd.f32, r"'\.2d' doesn't match 'f32'"),
+    ("- #0.233lli", qd.f32, r"'- #0\.233lli' doesn't match 'f32'"),
+    ("d", qd.u32, r"'d' doesn't match 'u32'"),
+    ("u", qd.i32, r"'u' doesn't match 'i32'"),
+    ("c", qd.i32, r"conversion 'c' is not supported"),
+    (",", qd.f32, r"',' is not a printf-style format spec"),
+])
+def test_format_specs_that_do_not_suit_the_value_are_type_errors(spec, dtype, message):
+    @qd.kernel
+    def bad(v: dtype):
+        print(f"{v:{spec}}")
+
+    with pytest.raises(qd.QuadrantsTypeError, match=message):
+        bad(1)
 
 
 def test_f_string_of_kernel_values_outside_print_is_a_type_error():

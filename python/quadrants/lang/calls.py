@@ -15,6 +15,7 @@ from .ir_builder import Expr, string_text
 from .source import function_source
 from .struct_values import Struct, StructField, StructType
 from .types import RefType, Template, VectorType, scalar_dtype_name
+from .print_format import SpecValue, formatted_text
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
@@ -154,6 +155,13 @@ class CallTranslator:
             if not isinstance(args[1], str):
                 raise self.fail(f"getattr() needs a compile-time string name, but got {describe(args[1])}", kind="type")
             return self.compound_member(args[0], args[1])
+        if getattr(func, "__name__", None) == "format" and isinstance(getattr(func, "__self__", None), str):
+            try:  # Python's formatting when it can; else (kernel values, printf-only specs) for print()
+                if not any(is_runtime(a) for a in list(args) + list(kwargs.values())):
+                    return func(*args, **kwargs)
+            except (TypeError, ValueError, IndexError, KeyError):
+                pass
+            return formatted_text(self, func.__self__, args, kwargs)
         if any(is_runtime(a) or isinstance(a, ArrayRef) for a in list(args) + list(kwargs.values())):
             if inspect.isfunction(func) and _source_available(func):
                 # Upstream runs a plain Python function (a lambda too) on kernel values as it traces: here
@@ -312,22 +320,32 @@ class CallTranslator:
         items.append(end)
         self.builder.emit("print " + " ".join(_print_item_text(self.ops, item) for item in _merge_strings(items)))
 
-    def print_items(self, value, items):
+    def print_items(self, value, items, spec=""):
         if isinstance(value, str):
             items.append(value)
         elif isinstance(value, FormattedText):
             for part in value.parts:
                 self.print_items(part, items)
+        elif isinstance(value, SpecValue):  # the spec applies to each entry of a vector or matrix
+            self.print_items(value.value, items, value.spec)
         elif isinstance(value, VectorValue):
             rows = [value.row(i) for i in range(value.shape[0])] if value.is_matrix else value.entries
             items.append("[")
             for k, row in enumerate(rows):
                 if k:
                     items.append(", ")
-                self.print_items(row, items)
+                self.print_items(row, items, spec)
             items.append("]")
+        elif isinstance(value, (list, tuple)):  # print([a, b]) as Python would: [a, b]
+            items.append("[" if isinstance(value, list) else "(")
+            for k, item in enumerate(value):
+                if k:
+                    items.append(", ")
+                self.print_items(item, items, spec)
+            items.append("]" if isinstance(value, list) else (",)" if len(value) == 1 else ")"))
         elif isinstance(value, Expr) or is_number(value):
-            items.append(self.materialize(value) if isinstance(value, Expr) else value)
+            text = self.materialize(value) if isinstance(value, Expr) else value
+            items.append(SpecValue(text, spec) if spec else text)
         else:
             raise self.fail(f"print() inside a kernel can show strings, scalars, vectors and matrices, but got "
                             f"{describe(value)}", kind="type",
@@ -504,6 +522,8 @@ def _merge_strings(items):
 
 
 def _print_item_text(ops, item):
+    if isinstance(item, SpecValue):
+        return f"(fmt {string_text(item.spec)} {ops.text(item.value)})"
     return string_text(item) if isinstance(item, str) else ops.text(item)
 
 

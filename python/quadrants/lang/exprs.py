@@ -14,6 +14,7 @@ from .component_refs import ComponentsRef, members_element
 from .struct_values import StructField, StructVar, is_struct
 from . import tile_slices
 from .simt_values import SharedArray
+from .print_format import field_value
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
 
@@ -77,16 +78,11 @@ class ExprTranslator(DynamicIndexing):
                 parts.append(part.value)
                 continue
             value = self.visit(part.value)
-            if not is_runtime(value):
-                spec = self.visit(part.format_spec) if part.format_spec is not None else ""
-                convert = {-1: lambda v: v, ord("s"): str, ord("r"): repr, ord("a"): ascii}[part.conversion]
-                parts.append(self.python_op(lambda v, s: format(convert(v), s), value, spec))
-                continue
-            if part.format_spec is not None or part.conversion != -1:
-                raise self.fail("format specs and conversions such as f'{x:.2f}' or f'{x!r}' are not supported on "
-                                "kernel values, only f'{x}'", kind="type",
-                                hint="print the value as it is; floats print with 6 decimals (f64: 12).")
-            parts.append(value)
+            spec = self.visit(part.format_spec) if part.format_spec is not None else ""
+            if not isinstance(spec, str):
+                raise self.fail("a format spec must be known at compile time", kind="type")
+            conversion = None if part.conversion == -1 else chr(part.conversion)
+            parts.append(field_value(self, value, spec, conversion))
         if all(isinstance(p, str) for p in parts):
             return "".join(parts)
         return FormattedText(parts)
