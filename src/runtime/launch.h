@@ -17,9 +17,9 @@ namespace qd {
 
 struct CudaCompiledKernel;  // include/quadrants/cuda_jit.h
 
-// Arguments are packed on the launching thread's stack (144 bytes each, so 36 KiB at most): enough
-// for kernels that read many members of Genesis' dataclasses, without a heap allocation per launch.
-inline constexpr int kMaxKernelArgs = 256;
+// Arguments are packed on the launching thread's stack (144 bytes each, so 72 KiB at most): as many
+// as upstream takes (its tests pass 512 ndarrays), without a heap allocation per launch.
+inline constexpr int kMaxKernelArgs = 512;
 
 // What selects a specialization for one array argument: everything but its shape, packed in 64
 // bits so the per-call lookup is a few integer compares.

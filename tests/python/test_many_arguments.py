@@ -13,7 +13,7 @@ def _dataclass_of(count):
 
 
 # 27 arrays and out are the most a CUDA task takes by value, 28 go through the launch buffer.
-@pytest.mark.parametrize("count", [27, 28, 65, 200])
+@pytest.mark.parametrize("count", [27, 28, 65, 511])
 def test_kernel_reading_many_arrays(count):
     qd.init(arch=qd.cpu)
     names, info_type = _dataclass_of(count)
@@ -32,13 +32,13 @@ def test_kernel_reading_many_arrays(count):
 
 def test_more_arguments_than_the_launcher_packs_is_a_clear_error():
     qd.init(arch=qd.cpu)
-    names, info_type = _dataclass_of(300)
+    names, info_type = _dataclass_of(600)
 
     @qd.kernel
     def total(info: info_type, out: qd.types.ndarray()):
         for name in qd.static(names):
             out[0] += getattr(info, name)[0]
 
-    info = info_type(*[np.zeros(1, np.int32) for _ in range(300)])
-    with pytest.raises(ValueError, match="at most 256"):
+    info = info_type(*[np.zeros(1, np.int32) for _ in range(600)])
+    with pytest.raises(ValueError, match="at most 512"):
         total(info, np.zeros(1, np.int32))

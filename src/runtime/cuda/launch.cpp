@@ -27,7 +27,7 @@ constexpr int kSlots = 64;
 constexpr cuda::CUresult kNoBinaryForGpu = 209;
 constexpr cuda::CUresult kInvalidPtx = 218;
 constexpr cuda::CUresult kUnsupportedPtxVersion = 222;
-// A slot holds the most arguments a launcher packs (kMaxKernelArgs QdArgs, 36 KB for 256), the error
+// A slot holds the most arguments a launcher packs (kMaxKernelArgs QdArgs, 72 KB for 512), the error
 // record and flag, and a frame of up to 4 KB; a larger frame is cleared on the device instead.
 constexpr size_t kSlotBytes =
     (kMaxKernelArgs * sizeof(QdArg) + sizeof(QdKernelError) + 16 + 4096 + 4095) / 4096 * 4096;
