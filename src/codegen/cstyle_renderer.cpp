@@ -260,17 +260,19 @@ std::string CStyleRenderer::element(const ArrayRef& ref) {
 std::string CStyleRenderer::atomic(const Atomic& a) {
   std::string update = private_update(a);
   if (!update.empty()) return update;
+  // cas's operands are the expected value, then the stored one.
+  std::string op(atomic_op_name(a.op)), operands = (a.expected ? expr(a.expected) + ", " : "") + expr(a.value);
   LocalStorage storage = a.local ? local_storage(*a.local) : LocalStorage::shared;
   if (storage != LocalStorage::shared) {
-    std::string op(atomic_op_name(a.op)), target = "&" + local_name(*a.local), value = expr(a.value);
-    std::string plain = "qd_local_" + op + "(" + target + ", " + value + ")";
+    std::string target = "&" + local_name(*a.local);
+    std::string plain = "qd_local_" + op + "(" + target + ", " + operands + ")";
     if (storage == LocalStorage::thread_private) return plain;
-    return "(__isLocal(" + target + ") ? " + plain + " : qd_atomic_" + op + "(" + target + ", " + value + "))";
+    return "(__isLocal(" + target + ") ? " + plain + " : qd_atomic_" + op + "(" + target + ", " + operands + "))";
   }
   std::string target = a.local ? "&" + local_name(*a.local)
                        : kernel_.options.debug ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"
                                                : "&" + element(a.ref);
-  return "qd_atomic_" + std::string(atomic_op_name(a.op)) + "(" + target + ", " + expr(a.value) + ")";
+  return "qd_atomic_" + op + "(" + target + ", " + operands + ")";
 }
 
 std::string CStyleRenderer::expr(const Expr& e) {

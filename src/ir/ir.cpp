@@ -39,11 +39,11 @@ Expr Load::make(ArrayRef ref, std::optional<DtypeCode> type) { return std::make_
 Expr Shape::make(std::string array, int dim, DtypeCode type) {
   return std::make_shared<Shape>(std::move(array), dim, type);
 }
-Expr Atomic::make_array(AtomicOp op, ArrayRef ref, Expr value, std::optional<DtypeCode> type) {
-  return std::make_shared<Atomic>(op, std::nullopt, std::move(ref), std::move(value), type);
+Expr Atomic::make_array(AtomicOp op, ArrayRef ref, Expr value, std::optional<DtypeCode> type, Expr expected) {
+  return std::make_shared<Atomic>(op, std::nullopt, std::move(ref), std::move(value), type, std::move(expected));
 }
-Expr Atomic::make_local(AtomicOp op, std::string local, Expr value, std::optional<DtypeCode> type) {
-  return std::make_shared<Atomic>(op, std::move(local), ArrayRef{}, std::move(value), type);
+Expr Atomic::make_local(AtomicOp op, std::string local, Expr value, std::optional<DtypeCode> type, Expr expected) {
+  return std::make_shared<Atomic>(op, std::move(local), ArrayRef{}, std::move(value), type, std::move(expected));
 }
 
 Expr AdTop::make(std::string stack, std::optional<DtypeCode> type) {
@@ -124,7 +124,8 @@ constexpr std::array<std::string_view, 27> kBinOpNames = {
 constexpr std::array<std::string_view, 25> kUnOpNames = {
     "neg", "not", "bit_not", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh",
     "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf", "popcnt", "clz", "ffs"};
-constexpr std::array<std::string_view, 9> kAtomicOpNames = {"add", "sub", "min", "max", "and", "or", "xor", "mul", "xchg"};
+constexpr std::array<std::string_view, 10> kAtomicOpNames = {"add", "sub", "min",  "max",  "and",
+                                                             "or",  "xor", "mul", "xchg", "cas"};
 
 template <class Op, size_t N>
 std::optional<Op> find_op(const std::array<std::string_view, N>& names, std::string_view name) {

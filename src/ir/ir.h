@@ -157,20 +157,25 @@ struct Shape : ExprNode {
   Shape(std::string array, int dim, DtypeCode type) : ExprNode(kKind, type), array(std::move(array)), dim(dim) {}
 };
 
-enum class AtomicOp { add, sub, min, max, bit_and, bit_or, bit_xor, mul, xchg };
+enum class AtomicOp { add, sub, min, max, bit_and, bit_or, bit_xor, mul, xchg, cas };
 
 // Atomic read-modify-write of an array element, or of a local when `local` is set; yields the old value.
+// cas stores `value` only where the old value equals `expected` (null for every other op).
 struct Atomic : ExprNode {
   static constexpr ExprKind kKind = ExprKind::atomic;
   AtomicOp op;
   std::optional<std::string> local;
   ArrayRef ref;  // used when local is empty
   Expr value;
-  static Expr make_array(AtomicOp op, ArrayRef ref, Expr value, std::optional<DtypeCode> type = std::nullopt);
-  static Expr make_local(AtomicOp op, std::string local, Expr value,
-                         std::optional<DtypeCode> type = std::nullopt);
-  Atomic(AtomicOp op, std::optional<std::string> local, ArrayRef ref, Expr value, std::optional<DtypeCode> type)
-      : ExprNode(kKind, type), op(op), local(std::move(local)), ref(std::move(ref)), value(std::move(value)) {}
+  Expr expected;
+  static Expr make_array(AtomicOp op, ArrayRef ref, Expr value, std::optional<DtypeCode> type = std::nullopt,
+                         Expr expected = nullptr);
+  static Expr make_local(AtomicOp op, std::string local, Expr value, std::optional<DtypeCode> type = std::nullopt,
+                         Expr expected = nullptr);
+  Atomic(AtomicOp op, std::optional<std::string> local, ArrayRef ref, Expr value, std::optional<DtypeCode> type,
+         Expr expected)
+      : ExprNode(kKind, type), op(op), local(std::move(local)), ref(std::move(ref)), value(std::move(value)),
+        expected(std::move(expected)) {}
 };
 
 // The value on top of an AD stack (AdStack); its type is the stack's element type (set by infer_types).

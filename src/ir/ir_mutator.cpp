@@ -68,6 +68,7 @@ void IRVisitor::visit_ref(const ArrayRef& ref) {
 void IRVisitor::visit_load(const Load& e) { visit_ref(e.ref); }
 void IRVisitor::visit_atomic(const Atomic& e) {
   if (!e.local) visit_ref(e.ref);
+  if (e.expected) visit(e.expected);
   visit(e.value);
 }
 void IRVisitor::visit_decl(const Decl& s) { visit(s.value); }
@@ -206,10 +207,11 @@ Expr IRMutator::visit_load(const Load& e, const Expr& self) {
 Expr IRMutator::visit_atomic(const Atomic& e, const Expr& self) {
   bool changed = false;
   ArrayRef ref = e.local ? e.ref : mutate_ref(e.ref, &changed);
+  Expr expected = e.expected ? mutate(e.expected) : nullptr;
   Expr value = mutate(e.value);
-  if (!changed && value == e.value) return self;
-  if (e.local) return Atomic::make_local(e.op, *e.local, value, e.type);
-  return Atomic::make_array(e.op, std::move(ref), value, e.type);
+  if (!changed && value == e.value && expected == e.expected) return self;
+  if (e.local) return Atomic::make_local(e.op, *e.local, value, e.type, expected);
+  return Atomic::make_array(e.op, std::move(ref), value, e.type, expected);
 }
 
 Block IRMutator::visit_decl(const Decl& s, const Stmt& self) {

@@ -189,12 +189,18 @@ Expr parse_const(const SExpr& e) {
 Expr parse_atomic(const SExpr& e) {
   const std::string& op_name = e.items.size() > 1 ? atom(e.items[1], "an atomic operator") : "";
   std::optional<AtomicOp> op = atomic_op_from_name(op_name);
-  if (!op) fail(e, "expected (atomic OP ...) with OP one of add sub min max and or xor.");
-  if (e.items.size() == 4) {
-    return Atomic::make_local(*op, atom(form(e.items[2], "var", 1).items[1], "a local name"), parse_expr(e.items[3]));
+  if (!op) fail(e, "expected (atomic OP ...) with OP one of add sub min max and or xor mul xchg cas.");
+  // cas takes the expected value before the stored one: (atomic cas TARGET EXPECTED VALUE)
+  const size_t extra = *op == AtomicOp::cas ? 1 : 0;
+  if (e.items.size() == 4 + extra) {
+    Expr expected = extra ? parse_expr(e.items[3]) : nullptr;
+    return Atomic::make_local(*op, atom(form(e.items[2], "var", 1).items[1], "a local name"),
+                              parse_expr(e.items[3 + extra]), std::nullopt, expected);
   }
-  form(e, "atomic", 5);
-  return Atomic::make_array(*op, parse_ref(e.items[2], e.items[3], e.items[4]), parse_expr(e.items[5]));
+  form(e, "atomic", static_cast<int>(5 + extra));
+  Expr expected = extra ? parse_expr(e.items[5]) : nullptr;
+  return Atomic::make_array(*op, parse_ref(e.items[2], e.items[3], e.items[4]), parse_expr(e.items[5 + extra]),
+                            std::nullopt, expected);
 }
 
 // (simt OP ARG...), (shared_load NAME (IDX...)), (shared_atomic OP NAME (IDX...) VALUE); null for other heads.

@@ -226,7 +226,8 @@ std::string print_expr(const Expr& e) {
     case ExprKind::atomic: {
       const Atomic& a = *as<Atomic>(e);
       std::string target = a.local ? "(var " + *a.local + ")" : print_ref(a.ref);
-      return "(atomic " + std::string(atomic_op_name(a.op)) + " " + target + " " + print_expr(a.value) + ")";
+      std::string expected = a.expected ? print_expr(a.expected) + " " : "";
+      return "(atomic " + std::string(atomic_op_name(a.op)) + " " + target + " " + expected + print_expr(a.value) + ")";
     }
     case ExprKind::ad_top: return "(ad_top " + as<AdTop>(e)->stack + ")";
     case ExprKind::simt: return print_simt(*as<Simt>(e));

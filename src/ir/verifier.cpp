@@ -164,9 +164,12 @@ class Verifier {
   }
 
   void atomic(const Atomic& a, const Expr& e) {
+    require((a.op == AtomicOp::cas) == (a.expected != nullptr), "an expected value is cas's alone, and cas needs one");
+    if (a.expected) expr(a.expected);
     expr(a.value);
     std::optional<DtypeCode> target = a.local ? local(*a.local) : std::optional(array(a.ref).dtype);
     if (!a.local) require(stage_ == Stage::parsed || kernel_.find_param(a.ref.array)->writable, "atomic on read-only");
+    if (a.expected) expect_type(a.expected, target, "a cas's expected value");
     expect_type(a.value, target, "an atomic's value");
     expect_type(e, target, "an atomic");
   }

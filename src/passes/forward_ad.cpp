@@ -70,7 +70,7 @@ class Tangents : public IRMutator {
                                                           {AtomicOp::max, BinOp::max},
                                                           {AtomicOp::mul, BinOp::mul}};
       auto op = kCombine.find(a->op);
-      if (a->op != AtomicOp::xchg && op == kCombine.end()) return {self};
+      if (a->op != AtomicOp::xchg && op == kCombine.end()) return {self};  // bitwise ops and cas: integers
       // An exchange stores the value itself, so the local's tangent becomes the value's.
       Expr combined = a->op == AtomicOp::xchg ? a->value
                                               : Binary::make(op->second, Var::make(*a->local, a->type), a->value, a->type);

@@ -390,12 +390,18 @@ Expr TypeInference::visit_atomic(const Atomic& a, const Expr& self) {
     fail("Atomic '" + std::string(atomic_op_name(a.op)) + "' needs an integer target, but '" +
          (a.local ? *a.local : a.ref.array) + "' is " + type_name(t) + ".");
   }
+  if (a.op == AtomicOp::cas && t != DtypeCode::i32 && t != DtypeCode::u32 && t != DtypeCode::i64 &&
+      t != DtypeCode::u64) {
+    fail("qd.atomic_cas() needs an i32, u32, i64 or u64 target, but '" + (a.local ? *a.local : a.ref.array) +
+         "' is " + type_name(t) + ".");
+  }
+  Expr expected = a.expected ? cast_to(mutate(a.expected), t) : nullptr;
   Expr v = mutate(a.value);
   check_precision(("Atomic " + std::string(atomic_op_name(a.op))).c_str(), t, v);
   v = cast_to(v, t);
-  if (!changed && v == a.value && a.type == t) return self;
-  if (a.local) return Atomic::make_local(a.op, *a.local, v, t);
-  return Atomic::make_array(a.op, std::move(ref), v, t);
+  if (!changed && v == a.value && a.type == t && expected == a.expected) return self;
+  if (a.local) return Atomic::make_local(a.op, *a.local, v, t, expected);
+  return Atomic::make_array(a.op, std::move(ref), v, t, expected);
 }
 
 Block TypeInference::function_return(const Return& r, const Stmt& self) {

@@ -39,7 +39,8 @@ std::optional<BinOp> plain_op(AtomicOp op) {
     case AtomicOp::bit_or: return BinOp::bit_or;
     case AtomicOp::bit_xor: return BinOp::bit_xor;
     case AtomicOp::mul: return BinOp::mul;
-    case AtomicOp::xchg: return std::nullopt;
+    case AtomicOp::xchg:
+    case AtomicOp::cas: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -69,7 +70,12 @@ class PlainLocalAtomics : public IRMutator {
     if (!plain) return IRMutator::visit_eval(s, self);
     Expr value = mutate(a->value);
     std::optional<BinOp> op = plain_op(a->op);
-    Expr next = op ? Binary::make(*op, Var::make(*a->local, a->type), value, a->type) : value;
+    Expr current = Var::make(*a->local, a->type);
+    Expr next = op ? Binary::make(*op, current, value, a->type) : value;
+    if (a->op == AtomicOp::cas) {  // the value where the local equals the expected one, else unchanged
+      Expr equal = Binary::make(BinOp::eq, current, mutate(a->expected), DtypeCode::i32);
+      next = Select::make(equal, value, current, a->type);
+    }
     return {Assign::make(*a->local, next, s.loc)};
   }
   Block visit_decl(const Decl& s, const Stmt& self) override {

@@ -312,6 +312,11 @@ class TapeBuilder {
           {AtomicOp::bit_xor, BinOp::bit_xor}, {AtomicOp::mul, BinOp::mul}};
       // An exchange stores the value itself; every other op combines it with the current value.
       if (a->op == AtomicOp::xchg) return assign(*a->local, *a->type, rename(a->value), false);
+      if (a->op == AtomicOp::cas) {
+        Expr current = rename(Var::make(*a->local, a->type));
+        Expr equal = Binary::make(BinOp::eq, current, rename(a->expected), DtypeCode::i32);
+        return assign(*a->local, *a->type, Select::make(equal, rename(a->value), current, a->type), false);
+      }
       Expr current = rename(Var::make(*a->local, a->type));
       return assign(*a->local, *a->type, Binary::make(kCombine.at(a->op), current, rename(a->value), a->type), false);
     }

@@ -288,3 +288,88 @@ def test_forward_ad_rejects_atomic_exchange_on_an_array_with_a_dual():
     with pytest.raises(Exception, match="atomic xchg to 'y'.*supports only atomic add and"):
         with qd.ad.FwdMode(loss=y, param=x, seed=[1.0, 1.0, 1.0]):
             k()
+
+
+# ---- qd.atomic_cas(x, expected, desired): stores desired where x equals expected, returns the old x ----
+@pytest.mark.parametrize("dtype", [qd.i32, qd.u32, qd.i64, qd.u64])
+def test_atomic_cas_returns_the_old_value_and_swaps_only_on_a_match(dtype):
+    qd.init(arch=qd.cpu)
+    f = qd.field(dtype, shape=())
+    out = qd.field(dtype, shape=2)
+    f[None] = 7
+
+    @qd.kernel
+    def swap():
+        out[0] = qd.atomic_cas(f[None], qd.cast(7, dtype), qd.cast(42, dtype))  # matches: 7 -> 42
+        out[1] = qd.atomic_cas(f[None], qd.cast(99, dtype), qd.cast(123, dtype))  # does not: stays 42
+
+    swap()
+    assert out.to_numpy().tolist() == [7, 42] and f[None] == 42
+
+
+def test_atomic_cas_lets_exactly_one_thread_win():
+    qd.init(arch=qd.cpu, cpu_max_num_threads=4)
+    slot = qd.field(qd.i64, shape=())
+    olds = qd.field(qd.i64, shape=4096)
+
+    @qd.kernel
+    def race():
+        for i in range(4096):
+            olds[i] = qd.atomic_cas(slot[None], 0, i + 1)  # an int literal widens to the i64 target
+
+    race()
+    seen = olds.to_numpy()
+    winners = np.flatnonzero(seen == 0)
+    assert len(winners) == 1 and slot[None] == winners[0] + 1
+    assert (np.delete(seen, winners) == slot[None]).all()  # every loser saw the winner's value
+
+
+def test_a_compare_and_swap_loop_adds_like_atomic_add():
+    qd.init(arch=qd.cpu, cpu_max_num_threads=4)
+    counter = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def count(n: qd.i32):
+        for _ in range(n):
+            done = 0
+            while done == 0:
+                seen = counter[None]
+                if qd.atomic_cas(counter[None], seen, seen + 1) == seen:
+                    done = 1
+
+    count(10000)
+    assert counter[None] == 10000
+
+
+def test_atomic_cas_on_a_thread_local():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def local(out: qd.types.ndarray(dtype=qd.i32, ndim=2)):
+        for i in range(out.shape[0]):
+            s = i
+            out[i, 0] = qd.atomic_cas(s, i, 100 + i)  # swaps: old i
+            out[i, 1] = qd.atomic_cas(s, -1, 999)  # keeps 100 + i
+            qd.atomic_cas(s, 100 + i, 7)  # result unused: a plain select
+            out[i, 2] = s
+
+    out = np.zeros((5, 3), np.int32)
+    local(out)
+    assert out.tolist() == [[i, 100 + i, 7] for i in range(5)]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: qd.field(qd.f32, shape=()), r"needs an i32, u32, i64 or u64 target, but '\w+' is f32"),
+    (lambda: qd.field(qd.i16, shape=()), r"needs an i32, u32, i64 or u64 target, but '\w+' is i16"),
+    (lambda: qd.Vector.field(3, qd.i32, shape=()), r"takes a scalar array element or local as its target"),
+])
+def test_atomic_cas_refuses_targets_it_cannot_swap(make, message):
+    qd.init(arch=qd.cpu)
+    f = make()
+
+    @qd.kernel
+    def bad():
+        qd.atomic_cas(f[None], 0, 1)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=message):
+        bad()

@@ -8,6 +8,7 @@ from .builtins import (
     atan2,
     atomic_add,
     atomic_and,
+    atomic_cas,
     atomic_exchange,
     atomic_max,
     atomic_min,
@@ -63,7 +64,7 @@ __all__ = [
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
     "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast", "bit_shr", "random", "randn",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
-    "atomic_mul", "atomic_exchange", "raw_div", "raw_mod",
+    "atomic_mul", "atomic_exchange", "atomic_cas", "raw_div", "raw_mod",
     "QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError",
     "Struct", "StructField", "dataclass",
 ]

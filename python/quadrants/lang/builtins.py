@@ -130,6 +130,7 @@ atomic_or = _atomic("or")
 atomic_xor = _atomic("xor")
 atomic_mul = _atomic("mul")
 atomic_exchange = _atomic("xchg", "atomic_exchange")  # stores the value; returns the old one
+atomic_cas = _atomic("cas", "atomic_cas")  # (x, expected, desired): stores desired where x == expected; the old x
 
 
 def _python_cast(value, dtype):

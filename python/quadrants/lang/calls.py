@@ -371,11 +371,33 @@ class CallTranslator:
         return bool(kwargs.get("serialize", False)) or kwargs.get("parallelize") == 1, block_dim
 
     def call_atomic(self, func, node):
+        if func.op == "cas":
+            return self.call_atomic_cas(node)
         if len(node.args) != 2 or node.keywords:
             raise self.fail(f"qd.{func.name}(x, value) takes 2 arguments", kind="type")
         target = self.lvalue(node.args[0])
         value = self.visit(node.args[1])
         return self.atomic_update(func.op, target, value)
+
+    def call_atomic_cas(self, node):
+        """qd.atomic_cas(x, expected, desired): stores desired where x equals expected; returns the old x."""
+        from .dynamic_index import SelectTarget
+        from .simt_values import SharedTarget
+        from .stmts import VectorTarget
+
+        if len(node.args) != 3 or node.keywords:
+            raise self.fail("qd.atomic_cas(x, expected, desired) takes 3 arguments", kind="type")
+        target = self.lvalue(node.args[0])
+        if isinstance(target, (VectorTarget, SharedTarget)):
+            raise self.fail("qd.atomic_cas() takes a scalar array element or local as its target, but got "
+                            f"{'a vector or matrix' if isinstance(target, VectorTarget) else 'a shared array element'}",
+                            kind="type", hint="compare and swap one entry at a time.")
+        expected = self.ops.text(self.scalar(self.visit(node.args[1]), "the expected value of qd.atomic_cas()"))
+        desired = self.ops.text(self.scalar(self.visit(node.args[2]), "the desired value of qd.atomic_cas()"))
+        text = f"{expected} {desired}"  # the IR's (atomic cas TARGET EXPECTED VALUE)
+        if isinstance(target, SelectTarget):
+            return target.emit_atomic(self, "cas", text)
+        return Expr(target.atomic_head("cas", text), side_effect=True)
 
     def call_vector_method(self, method, args, kwargs):
         impl = _VECTOR_METHODS.get(method.name)

@@ -471,6 +471,12 @@ QD_FUNC T qd_atomic_xchg(T* p, T v) {
   __atomic_exchange(p, &v, &old, __ATOMIC_RELAXED);
   return old;
 }
+// Stores desired where *p equals expected; the old value either way (a failed exchange writes it to expected).
+template <class T>
+QD_FUNC T qd_atomic_cas(T* p, T expected, T desired) {
+  __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;
+}
 
 // ---- privatized atomics (passes/privatize_atomics.cpp): per-chunk copies, merged once per chunk ----
 // A chunk privatizes its loop's arrays when the copies (all of them together, on the chunk's stack)
@@ -628,6 +634,15 @@ QD_ATOMIC_NATIVE(xchg, uint64_t, atomicExch((qd_u64_word*)p, (qd_u64_word)v))
 QD_ATOMIC_NATIVE(xchg, float, atomicExch(p, v))
 #undef QD_ATOMIC_BITWISE
 #undef QD_ATOMIC_NATIVE
+// compare-and-swap of the 32- and 64-bit integers qd.atomic_cas takes (infer_types refuses the others)
+QD_FUNC int32_t qd_atomic_cas(int32_t* p, int32_t e, int32_t d) { return atomicCAS(p, e, d); }
+QD_FUNC uint32_t qd_atomic_cas(uint32_t* p, uint32_t e, uint32_t d) { return atomicCAS(p, e, d); }
+QD_FUNC int64_t qd_atomic_cas(int64_t* p, int64_t e, int64_t d) {
+  return (int64_t)atomicCAS((qd_u64_word*)p, (qd_u64_word)e, (qd_u64_word)d);
+}
+QD_FUNC uint64_t qd_atomic_cas(uint64_t* p, uint64_t e, uint64_t d) {
+  return (uint64_t)atomicCAS((qd_u64_word*)p, (qd_u64_word)e, (qd_u64_word)d);
+}
 
 QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return *(volatile const int32_t*)ctx->error_flag != 0; }
 QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) { return atomicCAS(ctx->error_flag, 0, 1) == 0; }
@@ -652,6 +667,12 @@ QD_LOCAL_UPDATE(or, T(o | v))
 QD_LOCAL_UPDATE(xor, T(o ^ v))
 QD_LOCAL_UPDATE(xchg, v)
 #undef QD_LOCAL_UPDATE
+template <class T>
+QD_FUNC T qd_local_cas(T* p, T expected, T desired) {
+  T o = *p;
+  if (o == expected) *p = desired;
+  return o;
+}
 
 // ---- CUDA privatized arrays (cuda_renderer.cpp): an update of element k of a block's shared copy, by
 // an atomic only the block's threads contend for; an offset outside the copy (a bad index, undefined in
