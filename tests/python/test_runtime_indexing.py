@@ -325,3 +325,23 @@ def test_vector_members_of_struct_field_elements():
     expected = base.astype(np.float32)
     expected[:, 2] += base[:, 0]  # only the last entry sees an entry written before it
     np.testing.assert_allclose(f.vel.to_numpy(), expected)
+
+
+def test_a_grouped_index_vector_indexes_a_matrix_entry():
+    # m[I] with I one entry per axis, from qd.grouped over a static or a runtime ndrange, as upstream.
+    x = qd.Matrix.field(2, 3, dtype=qd.f32, shape=(4,))
+
+    @qd.kernel
+    def fill(out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(4):
+            for I in qd.static(qd.grouped(qd.ndrange(2, 3))):
+                x[i][I] = I[0] + I[1] * 10 + i * 100
+        m = qd.Matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        for I in qd.grouped(qd.ndrange(2, 3)):
+            out[I[0] * 3 + I[1]] = m[I]
+
+    out = np.zeros(6, np.float32)
+    fill(out)
+    expected = np.array([[k + l * 10 for l in range(3)] for k in range(2)], np.float32)
+    np.testing.assert_array_equal(x.to_numpy(), [expected + 100 * i for i in range(4)])
+    np.testing.assert_array_equal(out, [1, 2, 3, 4, 5, 6])

@@ -38,6 +38,16 @@ _PYTHON_COMPARE = {
 _SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
 
+def element_index_parts(index, shape):
+    """The per-axis parts of a vector/matrix index: m[i, j], or m[I] with I a vector of one entry per axis
+    (a qd.grouped index), as upstream takes it."""
+    if isinstance(index, tuple):
+        return list(index)
+    if isinstance(index, VectorValue) and not index.is_matrix and index.shape == (len(shape),):
+        return list(index.entries)
+    return [index]
+
+
 def is_runtime(value):
     """True for values that exist only when the kernel runs (IR expressions and vectors of them)."""
     return isinstance(value, (Expr, VectorValue))
@@ -346,7 +356,7 @@ class ExprTranslator(DynamicIndexing):
         return VectorValue(entries, array.element_shape)
 
     def vector_element(self, vector, index):
-        parts = list(index) if isinstance(index, tuple) else [index]
+        parts = element_index_parts(index, vector.shape)
         if has_slice(parts):  # m[i, :], v[1:] ... (matrix_slices.py)
             return sliced(self, vector.shape, parts, lambda index: self.vector_element(vector, index), VectorValue)
         if any(isinstance(p, Expr) for p in parts):

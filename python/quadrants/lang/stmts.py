@@ -6,7 +6,7 @@ import math
 from .component_refs import ComponentsRef, members_target
 from .compound_params import CompoundRef
 from .dynamic_index import SelectTarget
-from .exprs import BINARY_OPS, element_indices, is_runtime
+from .exprs import BINARY_OPS, element_index_parts, element_indices, is_runtime
 from .ir_builder import Expr, string_text
 from .loops import LoopTranslator
 from .matrix_slices import has_slice, sliced
@@ -249,7 +249,7 @@ class StmtTranslator(LoopTranslator):
     def vector_target_element(self, base, index):
         if not isinstance(base, VectorTarget):
             raise self.fail("only vectors, matrices and arrays can be indexed in an assignment", kind="type")
-        parts = list(index) if isinstance(index, tuple) else [index]
+        parts = element_index_parts(index, base.shape)
         if has_slice(parts):  # m[i, :] = v (matrix_slices.py)
             return sliced(self, base.shape, parts, lambda index: self.vector_target_element(base, index), VectorTarget)
         if any(isinstance(p, Expr) for p in parts):
