@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 exec 9>/tmp/quadrants-build.lock
 flock 9
 JOBS=$(nproc)
-cmake -S . -B build/cpp -DQD_BUILD_TESTS=ON -DQD_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build/cpp -DQD_BUILD_TESTS=ON -DQD_BUILD_PYTHON=OFF -DQD_WERROR=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/cpp -j "$JOBS" 2>&1 | { grep -vE "^\[ *[0-9]+%\]|^-- " || true; }
-CMAKE_BUILD_PARALLEL_LEVEL=$JOBS .venv/bin/python -m pip install -q --no-build-isolation --no-deps -e . 2>&1 \
+CMAKE_BUILD_PARALLEL_LEVEL=$JOBS .venv/bin/python -m pip install -q --no-build-isolation --no-deps \
+  -C cmake.define.QD_WERROR=ON -e . 2>&1 \
   | { grep -v "^WARNING: Location" || true; }

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 JOBS=$(nproc)
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 echo "== C++ core and tests with ASan + UBSan (build/sanitize) =="
-cmake -S . -B build/sanitize -DQD_BUILD_TESTS=ON -DQD_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B build/sanitize -DQD_BUILD_TESTS=ON -DQD_BUILD_PYTHON=OFF -DQD_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="$SAN" -DCMAKE_EXE_LINKER_FLAGS="$SAN" -DCMAKE_SHARED_LINKER_FLAGS="$SAN" >/dev/null
 cmake --build build/sanitize -j "$JOBS" 2>&1 | { grep -vE "^\[ *[0-9]+%\]|^-- " || true; }
 # Left out: the CUDA emulation, which maps device memory PROT_NONE and catches the faults (ASan cannot
