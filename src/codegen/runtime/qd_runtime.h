@@ -1,6 +1,10 @@
 // src/codegen/runtime/qd_runtime.h: what generated kernels use: f16, Python-semantics arithmetic, math,
 // atomics and bounds checks. Shared by the CPU and CUDA backends; the JIT inlines it.
 //
+// One file on purpose (past 800 lines): every generated kernel includes exactly this header, the JIT
+// embeds it whole, and its sections depend on one another in order (the CPU and CUDA branches of the
+// atomics, then the privatized and local updates built on them, then the checks that use those).
+//
 // Deliberately includes nothing but kernel_abi.h: every standard header costs compile time on each
 // cold kernel compile. Math goes through compiler builtins on the CPU instead of <cmath>, and through
 // CUDA's device math functions under NVRTC (which has no builtins and no standard headers).

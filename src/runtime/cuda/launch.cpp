@@ -5,6 +5,7 @@
 // neither allocates nor waits for the device unless the caller needs a result. The slot is free again
 // once the event recorded after its last use has completed. A frame too large for a slot gets a
 // buffer of its own, freed in stream order after the last task.
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -264,15 +265,21 @@ void launch_tasks(const CudaCompiledKernel& kernel, const std::vector<LoadedTask
   if (stream != nullptr) make_stream_wait(nullptr, stream, device_id);
 }
 
-// A device's error record and flag for launches that never read them, allocated on first use.
+// A device's error record and flag for launches that never read them, allocated on first use; later
+// launches read it without a lock (it is on every by-value launch's path).
 cuda::CUdeviceptr error_scratch(const cuda::Device& dev) {
-  static std::mutex mutex;
-  static cuda::CUdeviceptr scratch[64] = {};
+  static std::atomic<cuda::CUdeviceptr> scratch[64];
   QD_ASSERT(dev.info.index >= 0 && dev.info.index < 64, "error_scratch(): more than 64 CUDA devices");
+  std::atomic<cuda::CUdeviceptr>& mine = scratch[dev.info.index];
+  if (cuda::CUdeviceptr ready = mine.load(std::memory_order_acquire)) return ready;
+  static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  cuda::CUdeviceptr& mine = scratch[dev.info.index];
-  if (!mine) cuda::check(cuda::driver().cuMemAlloc(&mine, sizeof(QdKernelError) + 16), "cuMemAlloc(error scratch)");
-  return mine;
+  if (!mine.load(std::memory_order_relaxed)) {
+    cuda::CUdeviceptr made = 0;
+    cuda::check(cuda::driver().cuMemAlloc(&made, sizeof(QdKernelError) + 16), "cuMemAlloc(error scratch)");
+    mine.store(made, std::memory_order_release);
+  }
+  return mine.load(std::memory_order_relaxed);
 }
 
 }  // namespace
