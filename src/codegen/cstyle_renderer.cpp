@@ -279,7 +279,11 @@ std::string CStyleRenderer::expr(const Expr& e) {
   QD_ASSERT(e->type.has_value(), "codegen: untyped expression");
   switch (e->kind) {
     case ExprKind::constant: return render_const(*as<Const>(e));
-    case ExprKind::var: return local_name(as<Var>(e)->name);
+    case ExprKind::var: {
+      const std::string& name = as<Var>(e)->name;
+      auto text = var_text_.find(name);
+      return text == var_text_.end() ? local_name(name) : text->second;
+    }
     case ExprKind::arg: return "p_" + as<Arg>(e)->name;
     case ExprKind::binary: return binary(*as<Binary>(e));
     case ExprKind::unary: return unary(*as<Unary>(e));

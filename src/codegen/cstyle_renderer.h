@@ -75,6 +75,12 @@ class CStyleRenderer {
   // After a statement that may have failed a debug check, stop the task or kernel.
   void emit_error_check(const ir::Stmt& s);
   static std::string local_name(const std::string& name) { return "v_" + name; }
+  // How expr() renders a local other than as local_name (cpu_simd.cpp: one lane of a vector).
+  std::map<std::string, std::string> var_text_;
+  // Runs lanes of a CPU loop together (cpu_simd.cpp), rendering what has no vector form with this class.
+  friend class SimdLanes;
+  friend void emit_simd_groups(CStyleRenderer&, const ir::ParallelFor&, const std::string&, const std::string&,
+                               const std::string&);
   // Unpacks `args` into named locals: p_NAME for scalars, a_NAME plus shapes (_nK) and strides (_tK).
   void emit_prologue();
   // Whether the generated code checks i32_extents() itself (error code 3); else the launcher does.
