@@ -74,6 +74,7 @@ from .torch_ops import torch_op
 from . import linalg  # noqa: E402  qd.linalg: sparse matrices and their solvers, matrix-free CG/BiCGSTAB
 from .linear_solve import solve  # noqa: E402  qd.solve(A, b) inside kernels
 from .decompositions import polar_decompose, svd  # noqa: E402  2x2 and 3x3, inside kernels
+from .eigen_decompositions import eig, make_spd, sym_eig  # noqa: E402  small matrices, inside kernels
 from . import experimental  # noqa: E402  qd.experimental.real_func, upstream's deprecated alias
 from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(kernel_profiler=True))
 # Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.

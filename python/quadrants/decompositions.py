@@ -42,7 +42,7 @@ def svd(A, dt=None):
     for p, q in static(_pairs(n)):  # zero B[q, p] with a rotation of rows p and q: B = U R
         a, b = B[p, p], B[q, p]
         r = sqrt(a * a + b * b)
-        c, s = dtype(1), dtype(0)
+        c, s = dtype(1.0), dtype(0.0)
         if r > 0:
             c, s = a / r, b / r
         G = Matrix.identity(dtype, n)
