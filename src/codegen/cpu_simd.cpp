@@ -124,7 +124,9 @@ class LaneCheck : public IRVisitor {
     switch (s->kind) {
       case StmtKind::decl: {
         const Decl& d = *as<Decl>(s);
-        expect(lane_type(*d.declared_type) && d.value->type == d.declared_type);
+        // A name declared twice could be a scalar in one place and a vector in another.
+        expect(lane_type(*d.declared_type) && d.value->type == d.declared_type && !local_types.count(d.name) &&
+               d.name != lane_var && !for_vars_.count(d.name));
         visit(d.value);
         local_types[d.name] = *d.declared_type;
         bool constant = !written_.count(d.name);
@@ -157,7 +159,8 @@ class LaneCheck : public IRVisitor {
         return;
       case StmtKind::for_: {  // bounds the same for every lane: the variable stays a scalar
         const For& f = *as<For>(s);
-        expect(!mentions(f.begin, varying) && !mentions(f.end, varying) && !varying.count(f.var));
+        expect(!mentions(f.begin, varying) && !mentions(f.end, varying) && !local_types.count(f.var));
+        for_vars_.insert(f.var);
         visit(f.begin);
         visit(f.end);
         ++loop_depth_;
@@ -210,6 +213,7 @@ class LaneCheck : public IRVisitor {
   const Kernel& kernel_;
   std::set<std::string> written_;
   int loop_depth_ = 0;  // loops of the body around the statement checked
+  std::set<std::string> for_vars_;
 };
 
 bool is_comparison(BinOp op) {
