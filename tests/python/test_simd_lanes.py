@@ -4,6 +4,8 @@ Each kernel here runs twice, once as a parallel loop (lanes) and once with loop_
 (one iteration at a time, never lanes), and the two must agree exactly. Extents are not multiples of
 any lane count, so groups and the one-by-one rest both run."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,75 @@ def test_break_and_continue_in_lanes():
     got, expected = run_both(body, np.int32, a, shape=(4, 45))
     np.testing.assert_array_equal(got, expected)
     assert got[0, 44] == (sum(k for k in range(1, 45) if k % 3) * 10000 + int(a[0:30:2].sum()))
+
+
+# ---- random loop bodies: lanes against one iteration at a time ------------------------------------------
+RANDOM_BODIES = int(os.environ.get("QD_SIMD_SEEDS", "12"))  # more for a longer search (150 passed once)
+
+class _BodyWriter:
+    """A random loop body over int locals s, t and a float local f: assignments, if/else, while and for
+    loops with break and continue. Float values never steer control flow, so only rounding may differ."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.loops = 0
+
+    def pick(self, options):
+        return options[self.rng.integers(len(options))]
+
+    def int_expr(self):
+        a, b = self.pick(["s", "t", "i", "j", "p"]), self.pick(["s", "t", "j", "3", "7", "(-2)"])
+        return self.pick([f"{a} + {b}", f"{a} - {b}", f"{a} * {b}", f"{a} // 3", f"{a} % 7", f"qd.max({a}, {b})",
+                          f"qd.min({a}, {b})", f"({a} ^ {b})", f"({a} >> 1)", f"{a} if {b} > 2 else {b}"])
+
+    def cond(self):
+        return f"{self.int_expr()} {self.pick(['<', '>', '==', '!=', '<='])} {self.pick(['s', 't', '0', '5', 'j'])}"
+
+    def block(self, pad, depth, in_loop):
+        return "".join(self.stmt(pad, depth, in_loop) for _ in range(self.rng.integers(1, 4)))
+
+    def stmt(self, pad, depth, in_loop):
+        kinds = ["int", "int", "float"] + (["if", "while", "for"] if depth else []) + (["jump"] if in_loop else [])
+        kind = self.pick(kinds)
+        if kind == "int":
+            return f"{pad}{self.pick(['s', 't'])} = ({self.int_expr()}) % 1000\n"
+        if kind == "float":
+            return f"{pad}f = f * 0.5 + qd.cast({self.int_expr()}, qd.f32) * 0.25\n"
+        if kind == "jump":
+            return f"{pad}if {self.cond()}:\n{pad}    {self.pick(['break', 'continue'])}\n"
+        if kind == "if":
+            text = f"{pad}if {self.cond()}:\n{self.block(pad + '    ', depth - 1, in_loop)}"
+            if self.rng.integers(2):
+                text += f"{pad}else:\n{self.block(pad + '    ', depth - 1, in_loop)}"
+            return text
+        k = f"k{self.loops}"
+        self.loops += 1
+        if kind == "for":
+            return f"{pad}for {k} in range({self.pick(['p', '3', 'p + 2'])}):\n{self.block(pad + '    ', depth - 1, True)}"
+        bound = self.pick(["4", "j % 6", "(i + j) % 5"])
+        return (f"{pad}{k} = 0\n{pad}while {k} < {bound}:\n{pad}    {k} += 1\n"
+                f"{self.block(pad + '    ', depth - 1, True)}")
+
+
+@pytest.mark.parametrize("seed", range(RANDOM_BODIES))
+def test_random_bodies_match_serial(tmp_path, seed):
+    import importlib.util
+
+    body = _BodyWriter(np.random.default_rng(seed)).block("        ", 3, False)
+    header = "import quadrants as qd\n\n\n@qd.kernel\ndef {name}(si: qd.types.ndarray(), sf: qd.types.ndarray(), p: qd.i32):\n"
+    loop = ("    for i, j in qd.ndrange(si.shape[0], si.shape[1]):\n        s = i * 3 + j\n        t = j - i\n"
+            "        f = qd.f32(0.0)\n        w = 0\n        while w < 1:  # a while, so the lanes path is taken\n"
+            "            w += 1\n" + body + "        si[i, j] = s * 1000 + t\n        sf[i, j] = f\n")
+    source = (header.format(name="lanes") + loop + "\n\n" + header.format(name="serial") +
+              "    qd.loop_config(serialize=True)\n" + loop)
+    path = tmp_path / f"simd_body_{seed}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    got = np.zeros((3, 37), np.int32), np.zeros((3, 37), np.float32)
+    expected = np.zeros((3, 37), np.int32), np.zeros((3, 37), np.float32)
+    module.lanes(*got, 3)
+    module.serial(*expected, 3)
+    np.testing.assert_array_equal(got[0], expected[0], err_msg=source)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-5, atol=1e-5, err_msg=source)
