@@ -4,6 +4,12 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define QD_SHA_NI 1
+#endif
+
 namespace qd::jit {
 namespace {
 
@@ -42,13 +48,72 @@ void compress(uint32_t state[8], const unsigned char block[64]) {
   state[4] += e, state[5] += f, state[6] += g, state[7] += h;
 }
 
-}  // namespace
+void compress_portable(uint32_t state[8], const unsigned char* blocks, size_t count) {
+  for (size_t k = 0; k < count; ++k) compress(state, blocks + 64 * k);
+}
 
-std::string sha256_hex(std::string_view bytes) {
+#ifdef QD_SHA_NI
+// The same compression with the x86 SHA extensions (Intel since Ice Lake/Goldmont, AMD since Zen), about
+// ten times the portable code's speed: a warm kernel load hashes its source (tens of kilobytes with the
+// runtime header) for the cache key and the library's bytes for the manifest check.
+// The registers hold the state as (A, B, E, F) and (C, D, G, H), the order SHA256RNDS2 takes.
+__attribute__((target("sha,sse4.1,ssse3"))) void compress_sha_ni(uint32_t state[8], const unsigned char* blocks,
+                                                                  size_t count) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i dcba = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(state)), 0xB1);
+  __m128i hgfe = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(state + 4)), 0x1B);
+  __m128i abef = _mm_alignr_epi8(dcba, hgfe, 8);
+  __m128i cdgh = _mm_blend_epi16(hgfe, dcba, 0xF0);
+  for (size_t k = 0; k < count; ++k) {
+    const unsigned char* block = blocks + 64 * k;
+    const __m128i abef_in = abef, cdgh_in = cdgh;
+    __m128i w[4];  // the message schedule, four words per register, a window of 16
+    for (int g = 0; g < 16; ++g) {  // four rounds each
+      __m128i words;
+      if (g < 4) {
+        words = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * g)), byte_swap);
+      } else {  // W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], for t = 4g .. 4g+3
+        __m128i partial = _mm_sha256msg1_epu32(w[g % 4], w[(g + 1) % 4]);
+        partial = _mm_add_epi32(partial, _mm_alignr_epi8(w[(g + 3) % 4], w[(g + 2) % 4], 4));
+        words = _mm_sha256msg2_epu32(partial, w[(g + 3) % 4]);
+      }
+      w[g % 4] = words;
+      __m128i sum = _mm_add_epi32(words, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRound + 4 * g)));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, sum);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(sum, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abef_in);
+    cdgh = _mm_add_epi32(cdgh, cdgh_in);
+  }
+  __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+  __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state), _mm_blend_epi16(feba, dchg, 0xF0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state + 4), _mm_alignr_epi8(dchg, feba, 8));
+}
+
+bool has_sha_ni() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3)) return false;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+}
+#endif
+
+using CompressFn = void (*)(uint32_t*, const unsigned char*, size_t);
+
+CompressFn chosen_compress() {
+#ifdef QD_SHA_NI
+  static const CompressFn fn = has_sha_ni() ? compress_sha_ni : compress_portable;
+  return fn;
+#else
+  return compress_portable;
+#endif
+}
+
+std::string digest_hex(std::string_view bytes, CompressFn compress_blocks) {
   // The first 32 bits of the fractional parts of the square roots of the first 8 primes.
   uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   size_t whole = bytes.size() / 64 * 64;
-  for (size_t at = 0; at < whole; at += 64) compress(state, reinterpret_cast<const unsigned char*>(bytes.data() + at));
+  compress_blocks(state, reinterpret_cast<const unsigned char*>(bytes.data()), whole / 64);
   // Padding: a 1 bit, zeros, then the message length in bits as a big-endian 64-bit number.
   unsigned char tail[128] = {};
   size_t rest = bytes.size() - whole;
@@ -57,7 +122,7 @@ std::string sha256_hex(std::string_view bytes) {
   size_t tail_size = rest < 56 ? 64 : 128;
   uint64_t bits = static_cast<uint64_t>(bytes.size()) * 8;
   for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t at = 0; at < tail_size; at += 64) compress(state, tail + at);
+  compress_blocks(state, tail, tail_size / 64);
   static const char* digits = "0123456789abcdef";
   std::string hex;
   for (uint32_t word : state) {
@@ -65,5 +130,11 @@ std::string sha256_hex(std::string_view bytes) {
   }
   return hex;
 }
+
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) { return digest_hex(bytes, chosen_compress()); }
+
+std::string sha256_hex_portable(std::string_view bytes) { return digest_hex(bytes, compress_portable); }
 
 }  // namespace qd::jit

@@ -6,7 +6,9 @@
 
 namespace qd::jit {
 
-// The SHA-256 of `bytes` as 64 lowercase hex digits.
+// The SHA-256 of `bytes` as 64 lowercase hex digits (with the CPU's SHA instructions where it has them).
 std::string sha256_hex(std::string_view bytes);
+// The same digest without them, for tests that both paths agree.
+std::string sha256_hex_portable(std::string_view bytes);
 
 }  // namespace qd::jit
