@@ -67,7 +67,7 @@ from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).point
 )
 from .ndarray import Ndarray, ndarray
 from . import ad  # noqa: E402  qd.ad: reverse-mode autodiff (Tape, clear_all_gradients, custom gradients)
-from . import algorithms  # noqa: E402  qd.algorithms: upstream's radix sort sizing (the sort itself is not built yet)
+from . import algorithms  # noqa: E402  qd.algorithms: parallel_sort and the scratch sizing helpers
 from .autograd_op import autograd_op
 from .lang.pitfalls import AutogradWarning, PrecisionWarning  # noqa: F401  to filter or catch them by name
 from .torch_ops import torch_op

@@ -1,8 +1,10 @@
-# python/quadrants/algorithms.py: upstream's quadrants.algorithms, as far as it is built here: the radix sort's
-# scratch sizing, and its sort as a compile-time error until block-level intrinsics (qd.simt) exist.
+# python/quadrants/algorithms.py: upstream's quadrants.algorithms, as far as it is built here: parallel_sort (a
+# host-driven radix sort, _parallel_sort.py), the scratch sizing of the device-wide ops, and the composable sort
+# as a compile-time error until it is built on qd.simt.
 #
 # Genesis imports `sort` and `sort_scratch_slots` at module level (genesis/engine/bvh.py) and calls them only for
 # its device-wide radix sort, which it picks on GPUs; on the CPU it sorts with its own kernels.
+from ._parallel_sort import parallel_sort
 from .lang.kernels import func
 from .lang.types import template
 
@@ -28,6 +30,79 @@ def _min_log256_for_n(n):
         cap *= RADIX_DIGITS
         depth += 1
     return depth
+
+
+def _at_least_one(slots):
+    """max(slots, 1): every *_scratch_slots result sizes an allocation, and zero-sized ones are illegal."""
+    return slots + (slots < 1)
+
+
+def _ceil_tiles(n):
+    return (n + BLOCK_DIM - 1) // BLOCK_DIM
+
+
+def _partials_slots(n, cursor):
+    """cursor plus the partials of a recursive in-place scan of n values: each level of more than one tile stores
+    one partial per tile, until a level fits in one tile."""
+    tiles = _ceil_tiles(n)
+    while tiles > 1:
+        cursor += tiles
+        tiles = _ceil_tiles(tiles)
+    return cursor
+
+
+def reduce_scratch_slots(n, log256_max_n=None):
+    """The scratch slots reduce_{add,min,max} need for n values, as upstream computes them (at least 1).
+
+    Each of the log256_max_n - 1 phases before the last stores one partial per tile of BLOCK_DIM; without
+    log256_max_n the smallest depth that covers n.
+    """
+    if log256_max_n is None:
+        log256_max_n = _min_log256_for_n(n)
+    _validate_log256_max_n(log256_max_n)
+    slots, live = 0, n
+    for _ in range(log256_max_n - 1):
+        live = _ceil_tiles(live)
+        slots += live
+    return _at_least_one(slots)
+
+
+def exclusive_scan_scratch_slots(n, log256_max_n=None):
+    """The scratch slots exclusive_scan_{add,min,max} need for n values, as upstream computes them (at least 1).
+
+    One partial per tile of the input, then the partials of log256_max_n - 2 further levels; a depth of 1 scans a
+    single tile with no scratch.
+    """
+    if log256_max_n is None:
+        log256_max_n = _min_log256_for_n(n)
+    _validate_log256_max_n(log256_max_n)
+    if log256_max_n <= 1:
+        return 1
+    slots = live = _ceil_tiles(n)
+    for _ in range(log256_max_n - 2):
+        live = _ceil_tiles(live)
+        slots += live
+    return _at_least_one(slots)
+
+
+def select_scratch_slots(n):
+    """The u32 scratch slots select needs for n values (at least 1): n write indices, one count per tile, then
+    the partials of scanning those counts."""
+    if n <= 0:
+        return 1
+    tiles = _ceil_tiles(n)
+    return _at_least_one(_partials_slots(tiles, n + tiles))
+
+
+def reduce_by_key_scratch_slots(n):
+    """The u32 scratch slots reduce_by_key_add needs for n values (at least 1): n run positions when they fit one
+    tile, else the counts per tile after them and the partials of scanning those."""
+    if n <= 0:
+        return 1
+    if n <= BLOCK_DIM:
+        return n
+    tiles = _ceil_tiles(n)
+    return _partials_slots(tiles, n + tiles)
 
 
 def sort_scratch_slots(n, log256_max_n=None):
@@ -61,4 +136,5 @@ def sort(keys: template(), tmp_keys: template(), values: template(), tmp_values:
     _sort_unsupported()  # a Python call on compile-time values: it runs, and raises, while the caller compiles
 
 
-__all__ = ["sort", "sort_scratch_slots"]
+__all__ = ["exclusive_scan_scratch_slots", "parallel_sort", "reduce_by_key_scratch_slots", "reduce_scratch_slots",
+           "select_scratch_slots", "sort", "sort_scratch_slots"]
