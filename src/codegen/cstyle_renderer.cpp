@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "codegen/overflow_checks.h"
 #include "ir/ir_mutator.h"
 #include "ir/print_format.h"
 #include "quadrants/errors.h"
@@ -161,6 +162,11 @@ std::string CStyleRenderer::wrapping_binary(const Binary& b, const std::string& 
 std::string CStyleRenderer::binary(const Binary& b) {
   std::string x = operand(b.a), y = operand(b.b);
   DtypeCode t = *b.type;
+  // Debug mode reports what overflows its type (overflow_checks.h), then wraps as release mode does.
+  if (const char* check = kernel_.options.debug ? overflow_check(b, loc_, ranges_) : nullptr) {
+    return std::string(check) + "<" + type_name(t) + ">(" + x + ", " + y + ", " + source_where_literal(kernel_, loc_) +
+           ")";
+  }
   std::string wrapping = wrapping_binary(b, x, y);
   if (!wrapping.empty()) return wrapping;
   switch (b.op) {
@@ -473,6 +479,8 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
 }
 
 void CStyleRenderer::emit_stmt(const Stmt& s) {
+  const SourceLoc outer = loc_;
+  loc_ = s->loc;
   if (s->loc.line > 0) out_ += location_directive(s->loc) + "\n";
   switch (s->kind) {
     case StmtKind::if_: {
@@ -502,6 +510,7 @@ void CStyleRenderer::emit_stmt(const Stmt& s) {
     default: emit_simple_stmt(s);
   }
   if (s->kind != StmtKind::parallel_for) emit_error_check(s);
+  loc_ = outer;
 }
 
 namespace {

@@ -121,6 +121,7 @@ class CStyleRenderer {
   std::map<std::string, int> shared_messages_;  // debug mode: a shared array's description in assert_messages_
   std::set<std::string> top_level_locals_;  // declared so far in the kernel body: what closures may capture
   const ir::Function* current_function_ = nullptr;  // the function whose body is being emitted
+  ir::SourceLoc loc_;  // of the statement being emitted (line 0: the frontend's or a pass's own)
 
  private:
   void emit_simple_stmt(const ir::Stmt& s);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -450,6 +451,13 @@ struct Function {
   Block body;
 };
 
+// A Python source line that statements come from: what debug messages printed by the kernel show.
+struct SourceLine {
+  std::string file;
+  std::string function;
+  std::string text;
+};
+
 struct KernelOptions {
   DtypeCode default_fp = DtypeCode::f32;
   DtypeCode default_ip = DtypeCode::i32;
@@ -457,6 +465,7 @@ struct KernelOptions {
   bool fast_math = false;
   std::string source_file;  // the Python file, for #line directives; empty when unknown
   int64_t ad_stack_size = 0;  // reverse_ad's stack capacity (qd.init(ad_stack_size=)); 0: kDefaultAdStackSize
+  std::map<int, SourceLine> source_lines;  // by SourceLoc::line; the frontend writes them in debug mode only
 };
 // The AD stack capacity when qd.init(ad_stack_size=) is 0 (the default).
 constexpr int64_t kDefaultAdStackSize = 1024;

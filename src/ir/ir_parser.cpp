@@ -449,6 +449,18 @@ Param parse_param(const SExpr& e) {
   return p;
 }
 
+// ((LINE "FILE" "FUNCTION" "TEXT")...): the source lines debug messages quote.
+std::map<int, SourceLine> parse_source_lines(const SExpr& e) {
+  std::map<int, SourceLine> lines;
+  for (const SExpr& entry : list(e, "a list of source lines").items) {
+    const SExpr& l = list(entry, "a source line (LINE \"FILE\" \"FUNCTION\" \"TEXT\")");
+    bool strings = l.items.size() == 4 && l.items[1].is_string && l.items[2].is_string && l.items[3].is_string;
+    if (!strings) fail(l, "expected a source line (LINE \"FILE\" \"FUNCTION\" \"TEXT\").");
+    lines[static_cast<int>(parse_int(l.items[0]))] = SourceLine{l.items[1].atom, l.items[2].atom, l.items[3].atom};
+  }
+  return lines;
+}
+
 KernelOptions parse_options(const SExpr& e) {
   KernelOptions o;
   for (size_t i = 1; i < form(e, "options", -1).items.size(); ++i) {
@@ -461,6 +473,7 @@ KernelOptions parse_options(const SExpr& e) {
     else if (name == "fast_math") o.fast_math = parse_flag(opt.items[1]);
     else if (name == "source_file" && opt.items[1].is_string) o.source_file = opt.items[1].atom;
     else if (name == "ad_stack_size") o.ad_stack_size = parse_int(opt.items[1]);
+    else if (name == "source_lines") o.source_lines = parse_source_lines(opt.items[1]);
     else fail(opt, "unknown option '" + name + "'.");
   }
   return o;

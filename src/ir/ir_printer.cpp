@@ -256,6 +256,14 @@ std::string print_kernel(const Kernel& k) {
                     ") (fast_math " + (o.fast_math ? "1" : "0") + ")";
   if (!o.source_file.empty()) out += " (source_file " + quote(o.source_file) + ")";
   if (o.ad_stack_size != 0) out += " (ad_stack_size " + std::to_string(o.ad_stack_size) + ")";
+  if (!o.source_lines.empty()) {
+    out += "\n    (source_lines (";
+    for (const auto& [line, s] : o.source_lines) {
+      out += "\n      (" + std::to_string(line) + " " + quote(s.file) + " " + quote(s.function) + " " + quote(s.text) +
+             ")";
+    }
+    out += "))";
+  }
   out += ")\n  (params";
   for (const Param& p : k.params) out += "\n    " + print_param(p);
   if (!k.adjoints.empty()) {

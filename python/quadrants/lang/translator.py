@@ -376,6 +376,19 @@ def ad_stack_option(config):
     return f" (ad_stack_size {size})" if size else ""
 
 
+def source_lines_option(config, line_sources):
+    """Debug mode: the IR option giving each statement line's file, function and text, which the kernel's own
+    messages quote (integer overflow reports, src/codegen/overflow_checks.h); empty in release mode."""
+    if not config.debug or not line_sources:
+        return ""
+    entries = "".join(
+        f" ({line} {string_text(source.filename)} {string_text(source.fn.__name__)} "
+        f"{string_text(source.source_line(line).rstrip())})"
+        for line, source in sorted(line_sources.items())
+    )
+    return f" (source_lines ({entries[1:]}))"
+
+
 def translate_kernel(fn, name, params, spec, slot_values, returns, config, leaves=None, struct_values=None):
     """IR text for `fn` under one specialization; returns (ir_text, global containers, line_sources).
 
@@ -410,7 +423,8 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
         f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}) "
-        f"(source_file {string_text(source.filename)}){ad_stack_option(config)})"
+        f"(source_file {string_text(source.filename)}){ad_stack_option(config)}"
+        f"{source_lines_option(config, tr.line_sources)})"
     )
     body = "".join("\n    " + stmt.render(4) for stmt in tr.builder.top())
     functions = "".join(f"  {text}\n" for text in tr.real_function_texts())
