@@ -8,22 +8,38 @@ from ._element_ref import element_ref
 from .interop import import_dlpack
 
 
+# Upstream's limit for an ndarray's extents: loop indices over them are i32.
+_MAX_NDARRAY_EXTENT = 2**31 - 1
+
+
 def normalize_shape(shape, what):
+    """The shape as a tuple of ints; `what` ('qd.ndarray()', 'qd.field()') names the container in errors, which
+    are upstream's QuadrantsRuntimeError and also a TypeError or ValueError. Zero extents are allowed (empty
+    containers), unlike upstream's ndarrays."""
+    from .lang.errors import InvalidShapeTypeError, InvalidShapeValueError
+
     if shape is None:
         return ()
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
+    invalid = f"{shape!r} is not a valid shape for {what.strip('qd.()')}"
     try:
         dims = tuple(shape)
     except TypeError:
-        raise TypeError(f"{what}: shape must be an int or a tuple of ints, but got {shape!r}.") from None
+        raise InvalidShapeTypeError(f"{what}: shape must be an int or a tuple of ints, but got {shape!r}; {invalid}.") \
+            from None
     for d in dims:
         if not isinstance(d, numbers.Integral) or isinstance(d, bool):
-            raise TypeError(f"{what}: shape must be an int or a tuple of ints, but got {shape!r}.")
+            raise InvalidShapeTypeError(f"{what}: shape must be an int or a tuple of ints, but got {shape!r}; "
+                                        f"{invalid}.")
         if d < 0:
-            raise ValueError(f"{what}: shape dimensions must be non-negative, but got {shape!r}.")
+            raise InvalidShapeValueError(f"{what}: shape dimensions must be non-negative, but got {shape!r}; "
+                                         f"{invalid}.")
         if d >= 2**63:
-            raise ValueError(f"{what}: shape {shape!r} is too large to address.")
+            raise InvalidShapeValueError(f"{what}: shape {shape!r} is too large to address; {invalid}.")
+        if what == "qd.ndarray()" and d > _MAX_NDARRAY_EXTENT:
+            raise InvalidShapeValueError(f"{what}: shape {shape!r} has an extent over 2**31 - 1 (loop indices are "
+                                         f"i32); {invalid}.")
     return tuple(int(d) for d in dims)
 
 

@@ -74,6 +74,7 @@ class Config:
         self.cuda_properties = cuda_properties  # sm_count, compute_capability, memory_pools
         self.random_seed = random_seed  # the seed of qd.random's generator
         self.options = options
+        self.compiled_functions = 0  # kernel specializations compiled (or loaded from the disk cache) since init
 
     @property
     def is_cuda(self):

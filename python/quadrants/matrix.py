@@ -264,7 +264,11 @@ class Matrix:
 
     def trace(self):
         """The sum of the diagonal of a square matrix."""
-        return wrap_result(np.trace(mm.square(self._values, "trace()")))
+        if self._values.ndim != 2 or self._values.shape[0] != self._values.shape[1]:
+            from .lang.errors import QuadrantsValueError  # a ValueError, and upstream's QuadrantsCompilationError
+
+            raise QuadrantsValueError(f"trace() expected a square matrix, got shape {self._values.shape}.")
+        return wrap_result(np.trace(self._values))
 
     def determinant(self):
         """The determinant of a square matrix (exact for integer matrices up to 4x4)."""

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.errors import QuadrantsTypeError
+from quadrants.lang.errors import QuadrantsIndexError
 
 
 @pytest.fixture(autouse=True)
@@ -305,8 +305,8 @@ def test_too_many_indices_name_the_vector():
         v = qd.Vector([1, 2, 3])
         return v[i, 0]
 
-    with pytest.raises(QuadrantsTypeError, match="A 3-vector takes at most 1 index"):
-        k(0)
+    with pytest.raises(QuadrantsIndexError, match="Expected 1 indices, got 2: a 3-vector takes at most 1"):
+        k(0)  # upstream's class and words, then the vector
 
 
 def test_vector_members_of_struct_field_elements():

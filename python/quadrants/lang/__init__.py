@@ -49,6 +49,7 @@ from .data_oriented import data_oriented
 from .misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from .kernels import func, kernel
+from .math_bits import one, zero  # qd.zero(x) / qd.one(x): x's shape and type, filled
 from .perf_dispatch import perf_dispatch
 from .struct import Struct, StructField, dataclass
 from .types import ref, template
@@ -59,7 +60,7 @@ from .simt.tile import outer  # noqa: E402  qd.outer(a, b): a rank-1 update of a
 __all__ = [
     "simt", "outer",
     "kernel", "func", "data_oriented", "template", "ref", "static", "ndrange", "grouped", "loop_config", "types", "math",
-    "perf_dispatch",
+    "perf_dispatch", "zero", "one",
     "static_assert", "static_print",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
     "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast", "bit_shr", "random", "randn",

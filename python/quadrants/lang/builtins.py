@@ -3,6 +3,7 @@
 # Each built-in is a `Builtin`: called from Python it runs its Python fallback; inside a kernel the
 # translator recognizes it and dispatches on `kind` (translator.calls), so this module holds no
 # translation logic and imports nothing from the translator.
+import functools
 import itertools
 
 import numpy as np
@@ -74,11 +75,12 @@ ffs = _unary("ffs", kernel_only("math.ffs"))
 
 
 def _python_min(*args):
-    return args[0] if len(args) == 1 else np.minimum.reduce(np.broadcast_arrays(*args))
+    # Pairwise, so a qd.Vector/qd.Matrix operand keeps its type (through its __array_ufunc__).
+    return functools.reduce(np.minimum, args)
 
 
 def _python_max(*args):
-    return args[0] if len(args) == 1 else np.maximum.reduce(np.broadcast_arrays(*args))
+    return functools.reduce(np.maximum, args)
 
 
 min = _binary("min", _python_min)  # noqa: A001 - variadic inside kernels: qd.min(a, b, c)
@@ -196,14 +198,21 @@ class NdRange:
     """
 
     def __init__(self, *dims, axes=None):
+        from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+
         self.bounds = []
         for dim in dims:
             if isinstance(dim, (tuple, list)):
                 if len(dim) != 2:
-                    raise ValueError(f"qd.ndrange() takes extents or (begin, end) pairs, but got {dim!r}.")
+                    raise QuadrantsSyntaxError("Every argument of ndrange should be a scalar or a tuple/list like "
+                                               f"(begin, end), but got {dim!r}.")
                 self.bounds.append((dim[0], dim[1]))
             else:
                 self.bounds.append((0, dim))
+        for bound in (b for pair in self.bounds for b in pair):
+            if isinstance(bound, (float, str, type(None), np.floating)):
+                raise QuadrantsTypeError("Every argument of ndrange should be an integer scalar or a tuple/list of "
+                                         f"(int, int), but got {bound!r}.")
         self.axes = _checked_axes(axes, len(self.bounds))
 
     def __iter__(self):

@@ -4,6 +4,7 @@ import ast
 import builtins as _py_builtins
 import inspect
 import math as _py_math
+import operator as _py_operator
 
 from . import builtins as qd_builtins
 from .compound_params import CompoundRef, is_dataclass_type
@@ -12,6 +13,7 @@ from .exprs import VectorMethod, is_runtime
 from .errors import QuadrantsSyntaxError
 from .func_args import ArgumentError, bind_arguments
 from .ir_builder import Expr, string_text
+from .literals import primitive_type_call
 from .source import function_source
 from .struct_values import Struct, StructField, StructType
 from .types import RefType, Template, VectorType, scalar_dtype_name
@@ -29,6 +31,16 @@ _PYTHON_EQUIVALENTS = {
     _py_math.atan: qd_builtins.atan,
 }
 
+# operator.add(a, b) and the like on kernel values: the operator itself (exprs.binary_op).
+_OPERATOR_FUNCTIONS = {
+    _py_operator.add: ast.Add, _py_operator.sub: ast.Sub, _py_operator.mul: ast.Mult,
+    _py_operator.truediv: ast.Div, _py_operator.floordiv: ast.FloorDiv, _py_operator.mod: ast.Mod,
+    _py_operator.pow: ast.Pow, _py_operator.matmul: ast.MatMult, _py_operator.lshift: ast.LShift,
+    _py_operator.rshift: ast.RShift, _py_operator.and_: ast.BitAnd, _py_operator.or_: ast.BitOr,
+    _py_operator.xor: ast.BitXor,
+}
+
+
 def _plain_func(fn):
     """The Func that inlines a plain Python function, kept on the function (a cycle the GC collects)."""
     from .kernels import Func
@@ -36,6 +48,7 @@ def _plain_func(fn):
     func = fn.__dict__.get("_qd_inlined")
     if func is None:
         func = fn.__dict__["_qd_inlined"] = Func(fn)
+        func.plain_python = True
     return func
 
 
@@ -88,7 +101,12 @@ class CallTranslator:
         func = self.visit(node.func)
         if isinstance(func, qd_builtins.Builtin) and func.kind == "atomic":
             return self.call_atomic(func, node)
-        args, kwargs = self.call_arguments(node)
+        static = func is qd_builtins.static
+        self.static_depth += static
+        try:
+            args, kwargs = self.call_arguments(node)
+        finally:
+            self.static_depth -= static
         func = _PYTHON_EQUIVALENTS.get(func, func) if _hashable(func) else func
         if isinstance(func, qd_builtins.Builtin):
             return self.call_builtin(func, args, kwargs)
@@ -135,7 +153,9 @@ class CallTranslator:
         if func in (_py_builtins.int, _py_builtins.float, _py_builtins.bool) and len(args) == 1 and not kwargs and \
                 not is_runtime(args[0]) and not isinstance(args[0], (ArrayRef, VectorValue)):
             return self.python_op(lambda: func(args[0]))  # float(3) of a compile-time value stays a Python value
-        if isinstance(func, _dtypes.DataType) or func in (_py_builtins.int, _py_builtins.float):
+        if isinstance(func, _dtypes.DataType):
+            return primitive_type_call(self, func, args, kwargs)  # literals.py
+        if func in (_py_builtins.int, _py_builtins.float):
             self.expect_arity(func, args, kwargs, 1)
             return self.ops.cast(scalar_dtype_name(func), self.scalar_or_vector(args[0], "a cast"))
         if isinstance(func, VectorType):
@@ -163,6 +183,8 @@ class CallTranslator:
                 pass
             return formatted_text(self, func.__self__, args, kwargs)
         if any(is_runtime(a) or isinstance(a, ArrayRef) for a in list(args) + list(kwargs.values())):
+            if _hashable(func) and func in _OPERATOR_FUNCTIONS and len(args) == 2 and not kwargs:
+                return self.binary_op(_OPERATOR_FUNCTIONS[func](), args[0], args[1])
             if inspect.isfunction(func) and _source_available(func):
                 # Upstream runs a plain Python function (a lambda too) on kernel values as it traces: here
                 # it is inlined like a @qd.func, which computes the same.
@@ -450,6 +472,7 @@ class CallTranslator:
         except ArgumentError as exc:
             raise self.fail(str(exc), kind="syntax") from None
         saved = self.enter_function(function_source(func.fn), is_kernel=False)
+        self.ctx.plain_python = getattr(func, "plain_python", False)
         self.inline_stack.append(func)
         try:
             for name, value in bound.arguments.items():
@@ -487,8 +510,23 @@ class CallTranslator:
         if is_template or not (is_runtime(value) or is_number(value)):
             self.bind(name, StaticBinding(value))
             return
+        if isinstance(annotation, VectorType):
+            self.check_vector_argument(name, value, annotation)
         dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
         self.declare(name, value, None if dtype is None else self.dtype_argument(dtype))
+
+    def check_vector_argument(self, name, value, annotation):
+        """A func parameter annotated with a vector/matrix type takes a value of that shape (upstream's words)."""
+        what = f"Argument {name} of type {annotation} is expected to be a Matrix"
+        if not isinstance(value, VectorValue):
+            raise self.fail(f"{what}, but got {describe(value)}")
+        shape, wanted = value.shape, annotation.shape
+        if len(shape) != len(wanted):
+            raise self.fail(f"{what} with ndim {len(wanted)}, but got {len(shape)}")
+        if shape[0] != wanted[0]:
+            raise self.fail(f"{what} with n {wanted[0]}, but got {shape[0]}")
+        if len(wanted) == 2 and shape[1] != wanted[1]:
+            raise self.fail(f"{what} with m {wanted[1]}, but got {shape[1]}")
 
     def bind_kernel_params(self, params, spec, slot_values, struct_values=None):
         """Binds every kernel parameter; returns the IR texts of the scalar and array ones, in order.
@@ -503,6 +541,7 @@ class CallTranslator:
             if param.kind == "template":
                 path = (param.name,)
                 self.bind(param.name, StaticBinding(self.template_argument(path, slot_values[path])))
+                self.ctx.template_bindings[param.name] = self.lookup_binding(param.name)
                 continue
             if param.kind == "struct":
                 obj = struct_values.get(param.name) if struct_values else None
@@ -513,6 +552,7 @@ class CallTranslator:
                 continue
             if param.kind == "tensor":  # an array leaf or a template value (tensor_params.py)
                 self.bind(param.name, StaticBinding(self.tensor_argument((param.name,), struct_values)))
+                self.ctx.template_bindings[param.name] = self.lookup_binding(param.name)
                 continue
             entry = next(specs)
             if entry[0] == "vector":  # by value: one scalar IR param per entry, copied into a local vector

@@ -71,8 +71,20 @@ class QuadrantsTypeError(QuadrantsCompilationError, TypeError):
     """A value of the wrong type or shape inside a kernel."""
 
 
+class QuadrantsValueError(QuadrantsCompilationError, ValueError):
+    """A compile-time value a kernel cannot use (a generator named in a kernel); upstream raises ValueError."""
+
+
 class QuadrantsRuntimeError(RuntimeError):
     """A compiled program could not run."""
+
+
+class InvalidShapeTypeError(QuadrantsRuntimeError, TypeError):
+    """A container shape that is not ints: upstream's QuadrantsRuntimeError, and the TypeError of Python."""
+
+
+class InvalidShapeValueError(QuadrantsRuntimeError, ValueError):
+    """A container shape with a negative or too large extent: upstream's QuadrantsRuntimeError, and a ValueError."""
 
 
 class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):

@@ -7,6 +7,7 @@ import numpy as np
 from .builtins import Builtin, kernel_only
 from .compound_params import CompoundRef
 from .dynamic_index import DynamicIndexing, ElementLoad
+from .errors import QuadrantsCompilationError, QuadrantsTypeError, QuadrantsValueError
 from .ir_builder import Expr
 from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
@@ -35,6 +36,7 @@ _PYTHON_COMPARE = {
     ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
+_ERROR_KINDS = {QuadrantsTypeError: "type", QuadrantsValueError: "value"}
 _SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
 
@@ -142,14 +144,18 @@ class ExprTranslator(DynamicIndexing):
                 self.pop_scope()
 
     def visit_BinOp(self, node):
-        left, right = _list_as_vector(self.visit(node.left), self.visit(node.right))
-        op_type = type(node.op)
+        return self.binary_op(node.op, self.visit(node.left), self.visit(node.right))
+
+    def binary_op(self, op, left, right):
+        """`left op right` for an ast operator instance: also operator.add(a, b) and friends (calls.py)."""
+        left, right = _list_as_vector(left, right)
+        op_type = type(op)
         if isinstance(left, ArrayRef) or isinstance(right, ArrayRef):  # a whole field or ndarray: not a value
-            symbol = ast.unparse(ast.BinOp(ast.Name("a"), node.op, ast.Name("b")))[2:-2]
+            symbol = ast.unparse(ast.BinOp(ast.Name("a"), op, ast.Name("b")))[2:-2]
             raise self.fail(f"Operator '{symbol}': unsupported operand type(s) for '{symbol}': {describe(left)} and "
                             f"{describe(right)}",
                             kind="type", hint="index an array to use its elements, e.g. x[i].")
-        if isinstance(node.op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
+        if isinstance(op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
             return self.ops.matmul(left, right)
         if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):
             return self.checked(lambda: self.ops.bin(BINARY_OPS[op_type], left, right))
@@ -203,9 +209,15 @@ class ExprTranslator(DynamicIndexing):
     def visit_Compare(self, node):
         left = self.visit(node.left)
         result = None
+        left_node = node.left
         for op_node, right_node in zip(node.ops, node.comparators):
+            self.check_identity_compare(op_node, left_node, right_node)
+            left_node = right_node
             left, right = _list_as_vector(left, self.visit(right_node))  # v == [1, 0, 1]: elementwise
-            if is_runtime(left) or is_runtime(right):
+            if (is_runtime(left) or is_runtime(right)) and isinstance(op_node, (ast.Is, ast.IsNot)) and \
+                    (left is None or right is None):  # a kernel value is never None (plain Python functions)
+                term = isinstance(op_node, ast.IsNot)
+            elif is_runtime(left) or is_runtime(right):
                 if type(op_node) not in _COMPARE_OPS:
                     raise self.fail(
                         f"'{type(op_node).__name__}' comparisons need compile-time operands",
@@ -218,6 +230,35 @@ class ExprTranslator(DynamicIndexing):
             result = term if result is None else self._and(result, term)
             left = right
         return result
+
+    def check_identity_compare(self, op_node, left_node, right_node):
+        """Upstream's rules for `in`, `not in`, `is`, `is not` in kernels and @qd.funcs: `in` only inside
+        qd.static(...), and `is` only there, between a kernel's own template/qd.Tensor parameter and None (the
+        presence test of an optional argument). Plain Python functions inlined on kernel values keep Python's."""
+        if self.ctx.plain_python:
+            return
+        name = {ast.Is: "is", ast.IsNot: "is not"}.get(type(op_node))
+        if name is None:
+            if isinstance(op_node, (ast.In, ast.NotIn)) and not self.static_depth:
+                raise self.fail(f'"{type(op_node).__name__}" is only supported inside `qd.static`.',
+                                hint="wrap the test in qd.static(...) when its operands are known at compile time.")
+            return
+        if not self.static_depth:
+            raise self.fail(f'Operator "{name}" in Quadrants scope is not supported.',
+                            hint=f"compare kernel values with == or !=; `qd.static(arg {name} None)` tests an "
+                            "optional template argument.")
+        if isinstance(right_node, ast.Constant) and right_node.value is None:
+            param = left_node
+        elif isinstance(left_node, ast.Constant) and left_node.value is None:
+            param = right_node
+        else:
+            param = None
+        bindings = self.ctx.template_bindings
+        if not (self.ctx.is_kernel and isinstance(param, ast.Name) and not param.id.startswith("__qd_") and
+                param.id in bindings and self.lookup_binding(param.id) is bindings[param.id]):
+            raise self.fail(f'Operator "{name}" inside `qd.static` requires a direct `qd.template()` or `qd.Tensor` '
+                            "kernel argument and `None`.",
+                            hint="compare other compile-time values with == or !=.")
 
     def _and(self, a, b):
         if not is_runtime(a):
@@ -359,6 +400,7 @@ class ExprTranslator(DynamicIndexing):
         parts = element_index_parts(index, vector.shape)
         if has_slice(parts):  # m[i, :], v[1:] ... (matrix_slices.py)
             return sliced(self, vector.shape, parts, lambda index: self.vector_element(vector, index), VectorValue)
+        self.check_index_count(vector, parts)
         if any(isinstance(p, Expr) for p in parts):
             return self.dynamic_vector_element(vector, parts)
         if not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
@@ -375,6 +417,13 @@ class ExprTranslator(DynamicIndexing):
             return vector.at(parts[0], parts[1])
         return vector.row(parts[0]) if vector.is_matrix else vector.entries[parts[0]]
 
+    def check_index_count(self, vector, parts):
+        """A vector takes one index and a matrix at most two (m[i] is row i here, which upstream rejects)."""
+        count = len(vector.shape)
+        if len(parts) > count:
+            raise self.fail(f"Expected {count} indices, got {len(parts)}: {describe(vector)} takes at most {count}",
+                            kind="index", hint="index a vector as v[i] and a matrix as m[i, j].")
+
     def scalar(self, value, what):
         """Checks that `value` is a scalar (an IR expression or a number) where `what` needs one."""
         if isinstance(value, Expr) or is_number(value):
@@ -387,6 +436,10 @@ class ExprTranslator(DynamicIndexing):
         """Applies a Python operator to compile-time values, reporting Python's error at the node."""
         try:
             return fn(*operands)
+        except QuadrantsCompilationError as exc:  # a quadrants rule (qd.ndrange's), placed at the node
+            if exc.filename is not None or exc.line:
+                raise
+            raise self.fail(exc.message, hint=exc.hint, kind=_ERROR_KINDS.get(type(exc), "syntax")) from None
         except Exception as exc:  # noqa: BLE001 - any failure here is the user's expression failing
             raise self.fail(f"evaluating this expression at compile time failed: {exc}", kind="type") from None
 

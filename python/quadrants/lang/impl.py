@@ -45,6 +45,11 @@ class PyQuadrants:
         self.materialize()
         _runtime.sync()
 
+    def get_num_compiled_functions(self):
+        """How many kernel specializations were compiled since qd.init() (one per kernel and argument
+        signature; a disk cache hit counts, as upstream counts a kernel loaded from its offline cache)."""
+        return _runtime.config().compiled_functions
+
     # default_fp/default_ip can be reassigned after qd.init(), as upstream allows: kernels compiled
     # afterwards read them (those compiled before keep theirs).
     @property

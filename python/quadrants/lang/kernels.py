@@ -62,15 +62,31 @@ def _annotations(fn):
     result = {}
     for name, annotation in getattr(fn, "__annotations__", {}).items():
         if isinstance(annotation, str):
-            annotation = eval(annotation, fn.__globals__)  # noqa: S307 - the user's own annotation text
+            try:
+                annotation = eval(annotation, fn.__globals__, _closure_names(fn))  # noqa: S307 - the user's own text
+            except Exception as exc:  # upstream raises QuadrantsSyntaxError for an annotation it cannot use
+                what = "return annotation" if name == "return" else f"annotation of parameter '{name}'"
+                raise _param_error(fn, name, f"The {what} ({annotation!r}) cannot be evaluated: {exc}.",
+                                   "import the type it names, or write the type itself instead of a string.",
+                                   kind="syntax") from None
         result[name] = annotation
     return result
 
 
-def _param_error(fn, param_name, message, hint):
+def _closure_names(fn):
+    names = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            names[name] = cell.cell_contents
+        except ValueError:  # not assigned yet
+            pass
+    return names
+
+
+def _param_error(fn, param_name, message, hint, kind="type"):
     source = function_source(fn)
     node = next((a for a in source.tree.args.args if a.arg == param_name), source.tree)
-    return source.error(node, message, hint, kind="type")
+    return source.error(node, message, hint, kind=kind)
 
 
 def _kernel_params(fn, annotations):
@@ -270,6 +286,7 @@ class KernelDefinition:
                 compiled = _core.compile_kernel(text)
         except _core.KernelUserError as exc:
             raise _located_error(exc, line_sources) from None
+        config.compiled_functions += 1  # impl.get_runtime().get_num_compiled_functions()
         if compiled.warnings:
             warn_about_source(self.fn.__name__, compiled.warnings, line_sources)
         if _logging.logger.isEnabledFor(logging.DEBUG):

@@ -39,17 +39,40 @@ class LoopTranslator:
         iter_node = self.chosen_iterable(node.iter)
         func = self.visit(iter_node.func) if isinstance(iter_node, ast.Call) else None
         if func is qd_builtins.static:
+            inner = iter_node.args[0] if len(iter_node.args) == 1 else None
+            if isinstance(inner, ast.Call) and self.visit(inner.func) is qd_builtins.static:
+                raise self.fail("'qd.static' cannot be nested", node=inner, hint="write 'qd.static(...)' once.")
             self.unroll(node, self.visit(iter_node))
             return
         if func is _py_builtins.range:
             space = self.range_space(iter_node)
+            checks_names = True
         else:
-            space = self.iteration_space(self.visit(iter_node), iter_node)
+            iterable = self.visit(iter_node)
+            space = self.iteration_space(iterable, iter_node)
+            inner = iterable.container if isinstance(iterable, qd_builtins.Grouped) else iterable
+            checks_names = not isinstance(inner, qd_builtins.NdRange)  # upstream lets ndrange loops shadow
+        if func is not _py_builtins.range and isinstance(iterable, qd_builtins.NdRange):
+            count = len(node.target.elts) if isinstance(node.target, ast.Tuple) else 1
+            if count != len(iterable.bounds):  # one name for an index vector needs qd.grouped(), as upstream
+                raise self.fail("Ndrange for loop with number of the loop variables not equal to the dimension of "
+                                "the ndrange is not supported", node=node.target,
+                                hint=f"write {len(iterable.bounds)} loop variables, or 'for I in "
+                                "qd.grouped(qd.ndrange(...)):' for an index vector.")
         targets = self.loop_targets(node.target, space)
+        if checks_names:
+            self.check_fresh_loop_targets(targets, node.target)
         if self.top_level and self.ctx.is_kernel:
             self.parallel_loop(node, targets, space)
         else:
             self.serial_loop(node, targets, space)
+
+    def check_fresh_loop_targets(self, targets, node):
+        """As upstream: a range or struct-for loop variable must be a new name, not a variable already in scope."""
+        for name in targets:
+            if self.lookup_binding(name) is not None:
+                raise self.fail(f"Variable '{name}' is already declared in the outer scope and cannot be used as loop "
+                                "variable", node=node, hint="give the loop variable a new name.")
 
     def chosen_iterable(self, iter_node):
         """`A if qd.static(c) else B` as a loop's iterable is A or B itself, so `range(n) if qd.static(c) else

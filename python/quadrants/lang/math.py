@@ -110,3 +110,4 @@ uvec2, uvec3, uvec4 = (_UnsignedVectorType(n) for n in (2, 3, 4))
 mat2, mat3, mat4 = (_VectorType((n, n), None) for n in (2, 3, 4))
 
 from .math_transforms import rot_by_axis, rot_yaw_pitch_roll, rotation2d, rotation3d, scale, translate, vdir  # noqa: E402,F401
+from .math_bits import fns  # noqa: E402,F401

@@ -2,9 +2,11 @@
 import ast
 import linecache
 
-from .errors import QuadrantsNameError, QuadrantsSyntaxError, QuadrantsTypeError
+from .errors import (QuadrantsIndexError, QuadrantsNameError, QuadrantsSyntaxError, QuadrantsTypeError,
+                     QuadrantsValueError)
 
-_ERROR_CLASSES = {"type": QuadrantsTypeError, "name": QuadrantsNameError}
+_ERROR_CLASSES = {"type": QuadrantsTypeError, "name": QuadrantsNameError, "value": QuadrantsValueError,
+                  "index": QuadrantsIndexError}
 
 
 class FunctionSource:

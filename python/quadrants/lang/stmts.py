@@ -12,7 +12,7 @@ from .loops import LoopTranslator
 from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, activate_for_store
 from .return_values import tuple_items
-from .struct_values import StructField, StructTarget, StructType, is_struct
+from .struct_values import StructField, StructTarget, StructType, is_struct, same_struct_type
 from .types import VectorType, scalar_dtype_name
 from . import tile_slices
 from .simt_values import SharedArray, SharedTarget
@@ -93,6 +93,8 @@ class StmtTranslator(LoopTranslator):
 
     # ---- assignment -----------------------------------------------------------------------------
     def visit_Assign(self, node):
+        for target in node.targets:
+            self.check_not_kernel_param(target)
         value = self.visit(node.value)
         if self.binds_static_value(node):
             for target in node.targets:  # `x = qd.static(v)`: x is v itself, as upstream binds it
@@ -100,6 +102,19 @@ class StmtTranslator(LoopTranslator):
             return
         for target in node.targets:
             self.assign(target, value)
+
+    def check_not_kernel_param(self, target):
+        """A kernel's parameters cannot be assigned to, as upstream rules (a @qd.func's are copies and can)."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.check_not_kernel_param(element)
+            return
+        if isinstance(target, ast.Starred):
+            target = target.value
+        if isinstance(target, ast.Name) and self.ctx.is_kernel and target.id in self.ctx.kernel_params:
+            raise self.fail(f'Kernel argument "{target.id}" is immutable in the kernel. If you want to change its '
+                            "value, please create a new variable.", node=target,
+                            hint=f"e.g. '{target.id}_local = {target.id}', then update {target.id}_local.")
 
     def binds_static_value(self, node):
         """Whether the statement gives new names the compile-time result of a qd.static(...) call."""
@@ -113,6 +128,7 @@ class StmtTranslator(LoopTranslator):
     def visit_AnnAssign(self, node):
         if not isinstance(node.target, ast.Name):
             raise self.fail("only a plain name can be annotated inside a kernel, e.g. 'x: qd.f32 = 0'")
+        self.check_not_kernel_param(node.target)
         annotation = self.visit(node.annotation)
         value = self.visit(node.value) if node.value is not None else 0
         if isinstance(annotation, VectorType):
@@ -259,6 +275,7 @@ class StmtTranslator(LoopTranslator):
         return VectorTarget(element.entries, element.shape) if isinstance(element, VectorValue) else element
 
     def visit_AugAssign(self, node):
+        self.check_not_kernel_param(node.target)
         if tile_slices.tile_augmented(self, node) or self.subscript_update_hook(node):  # t -= qd.outer(a, b)
             return
         target = self.lvalue(node.target)
@@ -397,11 +414,11 @@ class StmtTranslator(LoopTranslator):
 
     def kernel_return(self, node):
         if not self.top_level:
-            raise self.fail("a kernel can only return at the top level of its body, outside loops and ifs",
-                            hint="store the result in a local and return it at the end.")
+            raise self.fail("Return inside non-static if/for is not supported in a kernel: it can only return at the "
+                            "top level of its body", hint="store the result in a local and return it at the end.")
         if self.ctx.return_annotation is None:
-            if node.value is None:
-                return
+            if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
+                return  # `return` and `return None` alike
             raise self.fail("this kernel returns a value but has no return type",
                             hint="annotate the kernel's return type, e.g. 'def k(...) -> qd.f32:'.")
         spec = self.ctx.return_annotation
@@ -428,7 +445,12 @@ class StmtTranslator(LoopTranslator):
         if spec.kind == "struct":
             if not is_struct(value):
                 raise self.fail(f"this kernel returns {spec!r}, but the value is {describe(value)}", kind="type")
-            value = self.cast_struct(spec.annotation, self.as_struct_value(value), "the returned value")
+            value = self.as_struct_value(value)
+            if value.struct_type is not None and not same_struct_type(value.struct_type, spec.annotation):
+                raise self.fail(f"this kernel returns {spec.annotation!r}, but the value is a struct "
+                                f"{value.struct_type!r}", kind="type",
+                                hint="build the returned value with the annotated struct type.")
+            value = self.cast_struct(spec.annotation, value, "the returned value")
             return [x for key, child in spec.children.items() for x in self.returned_scalars(child, value.members[key])]
         if not isinstance(value, (tuple, list)) or len(value) != len(spec.children):
             raise self.fail(f"this kernel returns {len(spec.children)} values {spec!r}, but the value is "
@@ -479,7 +501,8 @@ class StmtTranslator(LoopTranslator):
         if returns_value:
             annotation = self.ctx.return_annotation
             if annotation is None:
-                raise self.fail("a @qd.func that returns from inside an if or a loop needs a return type",
+                raise self.fail("Return inside non-static if/for is not supported without a return type: a @qd.func "
+                                "that returns a value from inside an if or a loop needs one",
                                 hint="annotate it, e.g. 'def f(x) -> qd.f32:'.")
             self.ctx.return_slot, self.ctx.return_value = self.return_slot(annotation)
         self.ctx.done_flag = self.names.fresh("_returned")

@@ -16,6 +16,23 @@ from .values import LocalVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
 
+def same_struct_type(a, b):
+    """Whether two struct types have the same members of the same types (as upstream's interned types)."""
+    return a is b or _member_signature(a) == _member_signature(b)
+
+
+def _member_signature(member_type):
+    if isinstance(member_type, StructType):
+        return tuple((key, _member_signature(t)) for key, t in member_type.members.items())
+    if isinstance(member_type, VectorType):
+        dtype = member_type.dtype
+        return ("vector", member_type.shape, None if dtype is None else scalar_dtype_name(dtype))
+    try:
+        return scalar_dtype_name(member_type)
+    except Exception:  # noqa: BLE001 - anything else compares by identity
+        return id(member_type)
+
+
 class StructValue:
     """A struct inside a kernel. `origin` is the StructTarget it was read from (a local or a field
     element), through which a func parameter annotated qd.template() writes; None for computed values."""

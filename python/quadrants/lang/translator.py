@@ -5,6 +5,7 @@
 import ast
 import builtins as _py_builtins
 import math
+import types
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from .data_oriented import bakes_primitives, is_compound
 from .tensor_params import ARRAY, unwrap
 from .exprs import ExprTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
+from .literals import check_default_int
 from .random_numbers import RandomTranslator
 from .real_functions import RealFunctionTranslator
 from .source import function_source
@@ -47,6 +49,9 @@ class FunctionContext:
         self.real_function = None  # the _Signature when this is a @qd.real_func's body (real_functions.py)
         self.done_flag = None  # set when a func returns from inside an if or loop (stmts.py)
         self.return_slot = None
+        self.plain_python = False  # an inlined plain Python function: `is`/`in` keep Python's meaning there
+        self.kernel_params = set()  # a kernel's parameter names, which it cannot assign to (stmts.py)
+        self.template_bindings = {}  # a kernel's template/qd.Tensor parameter name -> its binding (exprs.py)
 
 
 class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
@@ -69,6 +74,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.top_level = True
         self.parallel_depth = 0
         self.pending_loop_config = None
+        self.static_depth = 0  # > 0 while the arguments of a qd.static(...) call are translated
         self.inline_stack = []
         self.real_functions = {}  # (func id, static argument keys) -> (_Signature, static values)
         self.real_function_order = []  # the _Signatures in the order they were met
@@ -123,6 +129,9 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         """A free name of the function: closure, then globals, then Python's builtins; captured by value."""
         for table in (self.ctx.closure, self.ctx.globals, _py_builtins.__dict__):
             if name in table:
+                if isinstance(table[name], types.GeneratorType):  # used once, it would be empty at a recompile
+                    raise self.fail("Cannot store generators in variables, inside kernels or functions", kind="value",
+                                    hint=f"make it a tuple outside the kernel: {name} = tuple(...).")
                 return self.capture(table[name], name)
         raise self.fail(f'name "{name}" is not defined', kind="name")  # upstream's class and wording
 
@@ -287,6 +296,12 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
 
     def declare(self, py_name, value, dtype_name=None):
         """Binds a new local for `py_name` in the innermost scope, emitting its `decl`s."""
+        if isinstance(value, np.ndarray) and dtype_name is None:  # a captured numpy array becomes a scalar local
+            if value.ndim:
+                raise self.fail("Only 0-dimensional numpy array can be used to initialize a scalar expression",
+                                kind="type", hint="index it at compile time (a = arr[2]), bind it with "
+                                "a = qd.static(arr), or pass it as a qd.types.ndarray() argument.")
+            value = value.item()
         if isinstance(value, VectorValue):
             names = []
             for entry in value.entries:
@@ -302,6 +317,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
             self.bind(py_name, StaticBinding(value))
 
     def _decl(self, ir_name, value, dtype_name):
+        if dtype_name is None:
+            check_default_int(self, value)  # literals.py
         text = self.sink_text(value)
         self.builder.emit(f"decl {ir_name} {dtype_name} {text}" if dtype_name else f"decl {ir_name} {text}")
         return ir_name
@@ -330,23 +347,6 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.line_sources.setdefault(node.lineno, self.ctx.source)
 
     # ---- inlined functions ----------------------------------------------------------------------
-    def localize_reassigned_params(self, body):
-        """A scalar parameter the kernel's serial code assigns to becomes a local for the whole kernel, as a
-        rebound name is in Python: `while n > 1: n = n // 2` must see its own writes (a local declared inside
-        the loop body left the condition reading the parameter: an endless loop). Top-level for loops are
-        parallel: a parameter rebound there keeps a private local per iteration."""
-        assigned = set()
-        for stmt in body:
-            if isinstance(stmt, ast.For):
-                continue
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    assigned.add(node.id)
-        for name in sorted(assigned):
-            binding = self.lookup_binding(name)
-            if isinstance(binding, ParamVar):
-                self.declare(name, Expr(f"(arg {binding.name})"))
-
     def enter_function(self, source, is_kernel):
         saved = (self.ctx, self.loops, self.top_level, self.builder.loc)
         self.ctx = FunctionContext(source, is_kernel)
@@ -405,9 +405,9 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     source = function_source(fn)
     saved = tr.enter_function(source, is_kernel=True)
     param_texts = tr.bind_kernel_params(params, spec, slot_values, struct_values)
+    tr.ctx.kernel_params = {param.name for param in params}
     tr.ctx.return_annotation = returns  # a ReturnSpec or None (return_values.py)
     tr.set_loc(tr.ctx.source.tree)
-    tr.localize_reassigned_params(tr.ctx.source.tree.body)
     tr.visit_body(tr.ctx.source.tree.body)
     tr.leave_function(saved)
     tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]

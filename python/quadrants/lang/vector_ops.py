@@ -134,8 +134,9 @@ class Ops:
         if not isinstance(b, VectorValue):
             return VectorValue([fn(x, b) for x in a.entries], a.shape)
         if a.shape != b.shape:
+            prefix = "Cannot broadcast tensor to tensor: " if what == "select" else ""  # upstream's words first
             raise self.tr.fail(
-                f"'{what}' needs operands of the same shape, but got {_shape_text(a.shape)} and "
+                f"{prefix}'{what}' needs operands of the same shape, but got {_shape_text(a.shape)} and "
                 f"{_shape_text(b.shape)}",
                 kind="type",
             )
@@ -211,8 +212,9 @@ class Ops:
 
     def transpose(self, a):
         a = self.vector_operand(a, "transpose")
-        if not a.is_matrix:
-            return a
+        if not a.is_matrix:  # as in Python scope (_matrix_math.transpose): a vector is not a 1 x n matrix
+            raise self.tr.fail("`transpose()` cannot apply to a vector. If you want something like "
+                               "`a @ b.transpose()`, write `a.outer_product(b)` instead.", kind="value")
         n, m = a.shape
         return VectorValue([a.entries[i * m + j] for j in range(m) for i in range(n)], (m, n))
 
@@ -226,7 +228,7 @@ class Ops:
     def trace(self, a):
         a = self.vector_operand(a, "trace")
         if not a.is_matrix or a.shape[0] != a.shape[1]:
-            raise self.tr.fail(f"trace() needs a square matrix, but got {_shape_text(a.shape)}", kind="type")
+            raise self.tr.fail(f"trace() expected a square matrix, got shape {a.shape}", kind="type")
         return self.sum([a.at(i, i) for i in range(a.shape[0])])
 
     def determinant(self, a):
