@@ -423,3 +423,47 @@ def test_num_compiled_functions_counts_specializations():
     assert impl.get_runtime().get_num_compiled_functions() == 1
     k(qd.ndarray(qd.math.vec2, 3))
     assert impl.get_runtime().get_num_compiled_functions() == 2
+
+
+# --- funcs ---------------------------------------------------------------------------------------------------------
+def test_returns_ending_the_branches_of_a_static_if_need_no_return_type():
+    @qd.func
+    def pick(x, mode: qd.template()):  # no return annotation: one branch is compiled, and its return ends it
+        if qd.static(mode == 0):
+            return x + 1
+        elif qd.static(mode == 1):
+            y = x * 2
+            return y
+        else:
+            return x - 1
+
+    @qd.func
+    def early(x, mode: qd.template()):  # a static if that does not end the body keeps the early-return flag
+        if qd.static(mode == 0):
+            return
+        x[0] = 5
+
+    @qd.kernel
+    def k(out: qd.types.ndarray()):
+        out[0] = pick(10, 0)
+        out[1] = pick(10, 1)
+        out[2] = pick(10, 2)
+        early(out, 0)
+        early(out, 1)
+
+    out = np.zeros(3, np.int32)
+    k(out)
+    assert out.tolist() == [5, 20, 9]
+
+    @qd.func
+    def runtime_branch(x):
+        if x > 0:
+            return x
+        return -x
+
+    @qd.kernel
+    def bad(x: qd.i32) -> qd.i32:
+        return runtime_branch(x)
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Return inside non-static if/for"):
+        bad(3)

@@ -492,7 +492,8 @@ class StmtTranslator(LoopTranslator):
         if self.ctx.return_annotation is not None and not any(n.value is not None for n in returns):
             raise self.fail("Function has a return type but does not have a return statement",
                             hint="return a value, or remove the return annotation.", node=self.ctx.source.tree)
-        if returns and not (len(returns) == 1 and returns[0] is stmts[-1]):
+        tail = _tail_returns(stmts)
+        if any(n not in tail for n in returns):
             self.start_early_returns(any(n.value is not None for n in returns))
         self.visit_body(stmts)
 
@@ -619,3 +620,24 @@ def _reads_what_it_writes(entries, targets):
         else:
             written.add("(load ")
     return any(w in text for w in written for text in texts)
+
+
+def _is_static_test(test):
+    """Whether an if's test is a qd.static(...) call, decided when the function compiles."""
+    return isinstance(test, ast.Call) and (
+        (isinstance(test.func, ast.Attribute) and test.func.attr == "static") or
+        (isinstance(test.func, ast.Name) and test.func.id == "static"))
+
+
+def _tail_returns(stmts):
+    """The returns that end the body: its last statement, or the last statements of the branches of a
+    `qd.static` if (and elif chain) that ends it. Only one branch of such an if is compiled, so these need no
+    early-return flag (upstream allows them in funcs without a return type)."""
+    if not stmts:
+        return set()
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return {last}
+    if isinstance(last, ast.If) and _is_static_test(last.test):
+        return _tail_returns(last.body) | _tail_returns(last.orelse)
+    return set()
