@@ -35,9 +35,10 @@ def test_unsupported_syntax_shows_file_line_source_and_caret():
     line = line_of(k.fn, "{j: j for j")
     lines = str(err).splitlines()
     assert lines[0] == f"{__file__}:{line}:20: Unsupported node \"DictComp\": this Python syntax is not supported inside kernels."
-    assert lines[1] == "                x[i] = {j: j for j in range(3)}"
-    assert lines[2] == "                       ^"
-    assert lines[3].startswith("hint: ")
+    assert lines[1] == f'File "{__file__}", line {line}, in k:'  # upstream's frame: the line, carets under the node
+    assert lines[2] == "            x[i] = {j: j for j in range(3)}"
+    assert lines[3] == "                   ^^^^^^^^^^^^^^^^^^^^^^^^"
+    assert lines[4].startswith("hint: ")
     assert (err.filename, err.line, err.col) == (__file__, line, 19)
 
 
@@ -273,3 +274,25 @@ def test_float_index_names_the_array():
 
     assert ("Array indices must be integers, but index 0 of array 'x' is f32. Convert it with qd.cast(..., qd.i32)."
             in str(compile_error_of(k)))
+
+
+def test_errors_in_funcs_show_each_call_on_the_way():
+    @qd.func
+    def inner():
+        return missing_name  # noqa: F821
+
+    @qd.func
+    def outer():
+        return inner()
+
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        x[0] = outer()
+
+    err = error_of(k)
+    text = str(err)
+    frames = [f'File "{__file__}", line {line_of(fn, text_)}, in {fn.__name__}:'
+              for fn, text_ in ((k.fn, "outer()"), (outer, "inner()"), (inner, "missing_name"))]
+    positions = [text.index(frame) for frame in frames]
+    assert positions == sorted(positions)  # kernel first, the error's own place last
+    assert "        return missing_name  # noqa: F821\n               ^^^^^^^^^^^^" in text.expandtabs(4)

@@ -11,13 +11,14 @@ class QuadrantsCompilationError(Exception):
     Built with a message alone (as user code and upstream do), str() is just the message.
     """
 
-    def __init__(self, message, filename=None, line=0, col=0, source_line="", hint=None):
+    def __init__(self, message, filename=None, line=0, col=0, source_line="", hint=None, frames=()):
         self.message = message
         self.filename = filename
         self.line = line
         self.col = col
         self.source_line = source_line
         self.hint = hint
+        self.frames = tuple(frames)  # SourceFrames, kernel first: where each inlined func was called, and the error
         self._rendered = self._render()
         super().__init__(self._rendered)
 
@@ -30,7 +31,9 @@ class QuadrantsCompilationError(Exception):
             parts = [str(self.message)]
         else:
             parts = [f"{self.filename or '<unknown>'}:{self.line}:{self.col + 1}: {self.message}"]
-        if self.source_line:
+        for frame in self.frames:
+            parts.append(frame.render())
+        if not self.frames and self.source_line:
             # The caret must sit under the column even when the line is indented with tabs.
             stripped = self.source_line.rstrip("\n")
             prefix = "".join(c if c == "\t" else " " for c in stripped[: self.col])
@@ -41,14 +44,40 @@ class QuadrantsCompilationError(Exception):
         return "\n".join(parts)
 
 
+class SourceFrame:
+    """One function's place in a compile error, shown as upstream shows it: `File "F", line N, in FUNC:`, the
+    line (tabs expanded to 4, wrapped at 80 columns) and carets under the node's extent on that line."""
+
+    WIDTH = 80
+
+    def __init__(self, filename, line, function, text, col, end_col):
+        self.filename, self.line, self.function = filename, line, function
+        self.text, self.col, self.end_col = text, col, end_col
+
+    def render(self):
+        raw = self.text.rstrip("\n")
+        col = len(raw[: self.col].expandtabs(4))
+        end = len(raw[: self.end_col].expandtabs(4)) if self.end_col is not None else len(raw.expandtabs(4))
+        text = raw.expandtabs(4)
+        end = max(end, col + 1)
+        lines = [f'File "{self.filename}", line {self.line}, in {self.function}:']
+        for start in range(0, max(len(text), 1), self.WIDTH):
+            lines.append(text[start:start + self.WIDTH])
+            lo, hi = max(col, start), min(end, start + self.WIDTH)
+            if lo < hi:
+                lines.append(" " * (lo - start) + "^" * (hi - lo))
+        return "\n".join(lines)
+
+
 class QuadrantsSyntaxError(QuadrantsCompilationError, SyntaxError):
     """Python syntax that kernels do not support, or a construct used where it is not allowed."""
 
-    def __init__(self, message, filename=None, line=0, col=0, source_line="", hint=None):
-        super().__init__(message, filename, line, col, source_line, hint)
+    def __init__(self, message, filename=None, line=0, col=0, source_line="", hint=None, frames=()):
+        super().__init__(message, filename, line, col, source_line, hint, frames)
         # Python prints a SyntaxError from these fields (file, line, source, caret) and `msg`, so an
-        # uncaught one shows the location once, in Python's own format.
-        self.msg = str(message) + (f"\nhint: {hint}" if hint else "")
+        # uncaught one shows the location once, in Python's own format; the funcs' call sites follow msg.
+        callers = "".join("\n" + frame.render() for frame in self.frames[:-1])
+        self.msg = str(message) + callers + (f"\nhint: {hint}" if hint else "")
         self.lineno = line or None
         self.offset = col + 1 if line else None
         self.text = source_line or None

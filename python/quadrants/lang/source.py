@@ -3,7 +3,7 @@ import ast
 import linecache
 
 from .errors import (QuadrantsIndexError, QuadrantsNameError, QuadrantsSyntaxError, QuadrantsTypeError,
-                     QuadrantsValueError)
+                     QuadrantsValueError, SourceFrame)
 
 _ERROR_CLASSES = {"type": QuadrantsTypeError, "name": QuadrantsNameError, "value": QuadrantsValueError,
                   "index": QuadrantsIndexError}
@@ -40,12 +40,22 @@ class FunctionSource:
         """The text of a file line, or '' when it lies outside this function."""
         return self.file_lines.get(line, "")
 
-    def error(self, node, message, hint=None, kind="syntax"):
-        """Builds (does not raise) the user error for `node`; kind is 'syntax', 'type' or 'name'."""
+    def error(self, node, message, hint=None, kind="syntax", callers=()):
+        """Builds (does not raise) the user error for `node`; kind is 'syntax', 'type', 'name', 'value' or
+        'index'. callers: (FunctionSource, call node) of each func call that led here, kernel first."""
         line = getattr(node, "lineno", 0) if node is not None else 0
         col = getattr(node, "col_offset", 0) if node is not None else 0
         cls = _ERROR_CLASSES.get(kind, QuadrantsSyntaxError)
-        return cls(message, self.filename, line, col, self.source_line(line), hint)
+        frames = [source.frame(call) for source, call in callers] + ([self.frame(node)] if line else [])
+        return cls(message, self.filename, line, col, self.source_line(line), hint, frames)
+
+    def frame(self, node):
+        """The SourceFrame of `node`: its line, with carets under its extent on that line (to the line's end
+        when it spans several, as a statement with a body does)."""
+        line = node.lineno
+        same_line = getattr(node, "end_lineno", line) == line
+        end_col = getattr(node, "end_col_offset", None) if same_line else None
+        return SourceFrame(self.filename, line, self.fn.__name__, self.source_line(line), node.col_offset, end_col)
 
 
 _files = {}  # filename -> {(first line, name): (FunctionDef node, the file's lines)}

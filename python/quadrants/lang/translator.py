@@ -76,6 +76,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.pending_loop_config = None
         self.static_depth = 0  # > 0 while the arguments of a qd.static(...) call are translated
         self.inline_stack = []
+        self.entered = []  # (FunctionSource, len(node_stack) on entry) of the functions being translated
         self.real_functions = {}  # (func id, static argument keys) -> (_Signature, static values)
         self.real_function_order = []  # the _Signatures in the order they were met
         self.real_function_depth = 0  # > 0 while a real function's body is translated
@@ -91,10 +92,21 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):
-        """The user error for the node being translated (return value is meant to be raised)."""
+        """The user error for the node being translated (return value is meant to be raised), with the call
+        of each inlined func on the way there, as upstream shows them."""
         if node is None:
             node = next((n for n in reversed(self.node_stack) if hasattr(n, "lineno")), None)
-        return self.ctx.source.error(node, _sentence(message), hint, kind)
+        return self.ctx.source.error(node, _sentence(message), hint, kind, self.call_sites())
+
+    def call_sites(self):
+        """(FunctionSource, call node) for each function entered before the current one: the last node with a
+        position that it was translating when the next one was entered."""
+        sites = []
+        for (source, depth), (_, next_depth) in zip(self.entered, self.entered[1:]):
+            node = next((n for n in reversed(self.node_stack[depth:next_depth]) if hasattr(n, "lineno")), None)
+            if node is not None:
+                sites.append((source, node))
+        return sites
 
     def visit(self, node):
         self.node_stack.append(node)
@@ -352,10 +364,12 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.ctx = FunctionContext(source, is_kernel)
         self.loops = []
         self.top_level = is_kernel
+        self.entered.append((source, len(self.node_stack)))
         return saved
 
     def leave_function(self, saved):
         self.ctx, self.loops, self.top_level, self.builder.loc = saved
+        self.entered.pop()
 
 
 def _is_number(value):
