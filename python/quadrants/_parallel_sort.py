@@ -107,7 +107,7 @@ _TRANSFORMS = {
 
 
 @kernel
-def _load_keys(keys: template(), base: qd.i32, n: qd.i32, bits: ndarray(), index: ndarray(),
+def _load_keys(keys: qd.Tensor, base: qd.i32, n: qd.i32, bits: ndarray(), index: ndarray(),
                key_dtype: template()):
     for i in range(n):
         bits[i] = qd.static(_TRANSFORMS[key_dtype][0])(keys[base + i])
@@ -115,19 +115,19 @@ def _load_keys(keys: template(), base: qd.i32, n: qd.i32, bits: ndarray(), index
 
 
 @kernel
-def _store_keys(keys: template(), base: qd.i32, n: qd.i32, bits: ndarray(), key_dtype: template()):
+def _store_keys(keys: qd.Tensor, base: qd.i32, n: qd.i32, bits: ndarray(), key_dtype: template()):
     for i in range(n):
         keys[base + i] = qd.cast(qd.static(_TRANSFORMS[key_dtype][1])(bits[i]), key_dtype)
 
 
 @kernel
-def _gather_values(values: template(), base: qd.i32, n: qd.i32, index: ndarray(), out: ndarray()):
+def _gather_values(values: qd.Tensor, base: qd.i32, n: qd.i32, index: ndarray(), out: ndarray()):
     for i in range(n):
         out[i] = values[base + index[i]]
 
 
 @kernel
-def _store_values(values: template(), base: qd.i32, n: qd.i32, sorted_values: ndarray()):
+def _store_values(values: qd.Tensor, base: qd.i32, n: qd.i32, sorted_values: ndarray()):
     for i in range(n):
         values[base + i] = sorted_values[i]
 

@@ -473,6 +473,11 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
   return view_from_dlpack_producer(obj, view, holder);
 }
 
+bool is_quadrants_array(PyObject* obj) {
+  return (tensor_wrapper_type && PyObject_TypeCheck(obj, tensor_wrapper_type)) ||
+         (container_type && PyObject_TypeCheck(obj, container_type)) || nb::isinstance<Array>(obj);
+}
+
 bool dlpack_on_cuda(PyObject* obj, int* device) {
   static PyObject* device_name = PyUnicode_InternFromString("__dlpack_device__");
   if (!PyObject_HasAttr(obj, device_name)) return false;

@@ -62,6 +62,10 @@ class ArgSlots {
 // quadrants cannot use (e.g. complex dtype).
 bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder);
 
+// Whether obj is one of quadrants' own arrays (a qd.ndarray or qd.field, bare, in its container, or in a
+// qd.Tensor wrapper) rather than an external one; argument errors word the two cases as upstream does.
+bool is_quadrants_array(PyObject* obj);
+
 // Registers numpy.ndarray, whose public struct layout gives the fastest path for numpy arguments.
 void register_numpy_type(nanobind::handle type);
 

@@ -299,7 +299,6 @@ class Launcher {
   // misaligned host arrays go on the CPU; both null in spec_of, which only describes the copies.
   uint64_t pack_array(size_t i, size_t q, PyObject* obj, QdArg& out, ArgSlot& holder, HostStaging* staging,
                       RealignedArgs* realigned) {
-    const ParamSpec& p = params_[i];
     ArrayView view;
     int element_ndim = 0;
     bool is_array = false;
@@ -315,29 +314,7 @@ class Launcher {
                               std::string(nb::repr(obj).c_str()) + ": " + where(i) + ": expected an array (qd.ndarray, "
                               "numpy array, torch tensor or DLPack producer), but got " + describe_object(obj) + ".");
     }
-    if (element_ndim > 0 && !p.element_shape.empty()) check_element_shape(i, view, element_ndim);
-    // Arrays without element dims of their own (numpy, torch) take the annotation's trailing dims.
-    if (element_ndim == 0 && !p.element_shape.empty()) {
-      element_ndim = static_cast<int>(p.element_shape.size());
-      int outer = view.ndim - element_ndim;
-      for (int e = 0; e < element_ndim; ++e) {
-        if (outer < 0 || view.shape[outer + e] != p.element_shape[e]) {
-          throw ValueError(where(i) + ": expected trailing dimensions " +
-                           shape_text(p.element_shape.data(), element_ndim) + " for its vector/matrix elements, "
-                           "but got an array of shape " + shape_text(view.shape, view.ndim) + ".");
-        }
-      }
-    }
-    if (p.element_dim > 0) take_element_dims(i, view, element_ndim);
-    if (p.dtype && view.dtype != *p.dtype) {
-      throw TypeError(where(i) + ": expected dtype " + std::string(dtype_name(*p.dtype)) + ", but got " +
-                      std::string(dtype_name(view.dtype)) + " (" + describe_object(obj) + ").");
-    }
-    int outer = view.ndim - element_ndim;
-    if (p.ndim >= 0 && outer != p.ndim) {
-      throw ValueError(where(i) + ": expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
-                       shape_text(view.shape, view.ndim) + ".");
-    }
+    check_annotation(i, obj, view, element_ndim);
     bool misaligned = is_misaligned(view);
     if (misaligned && view.device.kind != DeviceId::Kind::cpu) {
       throw ValueError(where(i) + ": the array's data is not aligned to its " + std::to_string(dtype_size(view.dtype)) +
@@ -408,40 +385,109 @@ class Launcher {
     if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw nb::python_error();
   }
 
-  // A qd vector/matrix container must have the annotation's element shape.
-  // qd.types.ndarray(element_dim=K): an array without element axes of its own (numpy, torch) gives its last K
-  // axes; a vector/matrix container must already have K. Element extents live in 16 bits of the signature.
-  void take_element_dims(size_t i, const ArrayView& view, int& element_ndim) const {
-    const int wanted = params_[i].element_dim;
-    if (element_ndim == 0) {
+  // Upstream's spelling of an annotation's element type: VectorType[3, f32], MatrixType[2,2, f32], f32.
+  std::string annotated_type(const ParamSpec& p) const {
+    std::string dt = p.dtype ? std::string(dtype_name(*p.dtype)) : "";
+    const std::vector<int64_t>& e = p.element_shape;
+    if (e.size() == 1) return "VectorType[" + std::to_string(e[0]) + ", " + dt + "]";
+    if (e.size() == 2) return "MatrixType[" + std::to_string(e[0]) + "," + std::to_string(e[1]) + ", " + dt + "]";
+    if (p.element_dim > 0) return p.element_dim == 1 ? "a vector type" : "a matrix type";
+    return dt;
+  }
+
+  // Upstream's spelling of an array's element type: f32, or [Tensor (2, 3) f32] for vector/matrix elements.
+  static std::string element_type_text(const ArrayView& view, int element_ndim) {
+    if (element_ndim == 0) return std::string(dtype_name(view.dtype));
+    std::string dims = shape_text(view.shape + view.ndim - element_ndim, element_ndim);
+    if (element_ndim == 1) dims.erase(dims.size() - 2, 1);  // "(3)", not Python's "(3,)"
+    return "[Tensor " + dims + " " + std::string(dtype_name(view.dtype)) + "]";
+  }
+
+  // An array that does not fit parameter i's annotation: upstream's words ("Invalid value for argument x -
+  // required ...") first, as programs and tests match them, then which kernel and our account of it.
+  [[noreturn]] void reject_array(size_t i, const std::string& upstream, const std::string& detail) const {
+    throw ArgumentValueError(upstream + ": " + where(i) + ": " + detail);
+  }
+
+  // Checks an array against parameter i's annotation (dtype, dims, element shape) and settles element_ndim:
+  // a container of vectors/matrices brings its own element axes; any other array (numpy, torch, a scalar
+  // qd.ndarray) gives its trailing axes to a vector/matrix annotation. The checks run in upstream's order, so
+  // the first error is the one it reports.
+  void check_annotation(size_t i, PyObject* obj, const ArrayView& view, int& element_ndim) const {
+    const ParamSpec& p = params_[i];
+    const std::string invalid = "Invalid value for argument " + p.name + " - required ";
+    const bool own = is_quadrants_array(obj);
+    const int wanted = p.element_shape.empty() ? p.element_dim : static_cast<int>(p.element_shape.size());
+    if (own && element_ndim > 0 && wanted > 0) {
+      const int64_t* given = view.shape + (view.ndim - element_ndim);
+      bool same = p.element_shape.empty() ? element_ndim == wanted
+                                          : static_cast<int>(p.element_shape.size()) == element_ndim;
+      for (int e = 0; same && e < static_cast<int>(p.element_shape.size()); ++e) same = given[e] == p.element_shape[e];
+      if (!same || (p.dtype && view.dtype != *p.dtype)) {
+        std::string expected = p.element_shape.empty()
+            ? std::string(wanted == 1 ? "vector" : "matrix") + " elements (element_dim=" + std::to_string(wanted) + ")"
+            : "elements of shape " + shape_text(p.element_shape.data(), wanted);
+        reject_array(i, invalid + "element type: " + annotated_type(p) + ", but " +
+                     element_type_text(view, element_ndim) + " is provided",
+                     "expected " + expected + (p.dtype ? " of " + std::string(dtype_name(*p.dtype)) : "") +
+                     ", but got a container of " + (element_ndim == 1 ? "vectors " : "matrices ") +
+                     element_type_text(view, element_ndim) + ".");
+      }
+    }
+    if (element_ndim == 0 && wanted > 0) {  // a plain array: its last axes are the elements
+      if (p.ndim >= 0 && view.ndim != p.ndim + wanted) {
+        reject_array(i, invalid + "array has ndim=" + std::to_string(p.ndim) + " element_dim=" +
+                            std::to_string(wanted) + ", array with " + std::to_string(view.ndim) +
+                            " dimensions is provided",
+                     "expected " + std::to_string(p.ndim) + " dimension(s) plus " + std::to_string(wanted) +
+                         " for its vector/matrix elements, but got an array of shape " +
+                         shape_text(view.shape, view.ndim) + ".");
+      }
       if (view.ndim < wanted) {
-        throw ValueError(where(i) + ": element_dim=" + std::to_string(wanted) + " takes the last " +
-                         std::to_string(wanted) + " axes as vector/matrix elements, but got an array of shape " +
+        reject_array(i, invalid + "element_dim=" + std::to_string(wanted) + ", array with " +
+                            std::to_string(view.ndim) + " dimensions is provided",
+                     "element_dim=" + std::to_string(wanted) + " takes the last " + std::to_string(wanted) +
+                         " axes as vector/matrix elements, but got an array of shape " +
+                         shape_text(view.shape, view.ndim) + ".");
+      }
+      const int64_t* given = view.shape + (view.ndim - wanted);
+      bool same = true;
+      for (int e = 0; same && e < static_cast<int>(p.element_shape.size()); ++e) same = given[e] == p.element_shape[e];
+      if (!same) {
+        reject_array(i, invalid + "element_shape=" + shape_text(p.element_shape.data(), wanted) +
+                     ", array with element shape of " + shape_text(given, wanted) + " is provided",
+                     "expected trailing dimensions " + shape_text(p.element_shape.data(), wanted) +
+                         " for its vector/matrix elements, but got an array of shape " +
                          shape_text(view.shape, view.ndim) + ".");
       }
       element_ndim = wanted;
-    } else if (element_ndim != wanted) {
-      throw TypeError(where(i) + ": expected " + (wanted == 1 ? "vector" : "matrix") + " elements (element_dim=" +
-                      std::to_string(wanted) + "), but got a container of " +
-                      (element_ndim == 1 ? "vectors" : "matrices") + ".");
     }
-    for (int e = view.ndim - element_ndim; e < view.ndim; ++e) {
+    if (p.dtype && view.dtype != *p.dtype) {
+      std::string detail = "expected dtype " + std::string(dtype_name(*p.dtype)) + ", but got " +
+                           std::string(dtype_name(view.dtype)) + " (" + describe_object(obj) + ").";
+      if (own) {
+        reject_array(i, "Expect element type " + std::string(dtype_name(*p.dtype)) + " for argument " + p.name +
+                     ", but get " + element_type_text(view, element_ndim), detail);
+      }
+      reject_array(i, invalid + "array has dtype=" + std::string(dtype_name(*p.dtype)) + ", array with dtype=" +
+                   std::string(dtype_name(view.dtype)) + " is provided", detail);
+    }
+    int outer = view.ndim - element_ndim;
+    if (p.ndim >= 0 && outer != p.ndim) {
+      std::string detail = "expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
+                           shape_text(view.shape, view.ndim) + ".";
+      if (own) {
+        reject_array(i, invalid + "ndim=" + std::to_string(p.ndim) + ", but " + std::to_string(outer) +
+                     "d ndarray with shape " + shape_text(view.shape, outer) + " is provided", detail);
+      }
+      reject_array(i, invalid + "array has ndim=" + std::to_string(p.ndim) + ", array with " +
+                   std::to_string(view.ndim) + " dimensions is provided", detail);
+    }
+    for (int e = outer; e < view.ndim; ++e) {  // element extents live in 16 bits of the signature
       if (view.shape[e] > 0xffff) {
         throw ValueError(where(i) + ": a vector/matrix element extent is at most 65535, but the array of shape " +
                          shape_text(view.shape, view.ndim) + " gives " + std::to_string(view.shape[e]) + ".");
       }
-    }
-  }
-
-  void check_element_shape(size_t i, const ArrayView& view, int element_ndim) const {
-    const std::vector<int64_t>& expected = params_[i].element_shape;
-    const int64_t* given = view.shape + (view.ndim - element_ndim);
-    bool same = static_cast<int>(expected.size()) == element_ndim;
-    for (int e = 0; same && e < element_ndim; ++e) same = given[e] == expected[e];
-    if (!same) {
-      throw ValueError(where(i) + ": expected elements of shape " +
-                       shape_text(expected.data(), static_cast<int>(expected.size())) + ", but got elements of shape " +
-                       shape_text(given, element_ndim) + ".");
     }
   }
 

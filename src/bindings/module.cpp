@@ -29,10 +29,16 @@ NB_MODULE(_core, m) {
     } catch (const qd::ArgumentTypeError& e) {
       nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("QuadrantsRuntimeTypeError");
       PyErr_SetString(cls.ptr(), e.what());
+    } catch (const qd::ArgumentValueError& e) {
+      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("InvalidArgumentValueError");
+      PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::TypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const qd::ValueError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const qd::OutOfBoundError& e) {
+      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("QuadrantsOutOfBoundError");
+      PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const qd::AssertionError& e) {

@@ -372,6 +372,10 @@ Expr TypeInference::visit_unary(const Unary& u, const Expr& self) {
     fail("Operator '" + std::string(unop_name(u.op)) + "' takes integral inputs only, but was given " +
          type_name(t) + ".");
   }
+  if (needs_real(u.op) && !is_float(t)) {
+    fail("Operator '" + std::string(unop_name(u.op)) + "' takes real inputs only, but was given " + type_name(t) +
+         "; cast it first, e.g. qd." + std::string(unop_name(u.op)) + "(qd.cast(x, qd.f32)).");
+  }
   if (is_float_math(u.op) && !is_float(t)) {
     t = options_.default_fp;
     x = cast_to(x, t);

@@ -41,7 +41,16 @@ const char* python_symbol(BinOp op) {
 }
 
 bool needs_integer(UnOp op) {
-  return op == UnOp::bit_not || op == UnOp::popcnt || op == UnOp::clz || op == UnOp::ffs;
+  return op == UnOp::logical_not || op == UnOp::bit_not || op == UnOp::popcnt || op == UnOp::clz ||
+         op == UnOp::ffs;
+}
+
+bool needs_real(UnOp op) {
+  switch (op) {
+    case UnOp::floor: case UnOp::ceil: case UnOp::round: case UnOp::sin: case UnOp::cos: case UnOp::tan:
+    case UnOp::asin: case UnOp::acos: case UnOp::tanh: return true;
+    default: return false;
+  }
 }
 
 bool is_float_math(UnOp op) {

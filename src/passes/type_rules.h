@@ -17,8 +17,13 @@ bool needs_integers(ir::BinOp op);
 // How Python spells an integer-only operator in messages ('&', '<<', ...); the IR name for the others.
 const char* python_symbol(ir::BinOp op);
 
-// Unary operators defined only on integers (bit_not and the bit counts popcnt, clz, ffs).
+// Unary operators defined only on integers (logical and bitwise not, and the bit counts popcnt, clz,
+// ffs): a float operand is a type error, as upstream's.
 bool needs_integer(ir::UnOp op);
+
+// Unary math that upstream defines only on floats (floor, ceil, round and the trigonometric sin, cos,
+// tan, asin, acos, tanh): an integer operand is a type error rather than a silent promotion.
+bool needs_real(ir::UnOp op);
 
 // Unary math that computes in floating point (an integer operand becomes default_fp first).
 bool is_float_math(ir::UnOp op);

@@ -31,8 +31,8 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
     bool known = assert_messages && error.arg_index >= 0 &&
                  error.arg_index < static_cast<int>(assert_messages->size());
     std::string array = known ? (*assert_messages)[error.arg_index] : std::string("a shared array");
-    throw IndexError("Kernel '" + kernel + "': index " + index_text(error.index, error.ndim) +
-                     " is out of bounds for " + array + " in dimension " + std::to_string(error.dim) + ".");
+    throw OutOfBoundError("Out of bound access: Kernel '" + kernel + "': index " + index_text(error.index, error.ndim) +
+                          " is out of bounds for " + array + " in dimension " + std::to_string(error.dim) + ".");
   }
   if (error.code == 4) {
     throw std::runtime_error("Kernel '" + kernel + "': the threads of a block stopped waiting for each other: some wait at "
@@ -56,9 +56,11 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
                      ", more than the kernel's i32 indices can count (2147483647). Call "
                      "qd.init(default_ip=qd.i64) to index it with i64, or split the array.");
   }
-  throw IndexError("Kernel '" + kernel + "': index " + index_text(error.index, error.ndim) + " is out of bounds for " +
-                   name + " of shape " + index_text(args[error.arg_index].shape, error.ndim) + " in dimension " +
-                   std::to_string(error.dim) + ".");
+  // Upstream's words ("Out of bound access") first, as programs and tests match them.
+  throw OutOfBoundError("Out of bound access: Kernel '" + kernel + "': index " + index_text(error.index, error.ndim) +
+                        " is out of bounds for " + name + " of shape " +
+                        index_text(args[error.arg_index].shape, error.ndim) + " in dimension " +
+                        std::to_string(error.dim) + ".");
 }
 
 }  // namespace qd

@@ -279,8 +279,8 @@ TEST_F(FakeCuda, DebugErrorsReadBackAsRunEntryWordsThem) {
     launch_cuda(bad_index, args.data(), 2, nullptr, 0, {"field", "k"});
     FAIL() << "no IndexError";
   } catch (const IndexError& e) {
-    EXPECT_STREQ(e.what(), "Kernel 'fake_kernel': index (1, 17) is out of bounds for 'field' of shape (4, 5) in "
-                           "dimension 1.");
+    EXPECT_STREQ(e.what(), "Out of bound access: Kernel 'fake_kernel': index (1, 17) is out of bounds for 'field' "
+                           "of shape (4, 5) in dimension 1.");
   }
   auto bad_assert = kernel({{"bad_assert", false, 1}});
   bad_assert->debug = true;

@@ -81,10 +81,10 @@ std::string arithmetic_kernel(const std::string& t) {
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "and", "or"}) {
     body += " (store c ((var i)) () (bin " + std::string(op) + " (var x) (var y)))";
   }
-  std::vector<std::string> unary = {"not", "abs", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos",
-                                    "atan", "tanh", "exp", "log", "floor", "ceil", "round"};
+  std::vector<std::string> unary = {"abs", "sqrt", "rsqrt", "atan", "exp", "log"};
+  if (f) unary.insert(unary.end(), {"sin", "cos", "tan", "asin", "acos", "tanh", "floor", "ceil", "round"});
   if (!b) unary.push_back("neg");
-  if (!f) unary.push_back("bit_not");
+  if (!f) unary.insert(unary.end(), {"not", "bit_not"});
   for (const std::string& op : unary) body += " (store o ((var i)) () (un " + op + " (var x)))";
   for (const char* to : kDtypes) body += " (store o ((var i)) () (cast " + std::string(to) + " (var x)))";
   body += " (store o ((var i)) () (select (var x) (var y) (var x)))";

@@ -24,6 +24,8 @@ BITWISE = ["&", "|", "^"]
 COMPARISONS = ["<", "<=", ">", ">=", "==", "!="]
 EXACT_MATH = ["sqrt", "floor", "ceil", "abs", "round"]
 INEXACT_MATH = ["sin", "cos", "exp", "log", "tanh"]
+# Upstream's type check rejects these on integers (floor, ceil, round and the trigonometric functions).
+REAL_ONLY_MATH = {"floor", "ceil", "round", "sin", "cos", "tanh"}
 INEXACT_TOLERANCE = {"f32": 1e-4, "f64": 1e-9}
 
 
@@ -85,7 +87,7 @@ def programs(var_types):
         tree, tree,
         st.tuples(st.just("math"), st.sampled_from(INEXACT_MATH), tree),
         st.tuples(st.just("bin"), st.just("**"), tree, st.sampled_from([("lit", 2.5), ("lit", -1.5)])),
-    )
+    ).filter(lambda node: is_valid(node, var_types))
 
 
 def render(node):
@@ -134,11 +136,13 @@ def node_type(node, var_types):
         return promote(node_type(node[2], var_types), node_type(node[3], var_types))
     if kind == "un":
         t = node_type(node[2], var_types)
-        if node[1] == "~" and is_float(t):
-            raise TypeError("~ of a float")
+        if node[1] in ("~", "not") and is_float(t):
+            raise TypeError(f"{node[1]} of a float")
         return "i32" if node[1] == "not" else t
     if kind == "math":
         t = node_type(node[2], var_types)
+        if node[1] in REAL_ONLY_MATH and not is_float(t):
+            raise TypeError(f"{node[1]} of an integer")
         return t if node[1] == "abs" or is_float(t) else "f32"
     if kind == "cast":
         node_type(node[2], var_types)

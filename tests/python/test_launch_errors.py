@@ -43,17 +43,20 @@ def raises_exactly(exception, message):
 def test_dtype_mismatch_with_an_annotated_dtype():
     with pytest.raises(TypeError, match=re.escape("Kernel 'store' argument 'x': expected dtype f32, but got i32")):
         store(np.zeros(3, dtype=np.int32), 0, 1.0)
-    with raises_exactly(TypeError, "Kernel 'store' argument 'x': expected dtype f32, but got f64 (torch.Tensor)."):
+    with raises_exactly(TypeError, "Invalid value for argument x - required array has dtype=f32, array with dtype=f64 "
+                        "is provided: Kernel 'store' argument 'x': expected dtype f32, but got f64 (torch.Tensor)."):
         store(torch.zeros(3, dtype=torch.float64), 0, 1.0)
 
 
 def test_dtype_mismatch_describes_a_numpy_array_once():
-    with raises_exactly(TypeError, "Kernel 'store' argument 'x': expected dtype f32, but got i32 (numpy.ndarray)."):
+    with raises_exactly(TypeError, "Invalid value for argument x - required array has dtype=f32, array with dtype=i32 "
+                        "is provided: Kernel 'store' argument 'x': expected dtype f32, but got i32 (numpy.ndarray)."):
         store(np.zeros(3, dtype=np.int32), 0, 1.0)
 
 
 def test_ndim_mismatch():
-    with raises_exactly(ValueError, "Kernel 'store' argument 'x': expected 1 dimension(s), but got an array of "
+    with raises_exactly(ValueError, "Invalid value for argument x - required array has ndim=1, array with 2 dimensions "
+                        "is provided: Kernel 'store' argument 'x': expected 1 dimension(s), but got an array of "
                         "shape (3, 3)."):
         store(np.zeros((3, 3), dtype=np.float32), 0, 1.0)
 
@@ -64,8 +67,9 @@ def test_vector_annotation_checks_trailing_dimensions_of_plain_arrays():
         for i in v:
             v[i] = v[i] * 2
 
-    with raises_exactly(ValueError, "Kernel 'norms' argument 'v': expected trailing dimensions (3,) for its "
-                        "vector/matrix elements, but got an array of shape (4, 2)."):
+    with raises_exactly(ValueError, "Invalid value for argument v - required element_shape=(3,), array with element "
+                        "shape of (2,) is provided: Kernel 'norms' argument 'v': expected trailing dimensions (3,) for "
+                        "its vector/matrix elements, but got an array of shape (4, 2)."):
         norms(np.zeros((4, 2), dtype=np.float32))
 
 
@@ -234,15 +238,15 @@ def write_at(grid: qd.types.ndarray(ndim=2), i: qd.i32, j: qd.i32):
 def test_debug_mode_out_of_bounds_names_kernel_array_index_and_shape():
     qd.init(arch=qd.cpu, debug=True)
     data = np.zeros(4, dtype=np.int32)
-    with raises_exactly(IndexError, "Kernel 'write_range': index (4,) is out of bounds for 'data' of shape (4,) "
-                        "in dimension 0."):
+    with raises_exactly(IndexError, "Out of bound access: Kernel 'write_range': index (4,) is out of bounds for "
+                        "'data' of shape (4,) in dimension 0."):
         write_range(data, 5)
     grid = np.zeros((3, 5), dtype=np.float32)
-    with raises_exactly(IndexError, "Kernel 'write_at': index (1, 5) is out of bounds for 'grid' of shape (3, 5) "
-                        "in dimension 1."):
+    with raises_exactly(IndexError, "Out of bound access: Kernel 'write_at': index (1, 5) is out of bounds for "
+                        "'grid' of shape (3, 5) in dimension 1."):
         write_at(grid, 1, 5)
-    with raises_exactly(IndexError, "Kernel 'write_at': index (-1, 0) is out of bounds for 'grid' of shape (3, 5) "
-                        "in dimension 0."):
+    with raises_exactly(IndexError, "Out of bound access: Kernel 'write_at': index (-1, 0) is out of bounds for "
+                        "'grid' of shape (3, 5) in dimension 0."):
         write_at(grid, -1, 0)
     assert grid.sum() == 0
     write_at(grid, 2, 4)

@@ -79,7 +79,7 @@ def test_partial_slices_clip_to_the_array_and_the_range(container):
     out.from_numpy(np.full((20, 18), -1, np.float32))
 
     @qd.kernel
-    def k(a: qd.template(), out: qd.template()):
+    def k(a: qd.Tensor, out: qd.Tensor):  # a field or an ndarray
         qd.loop_config(block_dim=n)
         for i in range(n):
             t = T.eye(dtype=qd.f32)

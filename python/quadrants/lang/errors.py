@@ -116,6 +116,11 @@ class InvalidShapeValueError(QuadrantsRuntimeError, ValueError):
     """A container shape with a negative or too large extent: upstream's QuadrantsRuntimeError, and a ValueError."""
 
 
+class InvalidArgumentValueError(ValueError, TypeError):
+    """An array argument whose dtype, dimensions or element shape do not fit its annotation. Upstream raises
+    ValueError ("Invalid value for argument ...") for most of these and TypeError for a scalar dtype; this is both."""
+
+
 class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):
     """An assertion in a kernel compiled with qd.init(debug=True) failed, or an AD stack overflowed."""
 

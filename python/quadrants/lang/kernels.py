@@ -17,6 +17,7 @@ import warnings
 import weakref
 
 from .. import _logging, _runtime
+from ..ndarray import Ndarray
 from ..struct import StructType
 from .compound_params import (
     DiscoverLeaves,
@@ -26,7 +27,7 @@ from .compound_params import (
     is_dataclass_type,
     probe_spec,
 )
-from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+from .errors import QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError
 from .kernel_dispatch import identified_objects, make_entry_function, make_key_function, make_kernel_function
 from .pitfalls import warn_about_pitfalls, warn_about_source
 from .return_values import return_spec
@@ -458,6 +459,12 @@ class Kernel(KernelMixin):
                 "which is not a @qd.data_oriented class.", code.co_filename, code.co_firstlineno,
                 hint=f"decorate class {type(args[0]).__qualname__} with @qd.data_oriented.")
         for k in definition.template_positions:
+            # As upstream, a kernel takes an ndarray as a runtime argument, never baked in as a template.
+            if isinstance(args[k], Ndarray):
+                raise QuadrantsRuntimeTypeError(
+                    f"Ndarray shouldn't be passed in via `qd.template()`: kernel '{self.fn.__name__}' parameter "
+                    f"'{definition.params[k].name}' got a qd.ndarray; annotate it qd.types.ndarray() (or qd.Tensor) "
+                    "so that the array is passed at each call.")
             if dataclasses.is_dataclass(args[k]) and not getattr(type(args[k]), "_data_oriented", False):
                 warnings.warn(f"Kernel '{self.fn.__name__}' got a {type(args[k]).__qualname__} dataclass instance "
                               f"for the qd.template-annotated kernel parameter '{definition.params[k].name}', which "
