@@ -169,7 +169,8 @@ TEST(CudaLaunch, DebugKernelErrorBecomesIndexError) {
     launch_cuda(kernel, args.data(), 2, nullptr, 0, {"x", "k"});
     FAIL() << "no IndexError";
   } catch (const IndexError& e) {
-    EXPECT_STREQ(e.what(), "Kernel 'ptx_test': index (7,) is out of bounds for 'x' of shape (4,) in dimension 0.");
+    EXPECT_STREQ(e.what(), "Out of bound access: Kernel 'ptx_test': index (7,) is out of bounds for 'x' of shape (4,) "
+                           "in dimension 0.");
   }
 }
 
@@ -231,7 +232,8 @@ TEST(CudaLaunch, GeneratedKernelAddsSumsAndChecksBounds) {
     launch_cuda(checked, args.data(), 2, nullptr, 0, {"x", "v"});
     FAIL() << "no IndexError";
   } catch (const IndexError& e) {
-    EXPECT_STREQ(e.what(), "Kernel 'shift': index (1000,) is out of bounds for 'x' of shape (1000,) in dimension 0.");
+    EXPECT_STREQ(e.what(), "Out of bound access: Kernel 'shift': index (1000,) is out of bounds for 'x' of shape "
+                           "(1000,) in dimension 0.");
   }
 }
 
