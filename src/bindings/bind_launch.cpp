@@ -415,10 +415,11 @@ class Launcher {
   // the first error is the one it reports.
   void check_annotation(size_t i, PyObject* obj, const ArrayView& view, int& element_ndim) const {
     const ParamSpec& p = params_[i];
-    const std::string invalid = "Invalid value for argument " + p.name + " - required ";
-    const bool own = is_quadrants_array(obj);
+    // Built only on the way to an error: this runs on every launch, which allocates nothing.
+    auto invalid = [&p] { return "Invalid value for argument " + p.name + " - required "; };
+    auto own = [obj] { return is_quadrants_array(obj); };
     const int wanted = p.element_shape.empty() ? p.element_dim : static_cast<int>(p.element_shape.size());
-    if (own && element_ndim > 0 && wanted > 0) {
+    if (element_ndim > 0 && wanted > 0 && own()) {
       const int64_t* given = view.shape + (view.ndim - element_ndim);
       bool same = p.element_shape.empty() ? element_ndim == wanted
                                           : static_cast<int>(p.element_shape.size()) == element_ndim;
@@ -427,7 +428,7 @@ class Launcher {
         std::string expected = p.element_shape.empty()
             ? std::string(wanted == 1 ? "vector" : "matrix") + " elements (element_dim=" + std::to_string(wanted) + ")"
             : "elements of shape " + shape_text(p.element_shape.data(), wanted);
-        reject_array(i, invalid + "element type: " + annotated_type(p) + ", but " +
+        reject_array(i, invalid() + "element type: " + annotated_type(p) + ", but " +
                      element_type_text(view, element_ndim) + " is provided",
                      "expected " + expected + (p.dtype ? " of " + std::string(dtype_name(*p.dtype)) : "") +
                      ", but got a container of " + (element_ndim == 1 ? "vectors " : "matrices ") +
@@ -436,7 +437,7 @@ class Launcher {
     }
     if (element_ndim == 0 && wanted > 0) {  // a plain array: its last axes are the elements
       if (p.ndim >= 0 && view.ndim != p.ndim + wanted) {
-        reject_array(i, invalid + "array has ndim=" + std::to_string(p.ndim) + " element_dim=" +
+        reject_array(i, invalid() + "array has ndim=" + std::to_string(p.ndim) + " element_dim=" +
                             std::to_string(wanted) + ", array with " + std::to_string(view.ndim) +
                             " dimensions is provided",
                      "expected " + std::to_string(p.ndim) + " dimension(s) plus " + std::to_string(wanted) +
@@ -444,7 +445,7 @@ class Launcher {
                          shape_text(view.shape, view.ndim) + ".");
       }
       if (view.ndim < wanted) {
-        reject_array(i, invalid + "element_dim=" + std::to_string(wanted) + ", array with " +
+        reject_array(i, invalid() + "element_dim=" + std::to_string(wanted) + ", array with " +
                             std::to_string(view.ndim) + " dimensions is provided",
                      "element_dim=" + std::to_string(wanted) + " takes the last " + std::to_string(wanted) +
                          " axes as vector/matrix elements, but got an array of shape " +
@@ -454,7 +455,7 @@ class Launcher {
       bool same = true;
       for (int e = 0; same && e < static_cast<int>(p.element_shape.size()); ++e) same = given[e] == p.element_shape[e];
       if (!same) {
-        reject_array(i, invalid + "element_shape=" + shape_text(p.element_shape.data(), wanted) +
+        reject_array(i, invalid() + "element_shape=" + shape_text(p.element_shape.data(), wanted) +
                      ", array with element shape of " + shape_text(given, wanted) + " is provided",
                      "expected trailing dimensions " + shape_text(p.element_shape.data(), wanted) +
                          " for its vector/matrix elements, but got an array of shape " +
@@ -465,22 +466,22 @@ class Launcher {
     if (p.dtype && view.dtype != *p.dtype) {
       std::string detail = "expected dtype " + std::string(dtype_name(*p.dtype)) + ", but got " +
                            std::string(dtype_name(view.dtype)) + " (" + describe_object(obj) + ").";
-      if (own) {
+      if (own()) {
         reject_array(i, "Expect element type " + std::string(dtype_name(*p.dtype)) + " for argument " + p.name +
                      ", but get " + element_type_text(view, element_ndim), detail);
       }
-      reject_array(i, invalid + "array has dtype=" + std::string(dtype_name(*p.dtype)) + ", array with dtype=" +
+      reject_array(i, invalid() + "array has dtype=" + std::string(dtype_name(*p.dtype)) + ", array with dtype=" +
                    std::string(dtype_name(view.dtype)) + " is provided", detail);
     }
     int outer = view.ndim - element_ndim;
     if (p.ndim >= 0 && outer != p.ndim) {
       std::string detail = "expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
                            shape_text(view.shape, view.ndim) + ".";
-      if (own) {
-        reject_array(i, invalid + "ndim=" + std::to_string(p.ndim) + ", but " + std::to_string(outer) +
+      if (own()) {
+        reject_array(i, invalid() + "ndim=" + std::to_string(p.ndim) + ", but " + std::to_string(outer) +
                      "d ndarray with shape " + shape_text(view.shape, outer) + " is provided", detail);
       }
-      reject_array(i, invalid + "array has ndim=" + std::to_string(p.ndim) + ", array with " +
+      reject_array(i, invalid() + "array has ndim=" + std::to_string(p.ndim) + ", array with " +
                    std::to_string(view.ndim) + " dimensions is provided", detail);
     }
     for (int e = outer; e < view.ndim; ++e) {  // element extents live in 16 bits of the signature
