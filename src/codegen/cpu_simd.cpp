@@ -25,10 +25,8 @@ using namespace qd::ir;
 
 namespace {
 
-bool lane_type(DtypeCode t) {
-  return t == DtypeCode::i32 || t == DtypeCode::i64 || t == DtypeCode::u32 || t == DtypeCode::u64 ||
-         t == DtypeCode::f32 || t == DtypeCode::f64;
-}
+// What a lane holds: the native-width types (narrower ones would need C's promotions lane by lane).
+bool lane_type(DtypeCode t) { return is_native_width(t); }
 
 std::string vector_type(DtypeCode t) { return "qd_v" + std::string(dtype_name(t)); }
 
@@ -221,24 +219,8 @@ bool is_comparison(BinOp op) {
          op == BinOp::ge;
 }
 
-const char* symbol(BinOp op) {
-  switch (op) {
-    case BinOp::add: return "+";
-    case BinOp::sub: return "-";
-    case BinOp::mul: return "*";
-    case BinOp::truediv: return "/";
-    case BinOp::bit_and: return "&";
-    case BinOp::bit_or: return "|";
-    case BinOp::bit_xor: return "^";
-    case BinOp::eq: return "==";
-    case BinOp::ne: return "!=";
-    case BinOp::lt: return "<";
-    case BinOp::le: return "<=";
-    case BinOp::gt: return ">";
-    case BinOp::ge: return ">=";
-    default: return nullptr;
-  }
-}
+// The C operator a vector takes as it is: shifts are not among them (C leaves out-of-range amounts undefined).
+const char* symbol(BinOp op) { return op == BinOp::shl || op == BinOp::shr ? nullptr : binary_symbol(op); }
 
 // The unsigned type of the same width, in which signed lanes wrap.
 DtypeCode unsigned_of(DtypeCode t) { return dtype_size(t) == 4 ? DtypeCode::u32 : DtypeCode::u64; }

@@ -13,8 +13,6 @@ namespace qd::codegen {
 
 using namespace qd::ir;
 
-namespace {
-
 bool is_native_width(DtypeCode t) {
   return t == DtypeCode::i32 || t == DtypeCode::i64 || t == DtypeCode::u32 || t == DtypeCode::u64 ||
          t == DtypeCode::f32 || t == DtypeCode::f64;
@@ -40,6 +38,8 @@ const char* binary_symbol(BinOp op) {
     default: return nullptr;
   }
 }
+
+namespace {
 
 class WrittenLocals : public IRVisitor {
  public:

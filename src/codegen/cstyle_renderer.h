@@ -142,6 +142,12 @@ class CStyleRenderer {
 // for i32 must be an error at launch, not a wrapped, negative loop bound.
 std::vector<std::pair<int, int>> i32_extents(const ir::Kernel& kernel);
 
+// i32, i64, u32, u64, f32, f64: the types C computes in as they are (no promotion to int).
+bool is_native_width(DtypeCode t);
+
+// The C operator of a binary op that has one (arithmetic, bitwise, shifts, comparisons); nullptr otherwise.
+const char* binary_symbol(ir::BinOp op);
+
 // The position of a param in the kernel's params (its QdArg index).
 int param_index(const ir::Kernel& kernel, const std::string& name);
 
