@@ -261,6 +261,11 @@ def is_extension_supported(arch, ext):
     return arch in (_runtime.cpu, _runtime.cuda, _runtime.gpu) and ext in _SUPPORTED_EXTENSIONS
 
 
+def is_extension_enabled(ext):
+    """Whether extension `ext` is on for the current arch (qd.init's; our AD stacks are always on)."""
+    return is_extension_supported(_runtime.config().arch, ext)
+
+
 def is_arch_supported(arch):
     """Whether qd.init(arch=arch) would run on that arch here, without falling back."""
     return _runtime._is_available(arch)
@@ -278,5 +283,6 @@ def real_func(fn):
 from .lang.types import Template  # noqa: E402
 
 __all__ = ["x64", "x86_64", "arm64", "amdgpu", "metal", "vulkan", "python", "Backend", "Tensor", "VectorTensor",
-           "MatrixTensor", "wrap", "tensor", "extension", "is_extension_supported", "is_arch_supported", "real_func",
+           "MatrixTensor", "wrap", "tensor", "extension", "is_extension_supported", "is_extension_enabled",
+           "is_arch_supported", "real_func",
            "Template"]

@@ -79,6 +79,9 @@ def test_extensions():
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.assertion)
     with pytest.raises(ValueError, match="expects a qd.extension member, but got 'warp_speed'"):
         qd.is_extension_supported(qd.cpu, "warp_speed")
+    qd.init(arch=qd.cpu)
+    assert qd.is_extension_enabled(qd.extension.adstack)  # for the arch qd.init chose
+    assert not qd.is_extension_enabled(qd.extension.mesh)
 
 
 # --- exceptions -------------------------------------------------------------------------------------
