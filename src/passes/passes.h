@@ -11,6 +11,7 @@ ir::Kernel check_control_flow(const ir::Kernel& kernel);
 ir::Kernel check_names(const ir::Kernel& kernel);
 ir::Kernel infer_types(const ir::Kernel& kernel);
 ir::Kernel simplify(const ir::Kernel& kernel);
+ir::Kernel debug_checks(const ir::Kernel& kernel);
 ir::Kernel validate_access(const ir::Kernel& kernel);
 ir::Kernel reverse_ad(const ir::Kernel& kernel);
 ir::Kernel forward_ad(const ir::Kernel& kernel);

@@ -20,6 +20,7 @@ constexpr PassEntry kPipeline[] = {
     {"check_names", check_names, ir::Stage::checked},
     {"infer_types", infer_types, ir::Stage::typed},
     {"simplify", simplify, ir::Stage::typed},
+    {"debug_checks", debug_checks, ir::Stage::typed},  // only kernels compiled with (debug 1)
     {"validate_access", validate_access, ir::Stage::typed},  // only kernels with a (validate ...) clause
     {"reverse_ad", reverse_ad, ir::Stage::typed},  // only kernels with an (adjoint ...) clause
     {"forward_ad", forward_ad, ir::Stage::typed},  // only kernels with a (tangent ...) clause

@@ -467,3 +467,37 @@ def test_returns_ending_the_branches_of_a_static_if_need_no_return_type():
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="Return inside non-static if/for"):
         bad(3)
+
+
+# --- debug checks --------------------------------------------------------------------------------------------------
+def test_integer_pow_with_a_negative_exponent_fails_in_debug_mode():
+    qd.init(arch=qd.cpu, debug=True)
+    z = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def power(x: qd.i32, y: qd.template()):
+        z[None] = x**y
+
+    @qd.kernel
+    def returned(x: qd.i64, y: qd.i64) -> qd.i64:
+        return x**y
+
+    power(10, 2)
+    assert z[None] == 100
+    assert returned(3, 4) == 81
+    for call in (lambda: power(10, -10), lambda: returned(2, -1)):
+        with pytest.raises(qd.QuadrantsRuntimeError, match=r"Negative exponent in pow\(int, int\) is not allowed"):
+            call()
+
+    @qd.kernel
+    def floats(x: qd.f32, y: qd.f32) -> qd.f32:
+        return x**y
+
+    assert floats(2.0, -1.0) == 0.5  # only integer powers are checked
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def release(x: qd.i32, y: qd.i32) -> qd.i32:
+        return x**y
+
+    assert release(2, -1) == 0  # release mode: 0, as documented
