@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/annotation_check.h"
 #include "bindings/arg_adapters.h"
 #include "bindings/cuda_launch.h"
 #include "bindings/realigned_args.h"
@@ -28,27 +29,10 @@ namespace {
 // need to exist, not run: the op's Python body allocates its outputs and the kernels are skipped.
 thread_local int fake_mode_depth = 0;  // per thread: tracing in one thread must not skip another's kernels
 
-// One Python-level parameter. A vector/matrix passed by value fills `count` consecutive scalar QdArgs
-// (its entries, row-major); every other parameter fills one.
-struct ParamSpec {
-  bool is_array = false;
-  bool is_vector = false;
-  std::string name;
-  std::optional<DtypeCode> dtype;
-  int ndim = -1;                       // -1: any, specialized per call
-  std::vector<int64_t> element_shape;  // arrays: from a vector/matrix annotation; vectors: their shape
-  int element_dim = 0;                 // arrays: element_dim= without a shape: an external array's last axes
-  int count = 1;                       // QdArgs filled
-};
 
 // Kernels returning at most this many values keep them on the stack.
 constexpr size_t kInlineReturns = 16;
 
-std::string shape_text(const int64_t* shape, int ndim) {
-  std::string out = "(";
-  for (int d = 0; d < ndim; ++d) out += (d ? ", " : "") + std::to_string(shape[d]);
-  return out + (ndim == 1 ? ",)" : ")");
-}
 
 class Launcher {
  public:
@@ -285,7 +269,7 @@ class Launcher {
     return names;
   }
 
-  std::string where(size_t i) const { return "Kernel '" + name_ + "' argument '" + params_[i].name + "'"; }
+  std::string where(size_t i) const { return argument_text(params_[i], name_); }
 
   static void pack_view(const ArrayView& view, QdArg& out) {
     out.data = view.data;
@@ -314,7 +298,7 @@ class Launcher {
                               std::string(nb::repr(obj).c_str()) + ": " + where(i) + ": expected an array (qd.ndarray, "
                               "numpy array, torch tensor or DLPack producer), but got " + describe_object(obj) + ".");
     }
-    check_annotation(i, obj, view, element_ndim);
+    check_annotation(params_[i], name_, obj, view, element_ndim);
     bool misaligned = is_misaligned(view);
     if (misaligned && view.device.kind != DeviceId::Kind::cpu) {
       throw ValueError(where(i) + ": the array's data is not aligned to its " + std::to_string(dtype_size(view.dtype)) +
@@ -385,113 +369,6 @@ class Launcher {
     if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw nb::python_error();
   }
 
-  // Upstream's spelling of an annotation's element type: VectorType[3, f32], MatrixType[2,2, f32], f32.
-  std::string annotated_type(const ParamSpec& p) const {
-    std::string dt = p.dtype ? std::string(dtype_name(*p.dtype)) : "";
-    const std::vector<int64_t>& e = p.element_shape;
-    if (e.size() == 1) return "VectorType[" + std::to_string(e[0]) + ", " + dt + "]";
-    if (e.size() == 2) return "MatrixType[" + std::to_string(e[0]) + "," + std::to_string(e[1]) + ", " + dt + "]";
-    if (p.element_dim > 0) return p.element_dim == 1 ? "a vector type" : "a matrix type";
-    return dt;
-  }
-
-  // Upstream's spelling of an array's element type: f32, or [Tensor (2, 3) f32] for vector/matrix elements.
-  static std::string element_type_text(const ArrayView& view, int element_ndim) {
-    if (element_ndim == 0) return std::string(dtype_name(view.dtype));
-    std::string dims = shape_text(view.shape + view.ndim - element_ndim, element_ndim);
-    if (element_ndim == 1) dims.erase(dims.size() - 2, 1);  // "(3)", not Python's "(3,)"
-    return "[Tensor " + dims + " " + std::string(dtype_name(view.dtype)) + "]";
-  }
-
-  // An array that does not fit parameter i's annotation: upstream's words ("Invalid value for argument x -
-  // required ...") first, as programs and tests match them, then which kernel and our account of it.
-  [[noreturn]] void reject_array(size_t i, const std::string& upstream, const std::string& detail) const {
-    throw ArgumentValueError(upstream + ": " + where(i) + ": " + detail);
-  }
-
-  // Checks an array against parameter i's annotation (dtype, dims, element shape) and settles element_ndim:
-  // a container of vectors/matrices brings its own element axes; any other array (numpy, torch, a scalar
-  // qd.ndarray) gives its trailing axes to a vector/matrix annotation. The checks run in upstream's order, so
-  // the first error is the one it reports.
-  void check_annotation(size_t i, PyObject* obj, const ArrayView& view, int& element_ndim) const {
-    const ParamSpec& p = params_[i];
-    // Built only on the way to an error: this runs on every launch, which allocates nothing.
-    auto invalid = [&p] { return "Invalid value for argument " + p.name + " - required "; };
-    auto own = [obj] { return is_quadrants_array(obj); };
-    const int wanted = p.element_shape.empty() ? p.element_dim : static_cast<int>(p.element_shape.size());
-    if (element_ndim > 0 && wanted > 0 && own()) {
-      const int64_t* given = view.shape + (view.ndim - element_ndim);
-      bool same = p.element_shape.empty() ? element_ndim == wanted
-                                          : static_cast<int>(p.element_shape.size()) == element_ndim;
-      for (int e = 0; same && e < static_cast<int>(p.element_shape.size()); ++e) same = given[e] == p.element_shape[e];
-      if (!same || (p.dtype && view.dtype != *p.dtype)) {
-        std::string expected = p.element_shape.empty()
-            ? std::string(wanted == 1 ? "vector" : "matrix") + " elements (element_dim=" + std::to_string(wanted) + ")"
-            : "elements of shape " + shape_text(p.element_shape.data(), wanted);
-        reject_array(i, invalid() + "element type: " + annotated_type(p) + ", but " +
-                     element_type_text(view, element_ndim) + " is provided",
-                     "expected " + expected + (p.dtype ? " of " + std::string(dtype_name(*p.dtype)) : "") +
-                     ", but got a container of " + (element_ndim == 1 ? "vectors " : "matrices ") +
-                     element_type_text(view, element_ndim) + ".");
-      }
-    }
-    if (element_ndim == 0 && wanted > 0) {  // a plain array: its last axes are the elements
-      if (p.ndim >= 0 && view.ndim != p.ndim + wanted) {
-        reject_array(i, invalid() + "array has ndim=" + std::to_string(p.ndim) + " element_dim=" +
-                            std::to_string(wanted) + ", array with " + std::to_string(view.ndim) +
-                            " dimensions is provided",
-                     "expected " + std::to_string(p.ndim) + " dimension(s) plus " + std::to_string(wanted) +
-                         " for its vector/matrix elements, but got an array of shape " +
-                         shape_text(view.shape, view.ndim) + ".");
-      }
-      if (view.ndim < wanted) {
-        reject_array(i, invalid() + "element_dim=" + std::to_string(wanted) + ", array with " +
-                            std::to_string(view.ndim) + " dimensions is provided",
-                     "element_dim=" + std::to_string(wanted) + " takes the last " + std::to_string(wanted) +
-                         " axes as vector/matrix elements, but got an array of shape " +
-                         shape_text(view.shape, view.ndim) + ".");
-      }
-      const int64_t* given = view.shape + (view.ndim - wanted);
-      bool same = true;
-      for (int e = 0; same && e < static_cast<int>(p.element_shape.size()); ++e) same = given[e] == p.element_shape[e];
-      if (!same) {
-        reject_array(i, invalid() + "element_shape=" + shape_text(p.element_shape.data(), wanted) +
-                     ", array with element shape of " + shape_text(given, wanted) + " is provided",
-                     "expected trailing dimensions " + shape_text(p.element_shape.data(), wanted) +
-                         " for its vector/matrix elements, but got an array of shape " +
-                         shape_text(view.shape, view.ndim) + ".");
-      }
-      element_ndim = wanted;
-    }
-    if (p.dtype && view.dtype != *p.dtype) {
-      std::string detail = "expected dtype " + std::string(dtype_name(*p.dtype)) + ", but got " +
-                           std::string(dtype_name(view.dtype)) + " (" + describe_object(obj) + ").";
-      if (own()) {
-        reject_array(i, "Expect element type " + std::string(dtype_name(*p.dtype)) + " for argument " + p.name +
-                     ", but get " + element_type_text(view, element_ndim), detail);
-      }
-      reject_array(i, invalid() + "array has dtype=" + std::string(dtype_name(*p.dtype)) + ", array with dtype=" +
-                   std::string(dtype_name(view.dtype)) + " is provided", detail);
-    }
-    int outer = view.ndim - element_ndim;
-    if (p.ndim >= 0 && outer != p.ndim) {
-      std::string detail = "expected " + std::to_string(p.ndim) + " dimension(s), but got an array of shape " +
-                           shape_text(view.shape, view.ndim) + ".";
-      if (own()) {
-        reject_array(i, invalid() + "ndim=" + std::to_string(p.ndim) + ", but " + std::to_string(outer) +
-                     "d ndarray with shape " + shape_text(view.shape, outer) + " is provided", detail);
-      }
-      reject_array(i, invalid() + "array has ndim=" + std::to_string(p.ndim) + ", array with " +
-                   std::to_string(view.ndim) + " dimensions is provided", detail);
-    }
-    for (int e = outer; e < view.ndim; ++e) {  // element extents live in 16 bits of the signature
-      if (view.shape[e] > 0xffff) {
-        throw ValueError(where(i) + ": a vector/matrix element extent is at most 65535, but the array of shape " +
-                         shape_text(view.shape, view.ndim) + " gives " + std::to_string(view.shape[e]) + ".");
-      }
-    }
-  }
-
   void pack_scalar(const ParamSpec& p, PyObject* obj, QdArg& out) {
     bool is_bool = PyBool_Check(obj);
     if (p.dtype && is_float(*p.dtype)) {
@@ -553,7 +430,7 @@ class Launcher {
                      std::string(dtype_name(*p.dtype)) + " (" + low + " to " + high + ").");
   }
 
-  std::string where_scalar(const ParamSpec& p) const { return "Kernel '" + name_ + "' argument '" + p.name + "'"; }
+  std::string where_scalar(const ParamSpec& p) const { return argument_text(p, name_); }
 
   // A vector/matrix passed by value: its entries, row-major, into p.count scalar QdArgs. Takes
   // qd.Vector/qd.Matrix, numpy arrays and (nested) lists or tuples; a matrix also takes its entries flat.
