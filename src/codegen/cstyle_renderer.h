@@ -24,6 +24,10 @@ class CStyleRenderer {
 
  protected:
   virtual std::string preamble() = 0;
+  // The runtime headers only debug kernels use (qd_overflow_checks.h), "" in release mode.
+  std::string debug_includes() const {
+    return kernel_.options.debug ? "#include \"qd_overflow_checks.h\"\n" : "";
+  }
   virtual std::string entry_signature() = 0;
   virtual void emit_parallel_for(const ir::ParallelFor& loop) = 0;
   // Stores the kernel's return value where the target's launcher reads it, and ends the kernel.

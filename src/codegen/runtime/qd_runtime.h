@@ -389,60 +389,6 @@ extern "C" int dprintf(int fd, const char* format, ...);
 #define qd_printf(...) dprintf(1, __VA_ARGS__)
 #endif
 
-// ---- debug mode: integer + - * << whose result leaves the type print upstream's message ----
-// They return the wrapped value that release mode computes: the check only reports. `where` is the
-// statement's file, line, function and source text (codegen/overflow_checks.cpp).
-template <class T>
-QD_FUNC bool qd_add_overflows(T a, T b, T r) {
-  if constexpr (T(-1) < T(0)) return ((a ^ r) & (b ^ r)) < 0;  // r's sign differs from both operands'
-  else return r < a;
-}
-template <class T>
-QD_FUNC bool qd_sub_overflows(T a, T b, T r) {
-  if constexpr (T(-1) < T(0)) return ((a ^ b) & (a ^ r)) < 0;  // signs differ, and r's is not a's
-  else return b > a;
-}
-template <class T>
-QD_FUNC bool qd_mul_overflows(T a, T b, T r) {
-  if constexpr (sizeof(T) < 8 && T(-1) < T(0)) return (int64_t)a * (int64_t)b != (int64_t)r;  // exact
-  else if constexpr (sizeof(T) < 8) return (uint64_t)a * (uint64_t)b != (uint64_t)r;
-  else if constexpr (T(-1) < T(0)) {
-    if (a == T(-1)) return b != T(0) && r == b;  // -b is b only for 0 and MIN (no MIN / -1 below)
-    return a != T(0) && r / a != b;
-  } else {
-    return a != T(0) && r / a != b;
-  }
-}
-QD_FUNC void qd_report_overflow(const char* what, const char* where) {
-  qd_printf("%s overflow detected in %s", what, where);
-}
-template <class T>
-QD_FUNC T qd_checked_add(T a, T b, const char* where) {
-  const T r = qd_wrapping_add(a, b);
-  if (qd_add_overflows(a, b, r)) qd_report_overflow("Addition", where);
-  return r;
-}
-template <class T>
-QD_FUNC T qd_checked_sub(T a, T b, const char* where) {
-  const T r = qd_wrapping_sub(a, b);
-  if (qd_sub_overflows(a, b, r)) qd_report_overflow("Subtraction", where);
-  return r;
-}
-template <class T>
-QD_FUNC T qd_checked_mul(T a, T b, const char* where) {
-  const T r = qd_wrapping_mul(a, b);
-  if (qd_mul_overflows(a, b, r)) qd_report_overflow("Multiplication", where);
-  return r;
-}
-// As upstream: bits shifted out that shifting back does not restore (a shift outside [0, bits) loses all).
-template <class T>
-QD_FUNC T qd_checked_shl(T a, T n, const char* where) {
-  const T r = qd_shl(a, n);
-  const bool in_range = !(n < T(0)) && n < T(8 * sizeof(T));
-  if (in_range ? qd_shr(r, n) != a : a != T(0)) qd_report_overflow("Shift left", where);
-  return r;
-}
-
 // ---- the identities of min and max: every type's lowest and highest value ----
 template <class T>
 struct QdLimits;
