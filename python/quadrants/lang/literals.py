@@ -6,6 +6,7 @@
 # casts it; compound values (vectors, matrices, structs) are rejected.
 import numpy as np
 
+from .. import _dtypes
 from .struct_values import is_struct
 from .values import VectorValue
 
@@ -15,10 +16,6 @@ def _int_range(dtype):
         return 0, 1
     info = np.iinfo(dtype.numpy)
     return int(info.min), int(info.max)
-
-
-def _is_integral(dtype):
-    return dtype.name[0] in "iu"
 
 
 def _as_python_number(value):
@@ -37,11 +34,11 @@ def primitive_type_call(tr, dtype, args, kwargs):
         raise tr.fail("A primitive type cannot decorate an expression with a compound type.",
                       hint=f"use qd.cast(v, qd.{dtype.name}) to cast every entry of a vector or matrix.")
     if isinstance(value, float):
-        if _is_integral(dtype):
+        if _dtypes.is_integral(dtype):
             raise tr.fail("Floating-point literals must be annotated with a floating-point type. For type casting, "
                           "use `qd.cast`.", kind="type")
     elif isinstance(value, int) and not isinstance(value, bool):
-        if not _is_integral(dtype):
+        if not _dtypes.is_integral(dtype):
             raise tr.fail("Integer literals must be annotated with a integer type. For type casting, use `qd.cast`.",
                           kind="type", hint=f"write the literal as a float, e.g. qd.{dtype.name}({value}.0).")
         low, high = _int_range(dtype)
@@ -55,8 +52,6 @@ def check_default_int(tr, value):
     """A Python int that becomes a local of the default integer type must fit it, as upstream requires."""
     if not isinstance(value, int) or isinstance(value, bool):
         return
-    from .. import _dtypes
-
     default_ip = _dtypes.to_dtype(tr.default_ip)
     low, high = _int_range(default_ip)
     if not low <= value <= high:
