@@ -8,6 +8,7 @@
 # every rank checks them against the gradient of the full batch computed with plain torch operations.
 # Kernels are defined at module top level: the spawned processes import this module to find them.
 import argparse
+import gc
 import json
 import os
 import sys
@@ -83,8 +84,11 @@ def run_rank(rank, store_path, result_path):
         with open(result_path, "w") as f:
             json.dump({"total": total.item(), "expected_total": expected_total,
                        "ddp_grad": grad.tolist(), "full_batch_grad": reference.w.grad.tolist()}, f)
-    # Both ranks arrive before either tears its connections down: a rank that destroys the group while the
-    # other still talks to it can make gloo's background thread abort the process (seen once on a busy machine).
+    # DDP's reducer and the autograd graph hold the process group; while they live, destroy_process_group
+    # only drops a name and gloo's threads die at interpreter exit, which can abort the process. Free them
+    # first, and let both ranks arrive before either tears its connections down.
+    del model, loss, grad
+    gc.collect()
     dist.barrier()
     dist.destroy_process_group()
 
