@@ -4,10 +4,17 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <x86intrin.h>
+#endif
+
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings/annotation_check.h"
@@ -32,6 +39,21 @@ thread_local int fake_mode_depth = 0;  // per thread: tracing in one thread must
 
 // Kernels returning at most this many values keep them on the stack.
 constexpr size_t kInlineReturns = 16;
+
+// Releasing and retaking the GIL costs about 45 ns, as much as the rest of a small kernel's launch. A
+// specialization whose last run took under kShortRunTicks (about 10-25 us) keeps the GIL for its next
+// run, as Numba's default does; a longer run releases it again from the next call on. So another Python
+// thread waits at most one such run when a kernel's work grows with its data.
+#if defined(__x86_64__) || defined(_M_X64)
+inline uint64_t ticks() { return __rdtsc(); }  // a few ns, where reading the clock may be a system call
+constexpr uint64_t kShortRunTicks = 50'000;
+#else
+inline uint64_t ticks() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+constexpr uint64_t kShortRunTicks = 20'000;
+#endif
 
 
 class Launcher {
@@ -82,16 +104,19 @@ class Launcher {
     return spec_tuple(key);
   }
 
-  nb::object call(nb::args args, nb::kwargs kwargs) {
-    if (kwargs.size() == 0) return launch(args, nullptr);
+  // kwargs: null or a dict (the tp_call protocol).
+  nb::object call(const nb::tuple& args, PyObject* kwargs) {
+    if (!kwargs || PyDict_GET_SIZE(kwargs) == 0) return launch(args, nullptr);
+    nb::dict kw = nb::borrow<nb::dict>(kwargs);
     // qd_stream=<int> picks the CUDA stream explicitly (torch's cuda_stream, CuPy's ptr).
     uintptr_t stream = 0;
-    bool has_stream = kwargs.contains("qd_stream");
+    bool has_stream = kw.contains("qd_stream");
     if (has_stream) {
-      stream = nb::cast<uintptr_t>(kwargs["qd_stream"]);
-      PyDict_DelItemString(kwargs.ptr(), "qd_stream");
+      stream = nb::cast<uintptr_t>(kw["qd_stream"]);
+      kw = nb::dict(kw);  // the caller's dict (e.g. f(**d)) is not ours to change
+      PyDict_DelItemString(kw.ptr(), "qd_stream");
     }
-    nb::tuple bound = kwargs.size() != 0 ? bind_keywords(args, kwargs) : nb::tuple(args);
+    nb::tuple bound = kw.size() != 0 ? bind_keywords(args, kw) : args;
     return launch(bound, has_stream ? &stream : nullptr);
   }
 
@@ -145,12 +170,16 @@ class Launcher {
       ret = heap_returns.get();
     }
     if (returned_count) std::memset(ret, 0, returned_count * sizeof(QdArg));
-    {
+    uint64_t start = ticks();
+    if (spec->short_run) {
+      run_entry(*spec, packed, ret, name_, spec->arg_names);
+    } else {
       // Other Python threads may run while a kernel computes; the arguments stay alive through args.
       nb::gil_scoped_release release;
       run_entry(*spec, packed, ret, name_, spec->arg_names);
-      if (!realigned.empty()) realigned.copy_back();
     }
+    spec->short_run = ticks() - start < kShortRunTicks;
+    if (!realigned.empty()) realigned.copy_back();
     return returned(spec->returns, ret);
   }
 
@@ -194,7 +223,7 @@ class Launcher {
   }
 
   // Keyword arguments take this slower path: positions are resolved by parameter name.
-  nb::tuple bind_keywords(const nb::tuple& args, const nb::kwargs& kwargs) const {
+  nb::tuple bind_keywords(const nb::tuple& args, const nb::dict& kwargs) const {
     if (args.size() > params_.size()) throw_arity(args.size() + kwargs.size());
     std::vector<nb::object> bound(params_.size());
     for (size_t i = 0; i < args.size(); ++i) bound[i] = nb::borrow(args[i]);
@@ -622,6 +651,7 @@ class Launcher {
   }
 
   friend int launcher_traverse(PyObject* self, visitproc visit, void* arg);
+  friend PyObject* launcher_call(PyObject* self, PyObject* args, PyObject* kwargs);
   friend int launcher_clear(PyObject* self);
 
   std::string name_;
@@ -653,7 +683,30 @@ int launcher_clear(PyObject* self) {
   return 0;
 }
 
+// A C++ exception leaving launcher_call is rethrown inside a nanobind-bound function, so that it
+// becomes the same Python exception (registered translators included) as anywhere else.
+thread_local std::exception_ptr pending_exception;
+PyObject* rethrow_pending = nullptr;  // _core._rethrow_pending
+
+// The call slot itself, rather than a bound __call__: Python subclasses (FastKernel) inherit it, so a
+// call reaches the launcher without a method lookup, a bound-method frame or a kwargs dict.
+PyObject* launcher_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if (!nb::inst_ready(self)) {
+    PyErr_SetString(PyExc_RuntimeError, "Launcher called before its __init__ ran.");
+    return nullptr;
+  }
+  try {
+    return nb::inst_ptr<Launcher>(self)->call(nb::borrow<nb::tuple>(args), kwargs).release().ptr();
+  } catch (...) {
+    pending_exception = std::current_exception();
+  }
+  PyObject* none = PyObject_CallNoArgs(rethrow_pending);  // sets the Python error and returns null
+  Py_XDECREF(none);
+  return nullptr;
+}
+
 PyType_Slot launcher_slots[] = {
+    {Py_tp_call, reinterpret_cast<void*>(launcher_call)},
     {Py_tp_traverse, reinterpret_cast<void*>(launcher_traverse)},
     {Py_tp_clear, reinterpret_cast<void*>(launcher_clear)},
     {0, nullptr}};
@@ -667,10 +720,14 @@ void bind_launch(nb::module_& m) {
   }, nb::arg("kind"), nb::arg("device") = 0, "Where kernels run from now on (qd.init calls this).");
   m.def("enter_fake_mode", [] { ++fake_mode_depth; }, "Kernels return without running until the matching exit.");
   m.def("exit_fake_mode", [] { --fake_mode_depth; });
+  m.def("_rethrow_pending", [] {
+    std::exception_ptr e = std::exchange(pending_exception, nullptr);
+    if (e) std::rethrow_exception(e);
+  });
+  rethrow_pending = m.attr("_rethrow_pending").inc_ref().ptr();
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))
       .def(nb::init<std::string, nb::list, nb::object, bool, nb::object>(), nb::arg("name"), nb::arg("params"),
            nb::arg("compile_fn").none(), nb::arg("cpu_only") = false, nb::arg("result_fn").none() = nb::none())
-      .def("__call__", &Launcher::call)
       .def("set_globals", &Launcher::set_globals)
       .def("spec_of", &Launcher::spec_of, "The specialization (see compile_fn) that these arguments select.")
       .def("clear", &Launcher::clear, "Drops every compiled specialization.");

@@ -38,6 +38,8 @@ struct Specialization {
   // compiles a new variant while old ones stay in the table.
   std::vector<std::shared_ptr<Array>> globals;
   std::vector<std::string> arg_names;
+  // The last run finished within a few microseconds: the next one keeps the GIL (see bind_launch.cpp).
+  mutable bool short_run = false;
 };
 
 // An inline compare: the key is a handful of words, not worth a call into libc.

@@ -1,6 +1,7 @@
 # tests/python/test_launch_threads.py: the launch thread pool: thread counts, exact reductions, concurrent calls.
 import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -128,3 +129,44 @@ def test_two_python_threads_compiling_new_specializations_at_once():
     assert sorted(results) == ["float32", "int16"]
     for name, dst in results.items():
         np.testing.assert_array_equal(dst, np.arange(1000, dtype=name) * 2)
+
+
+@qd.kernel
+def spin(out: qd.types.ndarray(ndim=1), rounds: qd.i32):
+    for i in out:
+        acc = qd.f64(0.0)
+        for k in range(rounds):
+            acc += qd.sin(acc + k * 1e-3)
+        out[i] = acc
+
+
+def test_a_long_kernel_after_short_ones_lets_other_python_threads_run():
+    # A specialization whose last run was short keeps the GIL (bind_launch.cpp); once a run is long, the
+    # next run releases it, so another Python thread makes progress while the kernel computes.
+    out = np.zeros(64)
+    for _ in range(3):
+        spin(out, 1)
+    rounds = 20_000
+    start = time.perf_counter()
+    spin(out, rounds)  # the one long run that may hold the GIL
+    while time.perf_counter() - start < 0.2:  # aim for a run of about 0.2 s or more
+        rounds *= 2
+        start = time.perf_counter()
+        spin(out, rounds)
+    ticks, stop = [], threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    time.sleep(0.02)
+    begin = time.perf_counter()
+    spin(out, rounds)
+    end = time.perf_counter()
+    stop.set()
+    thread.join()
+    middle = [t for t in ticks if begin + 0.25 * (end - begin) < t < begin + 0.75 * (end - begin)]
+    assert middle, f"no other thread ran during the middle half of a {end - begin:.3f} s kernel run"
