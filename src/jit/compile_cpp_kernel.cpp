@@ -48,7 +48,7 @@ std::shared_ptr<const CompiledKernel> compile_cpp_kernel(const std::string& name
   std::string full = "#include \"qd_cpp_kernel.h\"\n#line 1 \"" + name + ".cpp\"\n" + source +
                      wrapper(name, params, returns);
   full = jit::expand_embedded_includes(full);
-  jit::LoadedLibrary lib = jit::compile_and_load(name, full, false);
+  jit::LoadedLibrary lib = jit::compile_and_load(name, full, false, false);
   auto out = std::make_shared<CompiledKernel>();
   out->name = name;
   out->entry = lib.entry;

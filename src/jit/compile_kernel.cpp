@@ -14,7 +14,7 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
   ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
   codegen::GeneratedSource generated = codegen::generate_cpu_source(kernel);
   std::string source = jit::expand_embedded_includes(generated.source);
-  jit::LoadedLibrary lib = jit::compile_and_load(kernel.name, source, kernel.options.fast_math);
+  jit::LoadedLibrary lib = jit::compile_and_load(kernel.name, source, kernel.options.fast_math, true);
 
   auto out = std::make_shared<CompiledKernel>();
   out->name = kernel.name;

@@ -144,13 +144,27 @@ size_t large_kernel_bytes() {
   return limit;
 }
 
-std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes) {
+// GCC's driver links a shared library against libstdc++, libgcc_s and the start files; searching them
+// took 12 of a small kernel's 55 ms of compile. Generated kernels use none of them (no exceptions, RTTI,
+// static objects or standard C++ headers): they link only libm, and libgcc.a for the helpers GCC may
+// call (128-bit division). libc, which every host process has loaded, resolves the rest at dlopen.
+// Other compilers (clang, zig) keep their own defaults. `libs` go after the source, where a linker
+// that drops unneeded libraries (--as-needed) has seen what uses them.
+bool is_gcc(const std::string& identity) {
+  return identity.find("Free Software Foundation") != std::string::npos && identity.find("clang") == std::string::npos;
+}
+
+std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes, const std::string& identity, bool standalone,
+                                       std::vector<std::string>* libs) {
+  libs->clear();
+  if (standalone && is_gcc(identity)) *libs = {"-lm", "-lgcc"};
   // No -fwrapv: the generated code wraps the integer arithmetic that can overflow itself (NVRTC has no
   // such flag), and leaves the rest plain so that i32 index arithmetic can still be widened to 64-bit
   // addressing; -fwrapv made a 2D stencil 2.7x slower by stopping vectorization (int_ranges.h).
   const char* level = source_bytes > large_kernel_bytes() ? "-O1" : "-O3";
   std::vector<std::string> flags = {level, "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
                                     "-fno-rtti", "-pipe"};
+  if (!libs->empty()) flags.push_back("-nostdlib");
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
   if (fast_math) {
@@ -187,18 +201,20 @@ LoadedLibrary open_cached_library(const std::string& path, const std::string& ke
   return lib.entry ? lib : LoadedLibrary{};
 }
 
-std::string cache_key(const std::string& identity, const std::vector<std::string>& flags, const std::string& source) {
+std::string cache_key(const std::string& identity, const std::vector<std::string>& flags,
+                      const std::vector<std::string>& libs, const std::string& source) {
   Hasher key_parts;
   key_parts.add(kVersion).add(identity).add(cpu_identity());
   for (const std::string& flag : flags) key_parts.add(flag);
+  for (const std::string& lib : libs) key_parts.add(lib);
   return key_parts.add(source).hex();
 }
 
 // With no compiler at all: the library cached for `source` under any compiler identity this cache
 // recorded (compiler-*.txt), so a warm cache loads without a compiler. Which one wins when several
 // compilers built the same source is unspecified; each was verified under its own key.
-LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const std::string& source,
-                                           const std::vector<std::string>& flags) {
+LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const std::string& source, bool fast_math,
+                                           bool standalone) {
   std::string dir = cache_dir();
   std::vector<std::string> identity_files;
   if (DIR* listing = ::opendir(dir.c_str())) {
@@ -213,8 +229,11 @@ LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const
   for (const std::string& file : identity_files) {
     std::string identity;
     if (!read_file(file, &identity)) continue;
-    std::string base = dir + "/" + kernel_name + "-" + cache_key(identity, flags, source);
-    LoadedLibrary lib = open_cached_library(base + ".so", cache_key(identity, flags, source));
+    std::vector<std::string> libs;
+    std::vector<std::string> flags = compile_flags(fast_math, source.size(), identity, standalone, &libs);
+    std::string key = cache_key(identity, flags, libs, source);
+    std::string base = dir + "/" + kernel_name + "-" + key;
+    LoadedLibrary lib = open_cached_library(base + ".so", key);
     if (lib.entry) {
       lib.source_path = base + ".cpp";
       return lib;
@@ -274,20 +293,24 @@ std::string expand_embedded_includes(const std::string& source) {
 // source share a library), the system headers behind <stdint.h>, the linker's version, and debug
 // switches that do not change the source (QD_DUMP_IR). The compile runs in a private work
 // directory, so no path it uses can be swapped under it; what it produced is what gets loaded.
-LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math) {
+LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math,
+                               bool standalone) {
   bool cached = disk_cache_enabled();
   bool is_fallback = false;
   std::string command = compiler_command(&is_fallback);
-  std::vector<std::string> flags = compile_flags(fast_math, source.size());
   if (command.empty()) {
-    LoadedLibrary lib = cached ? open_cached_without_compiler(kernel_name, source, flags) : LoadedLibrary{};
+    LoadedLibrary lib = cached ? open_cached_without_compiler(kernel_name, source, fast_math, standalone)
+                               : LoadedLibrary{};
     if (lib.entry) return lib;
     throw CompileError("No C++ compiler to compile kernel '" + kernel_name + "' for the CPU: CXX is not set and " +
                        "there is no c++ in PATH. Do one of: `pip install quadrants[compiler]` (the clang that the " +
                        "ziglang package ships), install g++ or clang (e.g. `apt-get install g++`), or set CXX to a " +
                        "C++17 compiler.");
   }
-  std::string key = cache_key(compiler_identity(command, cached ? cache_dir() : ""), flags, source);
+  std::string identity = compiler_identity(command, cached ? cache_dir() : "");
+  std::vector<std::string> libs;
+  std::vector<std::string> flags = compile_flags(fast_math, source.size(), identity, standalone, &libs);
+  std::string key = cache_key(identity, flags, libs, source);
   std::string base = cached ? cache_dir() + "/" + kernel_name + "-" + key : "";
   if (cached) {
     LoadedLibrary lib = open_cached_library(base + ".so", key);
@@ -303,6 +326,7 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
   std::vector<std::string> argv = split_command_words(command);
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-x", "c++", work_source, "-o", work_library});
+  argv.insert(argv.end(), libs.begin(), libs.end());
   if (is_fallback) announce_fallback_compiler();
   ++g_compiler_runs;
   std::string output;
@@ -314,6 +338,7 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
     if (cached) remove_tree(work);
     std::string shown = command;
     for (const std::string& flag : flags) shown += " " + flag;
+    for (const std::string& lib : libs) shown += " " + lib;
     throw CompileError("The C++ compiler failed on kernel '" + kernel_name + "' (command: " + shown +
                        "); the generated source is kept at " + kept_source + ". Compiler output:\n" + output);
   }

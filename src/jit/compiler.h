@@ -20,8 +20,10 @@ struct LoadedLibrary {
 std::string expand_embedded_includes(const std::string& source);
 
 // `source` must be self-contained (see expand_embedded_includes). A warm cache only dlopen()s.
+// standalone: the source needs no C++ runtime library (generated kernels; not hand-written C++ ones).
 // Throws CompileError with the compiler's output and the path of the kept source.
-LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math);
+LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math,
+                               bool standalone);
 
 // The compiler used when CXX is unset and PATH has no c++ (the Python package passes ziglang's
 // clang); `notice` is printed to stderr once, before its first compile. Empty command: none.

@@ -201,7 +201,7 @@ TEST_F(Jit, FastMathIsPartOfTheCacheKey) {
 
 TEST_F(Jit, CompilerFailureKeepsTheSource) {
   try {
-    jit::compile_and_load("broken", "this is not C++;\n", false);
+    jit::compile_and_load("broken", "this is not C++;\n", false, true);
     FAIL() << "expected a CompileError";
   } catch (const CompileError& e) {
     std::string message = e.what();

@@ -137,7 +137,12 @@ inline bool release(Block& b, bool* all_done) {
 // Runs body(closure, tid) for tid in [0, n) as the threads of one block; false on a deadlock.
 inline bool qd_simt_run_block(int n, void (*body)(void*, int), void* closure) {
   static thread_local qd_simt::Block* storage = nullptr;
-  if (!storage) storage = new qd_simt::Block();
+  if (!storage) {  // mmap, not new: generated kernels link no C++ runtime library (jit/compiler.cpp)
+    void* memory = mmap(nullptr, sizeof(qd_simt::Block), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return false;
+    storage = static_cast<qd_simt::Block*>(memory);  // zeroed pages: the fields below start at 0 and null
+    storage->current = -1;
+  }
   qd_simt::Block& b = *storage;
   if (n > QD_SIMT_MAX_THREADS || !qd_simt::ensure_stacks(b, n)) return false;
   qd_simt::Block* outer = qd_simt::current_block();
