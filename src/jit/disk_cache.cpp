@@ -69,24 +69,6 @@ std::string private_temp_dir(const char* prefix) {
   return pattern;
 }
 
-// Removes temporaries left by compiles that were killed (kill -9, power loss): work directories
-// and half-written files older than an hour, once per directory and process.
-void remove_stale_temporaries(const std::string& dir) {
-  DIR* listing = ::opendir(dir.c_str());
-  if (!listing) return;
-  time_t now = std::time(nullptr);
-  while (const dirent* entry = ::readdir(listing)) {
-    std::string name = entry->d_name;
-    bool work_dir = name.rfind("work-", 0) == 0, temp_file = name.find(".tmp-") != std::string::npos;
-    struct stat info {};
-    if ((!work_dir && !temp_file) || ::lstat((dir + "/" + name).c_str(), &info) != 0) continue;
-    if (now - info.st_mtime < kStaleSeconds || info.st_uid != ::geteuid()) continue;
-    if (work_dir && S_ISDIR(info.st_mode)) remove_tree(dir + "/" + name);
-    if (temp_file && S_ISREG(info.st_mode)) ::unlink((dir + "/" + name).c_str());
-  }
-  ::closedir(listing);
-}
-
 // Opens a regular file that only we can write, without following a symlink at the last step.
 int open_private_file(const std::string& path, struct stat* info) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -138,8 +120,19 @@ std::string cache_dir() {
                  fallback.c_str());
     dir = fallback;
   }
-  remove_stale_temporaries(dir);
   return resolved[wanted] = dir;
+}
+
+bool is_temporary_name(const std::string& name) {
+  return name.rfind("work-", 0) == 0 || name.find(".tmp-") != std::string::npos;
+}
+
+void remove_if_stale(const std::string& dir, const std::string& name) {
+  struct stat info {};
+  if (::lstat((dir + "/" + name).c_str(), &info) != 0) return;
+  if (std::time(nullptr) - info.st_mtime < kStaleSeconds || info.st_uid != ::geteuid()) return;
+  if (name.rfind("work-", 0) == 0 && S_ISDIR(info.st_mode)) remove_tree(dir + "/" + name);
+  if (name.find(".tmp-") != std::string::npos && S_ISREG(info.st_mode)) ::unlink((dir + "/" + name).c_str());
 }
 
 bool disk_cache_enabled() { return g_disk_cache_enabled.load(std::memory_order_relaxed); }

@@ -41,7 +41,8 @@ std::optional<std::string> read_verified(const std::string& path, const std::str
 // Stores `bytes` as the entry at `path` for `key`: the file, then its manifest, each atomically.
 void store_entry(const std::string& path, const std::string& key, const std::string& bytes);
 
-// The size cap (src/jit/cache_eviction.cpp): after each store, when the entries' total size passes
+// The size cap (src/jit/cache_eviction.cpp): after each store, when the entries' total size (estimated
+// from a log of stored sizes, listed exactly when the estimate passes the cap) passes
 // max_bytes, entries are removed (least recently used first, or oldest first for kFifo) until it is
 // below (1 - cleaning_factor) of the cap. Default: $QD_CACHE_MAX_MB megabytes, else 1024; 0 is no cap.
 enum class CachePolicy { kNever, kLru, kFifo };
@@ -53,6 +54,10 @@ void evict_to_fit(const std::string& keep_path);
 // Removes every entry of the cache directory (kernels already loaded stay loaded); returns how many.
 size_t clear_cache();
 
+// Temporaries of compiles that were killed (kill -9, power loss): work directories and half-written
+// files. remove_if_stale removes the one named `name` in `dir` once it is an hour old and ours.
+bool is_temporary_name(const std::string& name);
+void remove_if_stale(const std::string& dir, const std::string& name);
 // Reads a whole file; false when it cannot be opened.
 bool read_file(const std::string& path, std::string* out);
 // Readers see either no file or the whole file: write a temporary, then rename over.

@@ -107,6 +107,21 @@ def test_concurrent_processes_with_a_tiny_cap_never_fail(tmp_path):
         assert proc.returncode == 0 and out.strip().endswith("ok"), f"exit {proc.returncode}\n{out}\n{err}"
 
 
+def test_the_size_log_tracks_stores_across_processes_and_a_planted_figure_only_triggers_a_listing(tmp_path):
+    # Stores append their entry's size to usage.log instead of listing the directory (cache_eviction.cpp).
+    run(tmp_path, program([1]))
+    run(tmp_path, program([2, 3]))
+    log = tmp_path / "cache" / "usage.log"
+    total = sum(entry_bytes(tmp_path, k) for k in ("k1", "k2", "k3"))
+    assert sum(int(line) for line in log.read_text().split()) == total
+    # A figure far above the cap makes the next store list the directory: the exact total replaces the log
+    # and nothing is evicted, since the entries themselves are under the cap.
+    log.write_text(f"{10 ** 12}\n")
+    run(tmp_path, program([4]))
+    assert cached_kernels(tmp_path) == ["k1", "k2", "k3", "k4"]
+    assert int(log.read_text()) == total + entry_bytes(tmp_path, "k4")
+
+
 def test_bad_cap_settings_are_reported(tmp_path):
     err = run(tmp_path, program([1]), QD_CACHE_MAX_MB="lots")
     assert "QD_CACHE_MAX_MB='lots'" in err
