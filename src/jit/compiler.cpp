@@ -3,11 +3,14 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -202,13 +205,48 @@ LoadedLibrary open_library(const std::string& path, const std::string& shown_pat
   return lib;
 }
 
-// A cached library whose manifest vouches for it under `key`; an empty result is a miss. The
-// verified bytes are loaded from a copy in a fresh private directory, so what runs is what was
-// checked. (Not /proc/self/fd/N: glibc's dlopen matches an earlier library by that name, and fd
-// numbers are reused, so a second kernel would silently get the first one's code.)
+// dlopen()s `bytes` from a sealed anonymous in-memory file: 35 us, where a copy in a fresh directory
+// (created, written, renamed, removed) took 160-200 us of a warm first call. glibc's dlopen hands back
+// an already loaded library whose name is the same string, and fd numbers are reused, so the plain
+// /proc/self/fd/N would give a later kernel an earlier one's code: each load's path is made unique by
+// spelling a process-wide counter in "./" and ".//" steps, which resolve to the same directory.
+// Empty when memfds or /proc are unavailable (or memfds may not be executable): the caller copies.
+LoadedLibrary open_from_memory(const std::string& bytes, const std::string& shown_path) {
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+  int fd = ::memfd_create("quadrants-kernel", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return {};
+  bool written = true;
+  for (size_t done = 0; written && done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    written = n > 0 || (n < 0 && errno == EINTR);
+    if (n > 0) done += static_cast<size_t>(n);
+  }
+  written = written && ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0;
+  LoadedLibrary lib;
+  if (written) {
+    static std::atomic<uint32_t> loads{0};
+    uint32_t serial = loads++;
+    std::string path = "/proc/self/fd/";
+    for (int bit = 0; bit < 32; ++bit) path += (serial >> bit) & 1 ? ".//" : "./";
+    lib = open_library(path + std::to_string(fd), shown_path);
+  }
+  ::close(fd);
+  return lib;
+#else
+  (void)bytes;
+  (void)shown_path;
+  return {};
+#endif
+}
+
+// A cached library whose manifest vouches for it under `key`; an empty result is a miss. The verified
+// bytes are what gets loaded (from memory, else from a copy in a fresh private directory), so what runs
+// is what was checked.
 LoadedLibrary open_cached_library(const std::string& path, const std::string& key) {
   std::optional<std::string> bytes = read_verified(path, key);
   if (!bytes) return {};
+  LoadedLibrary from_memory = open_from_memory(*bytes, path);
+  if (from_memory.entry) return from_memory;
   std::string work = make_work_dir();
   write_file_atomically(work + "/cached.so", *bytes);
   LoadedLibrary lib = open_library(work + "/cached.so", path);

@@ -122,6 +122,13 @@ def test_the_size_log_tracks_stores_across_processes_and_a_planted_figure_only_t
     assert int(log.read_text()) == total + entry_bytes(tmp_path, "k4")
 
 
+def test_kernels_loaded_from_the_cache_in_one_process_each_run_their_own_code(tmp_path):
+    # Cached libraries are loaded from in-memory files whose /proc/self/fd paths would repeat (compiler.cpp).
+    run(tmp_path, program([1, 2, 3, 4]))
+    err = run(tmp_path, program([1, 2, 3, 4, 2, 1]))  # each asserts its own result, all from the cache
+    assert cached_kernels(tmp_path) == ["k1", "k2", "k3", "k4"], err
+
+
 def test_bad_cap_settings_are_reported(tmp_path):
     err = run(tmp_path, program([1]), QD_CACHE_MAX_MB="lots")
     assert "QD_CACHE_MAX_MB='lots'" in err
