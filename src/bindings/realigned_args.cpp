@@ -6,7 +6,8 @@
 namespace qd::bindings {
 
 bool is_misaligned(const ArrayView& view) {
-  return reinterpret_cast<uintptr_t>(view.data) % dtype_size(view.dtype) != 0;
+  // Sizes are powers of two: a mask, not a division (which cost 2% of a launch).
+  return (reinterpret_cast<uintptr_t>(view.data) & static_cast<uintptr_t>(dtype_size(view.dtype) - 1)) != 0;
 }
 
 ArrayView RealignedArgs::stage(const ArrayView& host, int element_ndim) {
