@@ -152,8 +152,8 @@ int64_t element_offset(const ArrayView& view, const std::vector<int64_t>& index)
   int64_t offset = 0;
   for (int d = 0; d < view.ndim; ++d) {
     int64_t i = index[d];
-    if (i < 0 || i >= view.shape[d]) {
-      throw IndexError("Index " + shape_text(index.data(), view.ndim) + " is out of bounds for shape " +
+    if (i < 0 || i >= view.shape[d]) {  // an AssertionError too, as upstream raises in Python scope
+      throw OutOfBoundError("Index " + shape_text(index.data(), view.ndim) + " is out of bounds for shape " +
                        shape_text(view.shape, view.ndim) + " (dimension " + std::to_string(d) +
                        " has extent " + std::to_string(view.shape[d]) + ").");
     }

@@ -186,6 +186,13 @@ def test_out_of_range_element_and_component_indices():
     a = qd.Vector.ndarray(3, qd.f32, shape=(2,))
     with pytest.raises(IndexError, match=r"Index \(2, 0\) is out of bounds for shape \(2, 3\)"):
         a[2]
+    # upstream raises an AssertionError for a field read or written out of range in Python scope
+    x = qd.field(qd.f32, shape=3)
+    for index in (3, -1):
+        with pytest.raises(AssertionError, match="out of bounds"):
+            x[index]
+        with pytest.raises(AssertionError, match="out of bounds"):
+            x[index] = 1.0
     with pytest.raises(IndexError, match=r"Index \(3,\) is out of range for a 3-vector"):
         a[0][3] = 1
     m = qd.Matrix.field(2, 3, qd.f32, shape=(2,))
