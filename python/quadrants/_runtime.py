@@ -226,11 +226,11 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
                          f"the driver's default), but got {gpu_stack!r}.")
     if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
         _logging.set_logging_level(values["log_level"])
-    _warn_about_partial_options(values)
     resolved = _resolve_arch(_requested_arch(arch, enable_fallback))
     reset()
     from . import _core
 
+    _core.set_print_ir(bool(values["print_ir"]))  # QD_DUMP_IR=1 dumps whatever this says
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
     _cache.apply_init_options(values, kwargs)
@@ -244,7 +244,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     values.update(
         arch=resolved, default_fp=fp, default_ip=ip, default_up=_dtypes.u64 if ip is _dtypes.i64 else _dtypes.u32,
         check_out_of_bound=debug or values["check_out_of_bound"], offline_cache=bool(values["offline_cache"]),
-        print_ir=_dumping_ir(), kernel_profiler=bool(values["kernel_profiler"]),
+        print_ir=bool(values["print_ir"]) or _dumping_ir(), kernel_profiler=bool(values["kernel_profiler"]),
         cpu_max_num_threads=threads or _core.num_threads(),
     )
     global _config
@@ -270,12 +270,6 @@ def _dumping_ir():
     return os.environ.get("QD_DUMP_IR") == "1"
 
 
-def _warn_about_partial_options(values):
-    """Options that are applied in part: what was asked for and cannot be done warns once."""
-    warn = _init_options.warn_once
-    if values["print_ir"] and not _dumping_ir():
-        warn("print_ir", "qd.init(print_ir=True) is not applied: the IR dump switch is read from the environment "
-             "when the process starts; run with QD_DUMP_IR=1 to print the IR after each pass.")
 
 
 def reset():

@@ -8,6 +8,7 @@
 #include "bindings/kernel_warnings.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
+#include "ir/debug_switches.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
 
@@ -71,6 +72,8 @@ void bind_jit(nb::module_& m) {
         "('array', name, dtype, ndim, element_shape).");
   m.def("print_ir", &print_ir, nb::arg("ir_text"), "Parses IR text and prints it in canonical form.");
   m.def("run_passes", &run_passes, nb::arg("ir_text"), "The IR text after every compiler pass.");
+  m.def("set_print_ir", &qd::ir::set_ir_dump_requested, nb::arg("on"),
+        "qd.init(print_ir=...): print each kernel's IR to stderr after every pass that changed it.");
   m.def("set_disk_cache_enabled", &set_disk_cache_enabled, nb::arg("enabled"),
         "Whether compiled kernels are kept in and loaded from the disk cache (qd.init(offline_cache=...)).");
   m.def("disk_cache_enabled", &disk_cache_enabled, "Whether the disk cache is in use.");

@@ -8,7 +8,8 @@ struct DebugSwitches {
   bool verify_ir;  // QD_VERIFY_IR=1 (default on in debug builds): run the verifier after every pass
 };
 
-// Read once per process, on first use.
-const DebugSwitches& debug_switches();
+// The environment is read once per process, on first use; qd.init(print_ir=True) also turns dump_ir on.
+DebugSwitches debug_switches();
+void set_ir_dump_requested(bool on);
 
 }  // namespace qd::ir

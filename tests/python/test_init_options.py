@@ -154,14 +154,29 @@ def test_log_level_sets_the_quadrants_logger():
         qd.init(arch=qd.cpu, log_level="loud")
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"print_ir": True}, "qd.init(print_ir=True) is not applied: the IR dump switch is read from the environment"),
-])
-def test_options_that_cannot_be_honoured_here_warn_once(monkeypatch, kwargs, fragment):
+def test_print_ir_prints_each_compiled_kernels_ir_until_turned_off(monkeypatch, capfd):
     monkeypatch.delenv("QD_DUMP_IR", raising=False)
-    first = init_warnings(**kwargs)
-    assert len(first) == 1 and first[0].startswith(fragment)
-    assert init_warnings(**kwargs) == []
+    qd.init(arch=qd.cpu, print_ir=True)
+    assert qd.lang.impl.current_cfg().print_ir is True
+
+    @qd.kernel
+    def shown(x: qd.types.ndarray()):
+        for i in x:
+            x[i] += 1
+
+    shown(np.zeros(3, np.float32))
+    err = capfd.readouterr().err
+    assert "// IR after" in err and "(kernel shown" in err
+    qd.init(arch=qd.cpu)
+    assert qd.lang.impl.current_cfg().print_ir is False
+
+    @qd.kernel
+    def hidden(x: qd.types.ndarray()):
+        for i in x:
+            x[i] += 2
+
+    hidden(np.zeros(3, np.float32))
+    assert "(kernel hidden" not in capfd.readouterr().err
 
 
 def test_require_version_is_checked_against_the_upstream_api_level():
