@@ -167,8 +167,9 @@ def _depends_on_defaults(param):
 class KernelDefinition:
     """What a kernel is, apart from how it is called: parameters, return type, translation."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, options=None):
         self.fn = fn
+        self.options = options or {}  # @qd.kernel(graph=True, ...): graph allows qd.graph regions (graph_sections.py)
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
         self.template_positions = [k for k, p in enumerate(self.params) if p.kind == "template"]
@@ -236,7 +237,7 @@ class KernelDefinition:
                 raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
                                    "return a value, or remove the return annotation.", kind="syntax")
         return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
-                                self.return_spec, _runtime.config(), leaves, struct_values)
+                                self.return_spec, _runtime.config(), leaves, struct_values, self.options)
 
     def check_struct_arguments(self, args):
         """A TypeError naming the parameter where a dataclass or struct parameter got another kind of object
@@ -637,24 +638,26 @@ class BoundFunc:
 
 _fast_kernel_class = None
 
-# Upstream options that change nothing here: compiled kernels are always cached on disk (fastcache,
-# pure), and launches are not captured into CUDA graphs (graph, gpu_graph, checkpoints).
+# Upstream's options. Compiled kernels are always cached on disk (fastcache, pure), and launches are not
+# captured into CUDA graphs (graph, gpu_graph, checkpoints); graph=True (gpu_graph, its old name) only
+# allows qd.graph.parallel_context() regions in the kernel, which run their sections in order.
 _ACCEPTED_KERNEL_OPTIONS = frozenset({"fastcache", "pure", "graph", "gpu_graph", "checkpoints"})
 
 
 def kernel(fn=None, **options):
     """Decorates a Python function as a kernel, compiled on its first call for each argument specialization.
 
-    Also usable as @qd.kernel(fastcache=True): upstream's options are accepted and change nothing here.
+    Also usable as @qd.kernel(graph=True): upstream's options are accepted; graph=True allows qd.graph
+    sections, the others change nothing here.
     """
     unknown = set(options) - _ACCEPTED_KERNEL_OPTIONS
     if unknown:
         raise TypeError(f"qd.kernel() got unexpected keyword argument(s) {', '.join(sorted(unknown))}; it accepts "
                         f"{', '.join(sorted(_ACCEPTED_KERNEL_OPTIONS))}.")
     if fn is None:
-        return kernel
+        return functools.partial(kernel, **options)
     global _fast_kernel_class
-    definition = KernelDefinition(fn)
+    definition = KernelDefinition(fn, options)
     if definition.needs_python_dispatch:
         return Kernel(definition).function
     if _fast_kernel_class is None:

@@ -15,6 +15,7 @@ from .compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array
 from .data_oriented import bakes_primitives, is_compound
 from .tensor_params import ARRAY, unwrap
 from .exprs import ExprTranslator
+from .graph_sections import GraphSectionTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from .literals import check_default_int
 from .random_numbers import RandomTranslator
@@ -55,7 +56,7 @@ class FunctionContext:
 
 
 class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
-                 RealFunctionTranslator):
+                 RealFunctionTranslator, GraphSectionTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -89,6 +90,8 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.random_key_name = None  # qd.random(): this launch's key, once a call needs it (random_numbers.py)
         self.random_key_text = None
         self.random_scopes = []  # the streams of the enclosing parallel iteration or serial code
+        self.kernel_options = {}  # the @qd.kernel(...) options, e.g. graph=True (graph_sections.py)
+        self.graph_state = None  # None, "region" or "section": where a qd.graph with statement is (graph_sections.py)
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):
@@ -403,19 +406,22 @@ def source_lines_option(config, line_sources):
     return f" (source_lines ({entries[1:]}))"
 
 
-def translate_kernel(fn, name, params, spec, slot_values, returns, config, leaves=None, struct_values=None):
+def translate_kernel(fn, name, params, spec, slot_values, returns, config, leaves=None, struct_values=None,
+                     options=None):
     """IR text for `fn` under one specialization; returns (ir_text, global containers, line_sources).
 
     params: KernelParam list (all parameters); spec: one entry per scalar or array parameter as the
     launcher computes it; slot_values: template values by path (KernelDefinition.slot_values);
     leaves: where the leaves of compound arguments get their specialization (DiscoverLeaves by
-    default); struct_values: the call's dataclass arguments by name, when there is a call.
+    default); struct_values: the call's dataclass arguments by name, when there is a call; options: the
+    kernel's decorator options (@qd.kernel(graph=True)).
     The IR parameters are the scalar/array parameters, then the leaves in plan order, then fields.
     """
     tr = Translator(config)
     tr.leaves = leaves if leaves is not None else DiscoverLeaves(name)
     tr.slot_values = slot_values
     tr.call_values = struct_values
+    tr.kernel_options = options or {}
     source = function_source(fn)
     saved = tr.enter_function(source, is_kernel=True)
     param_texts = tr.bind_kernel_params(params, spec, slot_values, struct_values)

@@ -1,0 +1,1 @@
+# python/quadrants/lang/ast/__init__.py: upstream's package path quadrants.lang.ast, for compatibility only.
