@@ -150,6 +150,38 @@ def test_nested_loops_are_serial_and_loop_config_applies_to_the_next_loop():
     assert stmts[1].endswith("(config (block_dim 0) (serialize 0)) ((store x ((var i_1) (const int 0)) () (const int 1))))")
 
 
+def test_a_func_called_at_the_kernels_top_level_has_parallel_top_level_loops_unless_it_returns_early():
+    # As upstream: an inlined func's top-level loops are the kernel's, each a parallel task.
+    @qd.func
+    def phase(x: qd.template(), n: qd.i32):
+        for i in range(n):
+            x[i] += 1
+        for i in range(n):
+            for j in range(2):
+                x[i] += j
+
+    @qd.func
+    def find(x: qd.template(), n: qd.i32) -> qd.i32:
+        for i in range(n):
+            if x[i] > 0:
+                return i
+        return -1
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(), n: qd.i32) -> qd.i32:
+        phase(x, n)
+        if n > 0:
+            phase(x, n)  # inside a runtime if: serial, as any loop there
+        return find(x, n)
+
+    stmts = body(k, array("f32", 1), scalar())
+    loops = [k for k, stmt in enumerate(stmts) if stmt.startswith("(parallel_for")]
+    assert len(loops) == 2, stmts  # phase's two loops; the second keeps its inner loop serial
+    rest = "".join(stmts[loops[1] + 1:])
+    assert "(parallel_for" not in rest, stmts  # neither the if's call nor find, which returns early
+    assert rest.count("(for ") == 4, stmts  # in the if: phase's two loops and the inner one; find's loop
+
+
 def test_serialized_loop_with_break_becomes_a_serial_for():
     @qd.kernel
     def k(x: qd.types.ndarray()):

@@ -471,7 +471,11 @@ class CallTranslator:
             bound = bind_arguments(func.fn.__name__, inspect.signature(func.fn), args, kwargs)  # func_args.py
         except ArgumentError as exc:
             raise self.fail(str(exc), kind="syntax") from None
-        saved = self.enter_function(function_source(func.fn), is_kernel=False)
+        source = function_source(func.fn)
+        # Called among the kernel's top-level statements, the func's own top-level loops run in parallel (each
+        # an offloaded task, as upstream); not when it returns early, since a return cannot leave a parallel loop.
+        at_top = self.top_level and not _returns_early(source.tree.body)
+        saved = self.enter_function(source, is_kernel=False, inlined_at_top_level=at_top)
         self.ctx.plain_python = getattr(func, "plain_python", False)
         self.inline_stack.append(func)
         try:
@@ -618,3 +622,11 @@ def _local_name(value):
     if isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
         return value.text[5:-1]
     return None
+
+
+def _returns_early(body):
+    """Whether a func body returns before its end (the early-return flag of stmts.visit_function_body)."""
+    from .stmts import _tail_returns  # stmts builds on this module
+
+    tail = _tail_returns(body)
+    return any(isinstance(n, ast.Return) and n not in tail for stmt in body for n in ast.walk(stmt))

@@ -62,7 +62,7 @@ class LoopTranslator:
         targets = self.loop_targets(node.target, space)
         if checks_names:
             self.check_fresh_loop_targets(targets, node.target)
-        if self.top_level and self.ctx.is_kernel:
+        if self.top_level:  # the kernel's top level, or a func's inlined there (enter_function)
             self.parallel_loop(node, targets, space)
         else:
             self.serial_loop(node, targets, space)

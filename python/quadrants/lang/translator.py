@@ -362,11 +362,13 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
         self.line_sources.setdefault(node.lineno, self.ctx.source)
 
     # ---- inlined functions ----------------------------------------------------------------------
-    def enter_function(self, source, is_kernel):
+    def enter_function(self, source, is_kernel, inlined_at_top_level=False):
+        """inlined_at_top_level: a @qd.func inlined where the kernel's own top-level statements are; its
+        top-level loops are then the kernel's top-level loops, parallel as upstream makes them."""
         saved = (self.ctx, self.loops, self.top_level, self.builder.loc)
         self.ctx = FunctionContext(source, is_kernel)
         self.loops = []
-        self.top_level = is_kernel
+        self.top_level = is_kernel or inlined_at_top_level
         self.entered.append((source, len(self.node_stack)))
         return saved
 
