@@ -39,6 +39,9 @@ struct CompiledKernel {
   std::vector<std::string> assert_messages;
   std::vector<KernelWarning> warnings;  // about the kernel's source (the Python layer shows them)
   std::shared_ptr<void> library;  // the dlopen handle
+  // Its tasks: each top-level parallel loop, and each run of top-level statements between them (upstream's
+  // offloaded tasks; a CUDA kernel launches one GPU kernel per task). 1 for a hand-written C++ kernel.
+  int num_tasks = 1;
 };
 
 // Parses, checks, types, simplifies, generates C++, compiles (or finds it in the cache) and loads.

@@ -53,6 +53,7 @@ void bind_jit(nb::module_& m) {
       .def_ro("source", &CompiledKernel::source)
       .def_ro("library_path", &CompiledKernel::library_path)
       .def_ro("num_params", &CompiledKernel::num_params)
+      .def_ro("num_tasks", &CompiledKernel::num_tasks)
       .def_ro("debug", &CompiledKernel::debug)
       .def_ro("assert_messages", &CompiledKernel::assert_messages)
       .def_prop_ro("warnings", [](const CompiledKernel& k) { return warning_tuples(k.warnings); });

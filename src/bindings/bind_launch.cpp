@@ -8,6 +8,7 @@
 #include <x86intrin.h>
 #endif
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -36,6 +37,9 @@ namespace {
 // need to exist, not run: the op's Python body allocates its outputs and the kernels are skipped.
 thread_local int fake_mode_depth = 0;  // per thread: tracing in one thread must not skip another's kernels
 
+
+// The task count of the kernel launched last, in any thread (upstream's get_num_offloaded_tasks_on_last_call).
+std::atomic<int> last_launch_tasks{0};
 
 // Kernels returning at most this many values keep them on the stack.
 constexpr size_t kInlineReturns = 16;
@@ -157,6 +161,7 @@ class Launcher {
       }
       last_ = spec;
     }
+    last_launch_tasks.store(spec->num_tasks, std::memory_order_relaxed);
     std::optional<TorchProfilerRange> profiled;  // the launch under the kernel's name in torch.profiler
     if (torch_profiler_active()) profiled.emplace(name_);
     for (const std::shared_ptr<Array>& g : spec->globals) pack_view(g->view(), packed[total++]);
@@ -638,12 +643,14 @@ class Launcher {
       entry.returns = cuda->returns;
       entry.assert_messages = &cuda->assert_messages;
       entry.cuda = cuda;
+      entry.num_tasks = static_cast<int>(cuda->tasks.size());
       entry.keep = cuda;
       return table_.add(std::move(entry));
     }
     auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
     attach_globals(entry, kernel->params);
     entry.entry = kernel->entry;
+    entry.num_tasks = kernel->num_tasks;
     entry.returns = kernel->returns;
     entry.assert_messages = &kernel->assert_messages;
     entry.keep = kernel;
@@ -719,6 +726,8 @@ void bind_launch(nb::module_& m) {
     current_target() = Target{kind == "cuda", device};
   }, nb::arg("kind"), nb::arg("device") = 0, "Where kernels run from now on (qd.init calls this).");
   m.def("enter_fake_mode", [] { ++fake_mode_depth; }, "Kernels return without running until the matching exit.");
+  m.def("last_launch_tasks", [] { return last_launch_tasks.load(std::memory_order_relaxed); },
+        "The task count (top-level parallel loops and serial runs) of the kernel launched last; 0 before any.");
   m.def("exit_fake_mode", [] { --fake_mode_depth; });
   m.def("_rethrow_pending", [] {
     std::exception_ptr e = std::exchange(pending_exception, nullptr);

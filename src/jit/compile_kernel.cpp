@@ -10,6 +10,21 @@
 
 namespace qd {
 
+namespace {
+
+int count_tasks(const ir::Kernel& kernel) {
+  int tasks = 0;
+  bool in_serial_run = false;
+  for (const ir::Stmt& s : kernel.body) {
+    bool loop = ir::as<ir::ParallelFor>(s) != nullptr;
+    if (loop || !in_serial_run) ++tasks;
+    in_serial_run = !loop;
+  }
+  return tasks;
+}
+
+}  // namespace
+
 std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text) {
   ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
   codegen::GeneratedSource generated = codegen::generate_cpu_source(kernel);
@@ -28,6 +43,7 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
   out->assert_messages = std::move(generated.assert_messages);
   out->warnings = kernel.warnings;
   out->library = lib.handle;
+  out->num_tasks = count_tasks(kernel);
   return out;
 }
 

@@ -40,6 +40,7 @@ struct Specialization {
   std::vector<std::string> arg_names;
   // The last run finished within a few microseconds: the next one keeps the GIL (see bind_launch.cpp).
   mutable bool short_run = false;
+  int num_tasks = 1;  // CompiledKernel::num_tasks, or the CUDA kernel's task count
 };
 
 // An inline compare: the key is a handful of words, not worth a call into libc.

@@ -462,3 +462,33 @@ def test_other_with_statements_stay_unsupported():
     assert "'with ... as ...' is not supported inside kernels" in error_of(with_as, zeros(1)).message
     assert "takes a single context manager" in error_of(two_managers, zeros(1)).message
     assert "qd.graph.parallel_context must be called" in error_of(not_called, zeros(1)).message
+
+
+def test_the_task_count_of_the_last_launch_counts_parallel_loops_and_serial_runs_between_them():
+    # impl.get_runtime().prog.get_num_offloaded_tasks_on_last_call(), which upstream's graph tests read.
+    from quadrants.lang import impl
+
+    @qd.kernel(graph=True)
+    def sections(x: qd.types.ndarray(qd.f32, ndim=1), y: qd.types.ndarray(qd.f32, ndim=1)):
+        with qd.graph.parallel_context():
+            with qd.graph.parallel():
+                for i in range(x.shape[0]):
+                    x[i] += 1.0
+            with qd.graph.parallel():
+                y[0] = 5.0
+                for i in range(1, y.shape[0]):
+                    y[i] += 2.0
+
+    @qd.kernel
+    def one_loop(x: qd.types.ndarray(qd.f32, ndim=1)):
+        for i in x:
+            x[i] += 1.0
+
+    x, y = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    prog = impl.get_runtime().prog
+    sections(x, y)
+    assert prog.get_num_offloaded_tasks_on_last_call() == 3  # loop, the store, loop
+    one_loop(x)
+    assert prog.get_num_offloaded_tasks_on_last_call() == 1
+    np.testing.assert_array_equal(x, [2, 2, 2, 2])
+    np.testing.assert_array_equal(y, [5, 2, 2, 2])

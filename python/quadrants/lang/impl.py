@@ -15,6 +15,24 @@ class _Program:
     def synchronize(self):
         _runtime.sync()
 
+    def get_num_offloaded_tasks_on_last_call(self):
+        """The tasks of the kernel launched last: its top-level parallel loops and the runs of top-level
+        statements between them (on CUDA, one GPU kernel launch each)."""
+        from .. import _core
+
+        return _core.last_launch_tasks()
+
+    # Upstream replays graph=True kernels as CUDA graphs and reports on its graph cache. quadrants captures no
+    # graphs on any backend (a graph kernel launches task by task), so the cache is always empty and unused.
+    def get_graph_cache_size(self):
+        return 0
+
+    def get_graph_cache_used_on_last_call(self):
+        return False
+
+    def get_graph_num_nodes_on_last_call(self):
+        return 0
+
     def _get_num_ndarrays(self):
         """How many qd.ndarray()s are alive (qd.reset() releases them all)."""
         from ..ndarray import Ndarray
