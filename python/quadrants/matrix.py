@@ -12,18 +12,8 @@ import numpy as np
 
 from . import _matrix_math as mm
 from ._matrix_math import describe_shape
+from ._swizzles import length_message, out_of_range_message, swizzle_indices
 
-_SWIZZLE_GROUPS = ("xyzw", "rgba", "stpq")
-
-
-def _swizzle_indices(name):
-    """The components a swizzle such as 'x', 'xy' or 'rgba' names, or None when name is not one."""
-    if not 1 <= len(name) <= 4:
-        return None
-    for group in _SWIZZLE_GROUPS:
-        if all(c in group for c in name):
-            return [group.index(c) for c in name]
-    return None
 
 
 def _rebuild(values):
@@ -340,7 +330,7 @@ class Matrix:
 
     # --- swizzles: v.x, v.xy, v.rgba = ... (vectors only, as in Quadrants) ------------------------
     def __getattr__(self, name):
-        indices = _swizzle_indices(name) if not name.startswith("_") else None
+        indices = swizzle_indices(name) if not name.startswith("_") else None
         if indices is None:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         self._check_swizzle(name, indices)
@@ -349,28 +339,35 @@ class Matrix:
         return Vector([self[i] for i in indices])
 
     def __setattr__(self, name, value):
-        indices = _swizzle_indices(name) if not name.startswith("_") else None
+        indices = swizzle_indices(name) if not name.startswith("_") else None
         if indices is None:
             object.__setattr__(self, name, value)
             return
-        self._check_swizzle(name, indices)
+        self._check_swizzle(name, indices, assigning=True)
         if len(indices) == 1:
             self[indices[0]] = value
             return
         values = list(value.to_list() if isinstance(value, Matrix) else value)
         if len(values) != len(indices):
-            raise ValueError(f"Swizzle '{name}' takes {len(indices)} values, but got {len(values)}.")
+            from .lang.errors import SwizzleValueError
+
+            raise SwizzleValueError(length_message(name, len(values)))
         for i, v in zip(indices, values):
             self[i] = v
 
-    def _check_swizzle(self, name, indices):
+    def _check_swizzle(self, name, indices, assigning=False):
+        """Reading a component the vector lacks is an AttributeError (so hasattr() works); assigning one is upstream's
+        QuadrantsSyntaxError."""
         if len(self._shape) != 1:
             raise AttributeError(
                 f"Swizzles such as '.{name}' are for vectors, but this is {describe_shape(self._shape)}."
             )
         if max(indices) >= self.n:
-            group = next(g for g in _SWIZZLE_GROUPS if name[0] in g)
-            raise AttributeError(f"A {self.n}-vector has components {', '.join(group[: self.n])}, but got '.{name}'.")
+            if not assigning:
+                raise AttributeError(out_of_range_message(name, self.n))
+            from .lang.errors import QuadrantsSyntaxError
+
+            raise QuadrantsSyntaxError(out_of_range_message(name, self.n))
 
 
 def _binary_operator(symbol, fn, reflected):

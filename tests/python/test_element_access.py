@@ -202,12 +202,14 @@ def test_out_of_range_element_and_component_indices():
         m[0][2][0] = 1
 
 
-def test_swizzle_outside_the_vector_is_an_attribute_error():
+def test_swizzle_outside_the_vector_reads_as_an_attribute_error_and_assigns_as_a_syntax_error():
     a = qd.Vector.field(2, qd.f32, shape=1)
-    with pytest.raises(AttributeError, match=r"A 2-vector has components x, y, but got '.z'"):
+    with pytest.raises(qd.QuadrantsSyntaxError,  # upstream's class and words
+                       match=r"vec2 only has attributes=\('x', 'y'\), got=\('z',\): a 2-vector has components x, y"):
         a[0].z = 1
-    with pytest.raises(AttributeError, match=r"A 2-vector has components x, y, but got '.xyz'"):
+    with pytest.raises(AttributeError, match=r"a 2-vector has components x, y, but got '.xyz'"):
         a[0].xyz
+    assert not hasattr(a[0], "z")
 
 
 def test_integer_overflow_through_an_element_is_an_error():

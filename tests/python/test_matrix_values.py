@@ -255,7 +255,10 @@ def test_swizzles_on_plain_values():
     assert v.to_list() == [1, 20, 30, 40]
     with pytest.raises(AttributeError, match=r"Swizzles such as '.x' are for vectors, but this is a 2x2 matrix"):
         qd.Matrix([[1, 2], [3, 4]]).x
-    with pytest.raises(ValueError, match=r"Swizzle 'xy' takes 2 values, but got 3"):
+    with pytest.raises(ValueError, match=r"value len does not match the swizzle pattern=xy: swizzle 'xy' takes 2 "
+                                         r"values, but got 3"):  # also upstream's QuadrantsRuntimeError
+        v.xy = (1, 2, 3)
+    with pytest.raises(qd.QuadrantsRuntimeError):
         v.xy = (1, 2, 3)
 
 
@@ -603,3 +606,42 @@ def test_uvec_types_follow_default_ip():
     assert qd.math.uvec3 == qd.types.vector(3, qd.u64)
     assert qd.math.uvec2.ndarray(shape=2).dtype is qd.u64
     assert widest(qd.math.uvec2(0, 2**40)) == 2**63 + 5 + 2**40
+
+
+def test_swizzles_read_and_assign_inside_kernels():
+    @qd.kernel
+    def shuffle() -> qd.math.vec3:
+        v = qd.math.vec3(0, 0, 0)
+        v.brg += 1  # all three components, in another order
+        v.x = 1
+        v.g = 2
+        v.p = 3  # stpq names the same components
+        w = v.tps + v.xxz  # (2, 3, 1) + (1, 1, 3)
+        v.bgr = w  # b = 3, g = 4, r = 4
+        v.zy += qd.math.vec2(10, 20)
+        return v
+
+    assert shuffle().to_list() == [4, 24, 13]
+
+    @qd.kernel
+    def rotate() -> qd.types.vector(3, qd.i32):
+        v = qd.Vector([1, 2, 3])
+        v.zxy += [v.z, v.y, v.x]  # a list beside a vector is a vector; the right side reads v before the update
+        return v
+
+    assert rotate().to_list() == [3, 3, 6]
+
+    @qd.kernel
+    def too_long():
+        b = qd.math.vec2(1, 2)
+        b.xyz = [1, 2, 3]
+
+    @qd.kernel
+    def repeated():
+        b = qd.math.vec2(1, 2)
+        b.xx = [1, 2]
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"vec2 only has attributes=\('x', 'y'\), got=\('x', 'y', 'z'\)"):
+        too_long()
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"Swizzle '.xx' names a component twice"):
+        repeated()

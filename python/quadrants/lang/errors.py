@@ -158,3 +158,8 @@ __all__ = [
     "QuadrantsSyntaxError",
     "QuadrantsTypeError",
 ]
+
+
+class SwizzleValueError(QuadrantsRuntimeError, ValueError):
+    """A swizzle assigned the wrong number of values in Python scope: upstream's QuadrantsRuntimeError, and a
+    ValueError."""

@@ -18,6 +18,7 @@ from .simt_values import SharedArray
 from .print_format import field_value
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
+from .._swizzles import out_of_range_message, swizzle_indices
 
 BINARY_OPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -37,7 +38,6 @@ _PYTHON_COMPARE = {
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
 _ERROR_KINDS = {QuadrantsTypeError: "type", QuadrantsValueError: "value"}
-_SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
 
 def element_index_parts(index, shape):
@@ -330,10 +330,10 @@ class ExprTranslator(DynamicIndexing):
             return vector.shape[1] if vector.is_matrix else 1
         if attr == "T":
             return self.ops.transpose(vector)
-        if not vector.is_matrix and attr and all(c in _SWIZZLE for c in attr):
-            indices = [_SWIZZLE[c] for c in attr]
+        indices = None if vector.is_matrix else swizzle_indices(attr)
+        if indices is not None:
             if max(indices) >= vector.shape[0]:
-                raise self.fail(f"component '{attr}' is out of range for {describe(vector)}", kind="type")
+                raise self.fail(out_of_range_message(attr, vector.shape[0]))  # upstream's QuadrantsSyntaxError
             if len(indices) == 1:
                 return vector.entries[indices[0]]
             return VectorValue([vector.entries[i] for i in indices], (len(indices),))

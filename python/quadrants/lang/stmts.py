@@ -18,6 +18,7 @@ from . import tile_slices
 from .simt_values import SharedArray, SharedTarget
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
+from .._swizzles import out_of_range_message, swizzle_indices
 
 # Augmented assignments that are atomic on arrays (and on kernel-scope locals inside parallel loops).
 _SUBSCRIPT_UPDATE_HOOKS = {ast.Add: "_qd_subscript_iadd", ast.Sub: "_qd_subscript_isub"}
@@ -246,9 +247,9 @@ class StmtTranslator(LoopTranslator):
             base = self.lvalue(node.value)
             if isinstance(base, StructTarget):
                 return self.struct_member_target(base, node.attr)
-            if isinstance(base, VectorTarget) and node.attr in "xyzwrgba" and len(node.attr) == 1:
-                return self.vector_target_element(base, "xyzw".index(node.attr) if node.attr in "xyzw"
-                                                  else "rgba".index(node.attr))
+            indices = swizzle_indices(node.attr)
+            if isinstance(base, VectorTarget) and len(base.shape) == 1 and indices is not None:
+                return self.swizzle_target(base, node.attr, indices)
         raise self.fail("this expression cannot be assigned to inside a kernel")
 
     def array_target(self, array, index):
@@ -261,6 +262,17 @@ class StmtTranslator(LoopTranslator):
             return ArrayTarget(array, indices, ())
         return VectorTarget([ArrayTarget(array, indices, e) for e in element_indices(array.element_shape)],
                             array.element_shape)
+
+    def swizzle_target(self, base, name, indices):
+        """`v.x = ...`, `v.bgr = ...`: the named components, in the swizzle's order."""
+        if max(indices) >= base.shape[0]:
+            raise self.fail(out_of_range_message(name, base.shape[0]))
+        if len(set(indices)) != len(indices):
+            raise self.fail(f"swizzle '.{name}' names a component twice, so it cannot be assigned to",
+                            hint="assign the components one by one.")
+        if len(indices) == 1:
+            return base.targets[indices[0]]
+        return VectorTarget([base.targets[i] for i in indices], (len(indices),))
 
     def vector_target_element(self, base, index):
         if not isinstance(base, VectorTarget):
@@ -283,6 +295,8 @@ class StmtTranslator(LoopTranslator):
             raise self.fail("a whole struct cannot be updated with an operator such as +=", kind="type",
                             hint="update its members: s.a += x.")
         value = self.visit(node.value)
+        if isinstance(target, VectorTarget) and len(target.shape) == 1 and isinstance(value, (list, tuple)):
+            value = VectorValue(list(value), (len(value),))  # v += [a, b, c], as in v + [a, b, c]
         atomic_op = _ATOMIC_AUG_OPS.get(type(node.op))
         if atomic_op is not None and self.needs_atomic(target):
             self.emit_effects(self.atomic_update(atomic_op, target, value))
