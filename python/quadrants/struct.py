@@ -615,13 +615,16 @@ class StructField(Field):
         for key, member in self.field_dict.items():
             member.copy_from(other.field_dict[key])
 
-    def to_numpy(self, keep_dims=False):
-        """{member: numpy array} (nested dicts for struct members); vector members as their fields export."""
-        return {key: member.to_numpy(keep_dims=keep_dims) for key, member in self.field_dict.items()}
+    def to_numpy(self, keep_dims=False, *, copy=True):
+        """{member: numpy array} (nested dicts for struct members); vector members as their fields export.
+        copy=False gives views of the members' memory (each member is an array of its own), as their to_numpy."""
+        return {key: member.to_numpy(keep_dims=keep_dims, copy=copy) for key, member in self.field_dict.items()}
 
-    def to_torch(self, device=None, keep_dims=False):
-        """{member: torch tensor} (nested dicts for struct members), on `device` (default: the CPU)."""
-        return {key: member.to_torch(device=device, keep_dims=keep_dims) for key, member in self.field_dict.items()}
+    def to_torch(self, device=None, keep_dims=False, *, copy=True):
+        """{member: torch tensor} (nested dicts for struct members), on `device` (default: the CPU); copy as the
+        members' to_torch (copy=False: tensors sharing their memory, or ValueError)."""
+        return {key: member.to_torch(device=device, keep_dims=keep_dims, copy=copy)
+                for key, member in self.field_dict.items()}
 
     def from_numpy(self, array_dict):
         """Copies {member: numpy array} in; every member must be there (nested dicts for struct members)."""

@@ -351,3 +351,17 @@ def test_copy_from_looks_through_tensor_wrappers():
     c = qd.ndarray(qd.f32, 3)
     c.copy_from(b)
     assert c.to_numpy().tolist() == [1, 2, 3]
+
+
+def test_struct_field_exports_share_each_members_memory_with_copy_false():
+    s = qd.types.struct(a=qd.i32, b=qd.f32, v=qd.types.vector(2, qd.f32))
+    f = s.field(shape=(4,))
+    tensors = f.to_torch(copy=False)
+    arrays = f.to_numpy(copy=False)
+    tensors["b"][1] = 3.5
+    arrays["a"][2] = 7
+    tensors["v"][3, 1] = 2.0
+    assert (f[1].b, f[2].a, f[3].v[1]) == (3.5, 7, 2.0)
+    copied = f.to_torch()  # the default still copies
+    copied["b"][0] = 9.0
+    assert f[0].b == 0.0
