@@ -12,6 +12,7 @@ void bind_jit(nb::module_& m);
 void bind_launch(nb::module_& m);
 void bind_cuda_jit(nb::module_& m);
 void bind_cuda(nb::module_& m);
+void bind_kernel_method(nb::module_& m);
 }  // namespace qd::bindings
 
 NB_MODULE(_core, m) {
@@ -63,6 +64,7 @@ NB_MODULE(_core, m) {
   qd::bindings::bind_runtime(m);
   qd::bindings::bind_jit(m);
   qd::bindings::bind_launch(m);
+  qd::bindings::bind_kernel_method(m);
   qd::bindings::bind_cuda_jit(m);
   qd::bindings::bind_cuda(m);
 }

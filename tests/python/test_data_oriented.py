@@ -376,3 +376,36 @@ def test_dataclass_instance_for_a_template_parameter_warns_as_upstream():
     with pytest.warns(DeprecationWarning, match="qd.template-annotated kernel parameter 'h'"):
         run(holder)
     assert holder.x[0] == 5
+
+
+@qd.data_oriented
+class Energy:
+    def __init__(self, n):
+        self.x = qd.field(qd.f32, shape=n, needs_grad=True)
+        self.total = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def accumulate(self, k: qd.f32):
+        for i in self.x:
+            self.total[None] += k * self.x[i] ** 2
+
+
+def test_a_kernel_methods_grad_runs_the_adjoint_for_its_own_instance():
+    import inspect
+
+    a, b = Energy(3), Energy(3)
+    a.x.from_numpy(np.array([1, 2, 3], np.float32))
+    b.x.from_numpy(np.array([5, 5, 5], np.float32))
+    a.accumulate(2.0)
+    assert a.total[None] == pytest.approx(28.0) and b.total[None] == 0.0
+    a.total.grad[None] = 1.0
+    a.accumulate.grad(2.0)  # upstream's obj.kernel.grad(): bound to a, not b
+    np.testing.assert_allclose(a.x.grad.to_numpy(), [4, 8, 12])
+    np.testing.assert_allclose(b.x.grad.to_numpy(), [0, 0, 0])
+    Energy.accumulate.grad(b, 1.0)  # the unbound spelling still takes the instance first
+    np.testing.assert_allclose(b.x.grad.to_numpy(), [0, 0, 0])  # b.total.grad is 0: nothing flows
+    assert list(inspect.signature(a.accumulate).parameters) == ["k"]
+    assert a.accumulate.__self__ is a and a.accumulate.__func__ is Energy.accumulate
+    with qd.ad.Tape(loss=b.total):
+        b.accumulate(1.0)
+    np.testing.assert_allclose(b.x.grad.to_numpy(), [10, 10, 10])

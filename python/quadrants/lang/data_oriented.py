@@ -17,9 +17,22 @@ def data_oriented(cls=None, *, template_primitives=True):
     def decorate(klass):
         klass._data_oriented = True
         klass._qd_template_primitives = bool(template_primitives)
+        _hold_kernel_methods(klass)
         return klass
 
     return decorate if cls is None else decorate(cls)
+
+
+def _hold_kernel_methods(klass):
+    """Each kernel method goes into a KernelMethod (src/bindings/kernel_method.cpp): `obj.kernel(...)` calls it as
+    a bound method would, and `obj.kernel.grad(...)` runs its adjoint for obj, as upstream."""
+    from .. import _core
+    from .kernels import is_kernel
+
+    for name, value in list(vars(klass).items()):
+        code = getattr(getattr(value, "__wrapped__", value), "__code__", None)
+        if is_kernel(value) and code is not None and code.co_argcount and code.co_varnames[0] == "self":
+            setattr(klass, name, _core.KernelMethod(value))
 
 
 def is_data_oriented(value):
