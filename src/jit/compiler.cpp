@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -166,10 +167,16 @@ size_t large_kernel_bytes() {
 // took 12 of a small kernel's 55 ms of compile. Generated kernels use none of them (no exceptions, RTTI,
 // static objects or standard C++ headers): they link only libm, and libgcc.a for the helpers GCC may
 // call (128-bit division). libc, which every host process has loaded, resolves the rest at dlopen.
-// Other compilers (clang, zig) keep their own defaults. `libs` go after the source, where a linker
-// that drops unneeded libraries (--as-needed) has seen what uses them.
+// Other compilers (clang, zig) keep their own defaults, and so does a CXX that carries options of its own
+// (CXX="g++ -fsanitize=undefined" needs the driver to link its runtime). `libs` go after the source, where
+// a linker that drops unneeded libraries (--as-needed) has seen what uses them.
 bool is_gcc(const std::string& identity) {
   return identity.find("Free Software Foundation") != std::string::npos && identity.find("clang") == std::string::npos;
+}
+
+bool has_options(const std::string& command) {
+  std::vector<std::string> words = split_command_words(command);
+  return std::any_of(words.begin(), words.end(), [](const std::string& w) { return !w.empty() && w[0] == '-'; });
 }
 
 std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes, const std::string& identity, bool standalone,
@@ -368,6 +375,7 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
                        "C++17 compiler.");
   }
   std::string identity = compiler_identity(command, cached ? cache_dir() : "");
+  standalone = standalone && !has_options(command);
   std::vector<std::string> libs;
   std::vector<std::string> flags = compile_flags(fast_math, source.size(), identity, standalone, &libs);
   std::string key = cache_key(identity, flags, libs, source);
