@@ -28,6 +28,9 @@ def _check_field_options(kwargs, shape):
 
         if layout not in (Layout.AOS, Layout.SOA, Layout.NULL):
             raise ValueError(f"layout= expects qd.Layout.AOS or qd.Layout.SOA, but got {layout!r}.")
+        if layout == Layout.SOA:
+            _warn_layout_ignored("layout", "layout=qd.Layout.SOA is accepted, but quadrants stores a vector or "
+                                 "matrix field's components together (AOS) whatever the layout")
     offset, order = kwargs.get("offset"), kwargs.get("order")
     if shape is None:
         if offset is not None:
@@ -36,12 +39,15 @@ def _check_field_options(kwargs, shape):
             raise QuadrantsSyntaxError("shape cannot be None when order is set")
         return None
     ndim = 1 if isinstance(shape, numbers.Integral) else len(tuple(shape))
-    if order is not None:  # memory order only, which no program can observe here: checked, then ignored
+    if order is not None:  # memory order only: checked, then warned about (results do not depend on it)
         if len(order) != ndim:
             raise QuadrantsSyntaxError(f"The dimensionality of shape and order must be the same ({ndim} != "
                                        f"{len(order)})")
         if len(set(order)) != len(order) or any(not 0 <= ord(c) - ord("i") < ndim for c in order):
             raise QuadrantsSyntaxError(f"order={order!r} must name each of the first {ndim} axes (ijkl...) once")
+        if list(order) != sorted(order):
+            _warn_layout_ignored("order", f"order={order!r} is accepted, but quadrants stores fields row-major "
+                                 "(ijk...) whatever the order")
     if offset is None:
         return None
     offset = (offset,) if isinstance(offset, numbers.Integral) else tuple(offset)
@@ -457,3 +463,11 @@ def element_dtype(vector_type):
     """The scalar dtype of a qd.types.vector/matrix: Python's float (default_fp) where it has none."""
     return float if vector_type.dtype is None else vector_type.dtype
 
+
+def _warn_layout_ignored(option, message):
+    """A memory-layout option quadrants accepts without changing the layout: said once per option and process,
+    since only speed (and qd.get_addr, which quadrants lacks) could tell."""
+    from ._init_options import warn_once
+
+    warn_once("field:" + option, f"qd.field(): {message}: results are the same, the speed of access patterns "
+              "may differ from upstream Quadrants'.")

@@ -3,6 +3,8 @@
 fields without a shape are placed later, qd.FieldsBuilder defines fields after kernels ran, and bad
 layouts fail with messages that say what was wrong. Results are checked against numpy."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -123,10 +125,19 @@ def test_grouped_loop_over_an_snode():
     assert [x[0, 0], x[0, 3], x[3, 0], x[3, 3], x[1, 1]] == [1, 2, 11, 12, 0]
 
 
-def test_layout_and_order_options_keep_semantics():
+def test_layout_and_order_options_keep_semantics(monkeypatch):
+    from quadrants import _init_options
+
+    monkeypatch.setattr(_init_options, "_warned", set())
     aos = qd.Vector.field(3, qd.f32, shape=(4, 2), layout=qd.Layout.AOS)
-    soa = qd.Vector.field(3, qd.f32, shape=(4, 2), layout=qd.Layout.SOA)
-    ordered = qd.field(qd.f32, shape=(4, 2), order="ji")
+    with pytest.warns(UserWarning, match=r"layout=qd.Layout.SOA is accepted, but quadrants stores .* together"):
+        soa = qd.Vector.field(3, qd.f32, shape=(4, 2), layout=qd.Layout.SOA)
+    with pytest.warns(UserWarning, match=r"order='ji' is accepted, but quadrants stores fields row-major"):
+        ordered = qd.field(qd.f32, shape=(4, 2), order="ji")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once each
+        qd.field(qd.f32, shape=(4, 2), order="ji")
+        qd.field(qd.f32, shape=(4, 2), order="ij")
     values = np.random.default_rng(0).standard_normal((4, 2, 3)).astype(np.float32)
     aos.from_numpy(values)
     soa.from_numpy(values)
