@@ -270,8 +270,6 @@ def _dumping_ir():
     return os.environ.get("QD_DUMP_IR") == "1"
 
 
-
-
 def reset():
     """Frees every field and ndarray; using one afterwards raises a RuntimeError."""
     global _config, _generation, _materialize_pending

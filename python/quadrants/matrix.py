@@ -15,7 +15,6 @@ from ._matrix_math import describe_shape
 from ._swizzles import length_message, out_of_range_message, swizzle_indices
 
 
-
 def _rebuild(values):
     return Matrix._wrap(values)
 

@@ -11,9 +11,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <optional>
-#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,7 +37,6 @@ namespace {
 // need to exist, not run: the op's Python body allocates its outputs and the kernels are skipped.
 thread_local int fake_mode_depth = 0;  // per thread: tracing in one thread must not skip another's kernels
 
-
 // The task count of the kernel launched last, in any thread (upstream's get_num_offloaded_tasks_on_last_call).
 std::atomic<int> last_launch_tasks{0};
 
@@ -58,7 +57,6 @@ inline uint64_t ticks() {
 }
 constexpr uint64_t kShortRunTicks = 20'000;
 #endif
-
 
 class Launcher {
  public:

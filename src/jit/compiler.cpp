@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -222,13 +221,8 @@ LoadedLibrary open_from_memory(const std::string& bytes, const std::string& show
 #if defined(__linux__) && defined(MFD_CLOEXEC)
   int fd = ::memfd_create("quadrants-kernel", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return {};
-  bool written = true;
-  for (size_t done = 0; written && done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    written = n > 0 || (n < 0 && errno == EINTR);
-    if (n > 0) done += static_cast<size_t>(n);
-  }
-  written = written && ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0;
+  bool written = write_all(fd, bytes) &&
+                 ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0;
   LoadedLibrary lib;
   if (written) {
     static std::atomic<uint32_t> loads{0};

@@ -60,6 +60,8 @@ bool is_temporary_name(const std::string& name);
 void remove_if_stale(const std::string& dir, const std::string& name);
 // Reads a whole file; false when it cannot be opened.
 bool read_file(const std::string& path, std::string* out);
+// Writes all of `text` to `fd` (retrying interrupted and partial writes); false on an error.
+bool write_all(int fd, const std::string& text);
 // Readers see either no file or the whole file: write a temporary, then rename over.
 void write_file_atomically(const std::string& path, const std::string& text);
 

@@ -15,6 +15,7 @@ from .func_args import ArgumentError, bind_arguments
 from .ir_builder import Expr, string_text
 from .literals import primitive_type_call
 from .source import function_source
+from .stmts import returns_early
 from .struct_values import Struct, StructField, StructType
 from .types import RefType, Template, VectorType, scalar_dtype_name
 from .print_format import SpecValue, formatted_text
@@ -474,7 +475,7 @@ class CallTranslator:
         source = function_source(func.fn)
         # Called among the kernel's top-level statements, the func's own top-level loops run in parallel (each
         # an offloaded task, as upstream); not when it returns early, since a return cannot leave a parallel loop.
-        at_top = self.top_level and not _returns_early(source.tree.body)
+        at_top = self.top_level and not returns_early(source.tree.body)
         saved = self.enter_function(source, is_kernel=False, inlined_at_top_level=at_top)
         self.ctx.plain_python = getattr(func, "plain_python", False)
         self.inline_stack.append(func)
@@ -622,11 +623,3 @@ def _local_name(value):
     if isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
         return value.text[5:-1]
     return None
-
-
-def _returns_early(body):
-    """Whether a func body returns before its end (the early-return flag of stmts.visit_function_body)."""
-    from .stmts import _tail_returns  # stmts builds on this module
-
-    tail = _tail_returns(body)
-    return any(isinstance(n, ast.Return) and n not in tail for stmt in body for n in ast.walk(stmt))

@@ -506,8 +506,7 @@ class StmtTranslator(LoopTranslator):
         if self.ctx.return_annotation is not None and not any(n.value is not None for n in returns):
             raise self.fail("Function has a return type but does not have a return statement",
                             hint="return a value, or remove the return annotation.", node=self.ctx.source.tree)
-        tail = _tail_returns(stmts)
-        if any(n not in tail for n in returns):
+        if returns_early(stmts):
             self.start_early_returns(any(n.value is not None for n in returns))
         self.visit_body(stmts)
 
@@ -641,6 +640,12 @@ def _is_static_test(test):
     return isinstance(test, ast.Call) and (
         (isinstance(test.func, ast.Attribute) and test.func.attr == "static") or
         (isinstance(test.func, ast.Name) and test.func.id == "static"))
+
+
+def returns_early(stmts):
+    """Whether a function body returns before its end: such returns go through an early-return flag."""
+    tail = _tail_returns(stmts)
+    return any(isinstance(n, ast.Return) and n not in tail for stmt in stmts for n in ast.walk(stmt))
 
 
 def _tail_returns(stmts):
