@@ -20,7 +20,8 @@ constexpr const char* kCudaVersion = "quadrants-cuda-1";
 
 std::vector<std::string> nvrtc_options(bool fast_math) {
   std::vector<std::string> options = {"--std=c++17"};
-  if (fast_math) options.push_back("--use_fast_math");
+  // Without fast_math, every operation rounds as written, as on the CPU (-ffp-contract=off): no fused a*b+c.
+  options.push_back(fast_math ? "--use_fast_math" : "--fmad=false");
   return options;
 }
 

@@ -189,6 +189,9 @@ std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes, cons
   std::vector<std::string> flags = {level, "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
                                     "-fno-rtti", "-pipe"};
   if (!libs->empty()) flags.push_back("-nostdlib");
+  // Without fast_math a kernel rounds every operation as written (numpy's results, and the CUDA side's under
+  // --fmad=false): GCC would otherwise fuse a * b + c into one FMA, with one rounding instead of two.
+  if (!fast_math) flags.push_back("-ffp-contract=off");
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
   if (fast_math) {

@@ -107,6 +107,7 @@ struct Program {
   std::string image;  // emulated_image.h's format
   bool compiled = false;
   bool virtual_arch = false;  // compiled for compute_XX: PTX only, no CUBIN
+  bool fmad = true;           // --fmad=false: no contraction of a*b+c into an FMA
 };
 
 bool write_text(const std::string& path, const std::string& text) {
@@ -149,6 +150,10 @@ bool read_options(Program& program, int count, const char* const* options) {
         option == "-use_fast_math" || option == "-lineinfo" || option == "--generate-line-info") {
       continue;
     }
+    if (option == "--fmad=false" || option == "--fmad=true" || option == "-fmad=false" || option == "-fmad=true") {
+      program.fmad = option.find("=true") != std::string::npos;
+      continue;
+    }
     program.log = "nvrtc: error: unrecognized option " + option + "\n";
     return false;
   }
@@ -170,7 +175,8 @@ int run_compiler(Program& program) {
   for (const char* name : kSimtIntrinsics) simt = simt || program.source.find(name) != std::string::npos;
   const char* cxx = std::getenv("CXX");
   std::string command = std::string(cxx && *cxx ? cxx : "c++") +
-                        " -std=c++17 -O1 -w -fPIC -shared -nostdinc -x c++ -DQD_EMULATED_USES_SIMT=" +
+                        " -std=c++17 -O1 -w -fPIC -shared -nostdinc -x c++" +
+                        (program.fmad ? "" : " -ffp-contract=off") + " -DQD_EMULATED_USES_SIMT=" +
                         (simt ? "1" : "0") + " -I" + dir + " -include " + dir +
                         "/emulated_prelude.h " + source + " -o " + dir + "/module.so > " + dir + "/log.txt 2>&1";
   int status = ok ? std::system(command.c_str()) : -1;

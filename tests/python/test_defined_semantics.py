@@ -122,3 +122,23 @@ def test_impossible_shapes_and_unreachable_devices_are_clear_errors():
         pytest.skip("this torch reaches a GPU")
     with pytest.raises(ValueError, match=r"to_torch\(device='cuda'\): this torch .* cannot reach a CUDA device"):
         qd.ndarray(qd.f32, shape=4).to_torch(device="cuda")
+
+
+@qd.kernel
+def multiply_add(a: qd.types.ndarray(), b: qd.types.ndarray(), c: qd.types.ndarray(), out: qd.types.ndarray()):
+    for i in out:
+        out[i] = a[i] * b[i] + c[i]
+
+
+def test_multiply_add_rounds_twice_as_written_without_fast_math():
+    # Without fast_math, a * b + c rounds the product, then the sum (numpy's float32 result): the C++ compiler
+    # must not fuse them into one FMA (-ffp-contract=off; --fmad=false under NVRTC).
+    rng = np.random.default_rng(5)
+    a, b = (rng.uniform(0.5, 2.0, 4096).astype(np.float32) for _ in range(2))
+    c = -(a.astype(np.float64) * b).astype(np.float32)  # cancels the product: only its rounding error is left
+    out = np.empty_like(a)
+    multiply_add(a, b, c, out)
+    expected = a * b + c
+    fused = (a.astype(np.float64) * b + c).astype(np.float32)
+    assert np.count_nonzero(expected != fused) > 100  # the data tells the two apart
+    np.testing.assert_array_equal(out, expected)
