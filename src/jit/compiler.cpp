@@ -23,7 +23,9 @@
 
 #include "jit/disk_cache.h"
 #include "jit/hash.h"
+#include "jit/link_tools.h"
 #include "jit/process.h"
+#include "jit/spare_compiler.h"
 #include "quadrants/errors.h"
 
 namespace qd {
@@ -299,6 +301,55 @@ LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const
   return {};
 }
 
+// The compiler run that builds the library from `source_path` in one go (a compiler other than GCC, or a
+// kernel that needs the C++ runtime library).
+int compile_in_one_run(const std::string& command, const std::vector<std::string>& flags,
+                       const std::string& source_path, const std::string& library, std::string* output) {
+  std::vector<std::string> argv = split_command_words(command);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-x", "c++", source_path, "-o", library});
+  return run_program(argv, output);
+}
+
+// The text generated kernels share after their first comment line: what a spare compiler reads in advance.
+const std::string& runtime_prefix() {
+  static const std::string prefix = expand_embedded_includes("#include \"qd_runtime.h\"\n");
+  return prefix;
+}
+
+// GCC building a standalone kernel: compile to an object, on the waiting spare compiler when there is one
+// (spare_compiler.h), then link with ld itself (link_tools.h); the driver links when ld could not be found
+// or failed. Each step's output goes to *output.
+int compile_then_link(const std::string& command, const std::vector<std::string>& flags,
+                      const std::vector<std::string>& libs, const std::string& source,
+                      const std::string& source_path, const std::string& library, std::string* output) {
+  std::vector<std::string> words = split_command_words(command);
+  find_link_tools(words);
+  std::vector<std::string> compile = words;
+  compile.insert(compile.end(), flags.begin(), flags.end());
+  compile.push_back("-c");
+  std::string spare_dir, object;
+  if (!compile_on_spare(compile, runtime_prefix(), source, &spare_dir, &object)) {
+    start_spare(compile, runtime_prefix());  // for the next kernel, while this one compiles
+    object = library + ".o";
+    std::vector<std::string> argv = compile;
+    argv.insert(argv.end(), {"-x", "c++", source_path, "-o", object});
+    int status = run_program(argv, output);
+    if (status != 0) return status;
+  }
+  std::vector<std::string> link = direct_link_argv(words, object, library);
+  std::string link_output;
+  int status = link.empty() ? -1 : run_program(link, &link_output);
+  if (status != 0) {
+    link = words;
+    link.insert(link.end(), {"-shared", "-nostdlib", object, "-o", library});
+    link.insert(link.end(), libs.begin(), libs.end());
+    status = run_program(link, output);
+  }
+  if (!spare_dir.empty()) remove_tree(spare_dir);
+  return status;
+}
+
 // A header's text minus its `#pragma once` line: pasted into the main file it is already included
 // once, and compilers warn "#pragma once in main file" about it (our code, not the user's).
 std::string without_pragma_once(const std::string& header) {
@@ -388,14 +439,11 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
   std::string work = make_work_dir(cached), work_source = work + "/" + kernel_name + ".cpp";
   std::string work_library = work + "/" + kernel_name + ".so";
   write_file_atomically(work_source, source);
-  std::vector<std::string> argv = split_command_words(command);
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-x", "c++", work_source, "-o", work_library});
-  argv.insert(argv.end(), libs.begin(), libs.end());
   if (is_fallback) announce_fallback_compiler();
   ++g_compiler_runs;
   std::string output;
-  int status = run_program(argv, &output);
+  int status = libs.empty() ? compile_in_one_run(command, flags, work_source, work_library, &output)
+                            : compile_then_link(command, flags, libs, source, work_source, work_library, &output);
   std::string kept_source = cached ? base + ".cpp" : work_source;
   if (cached) std::rename(work_source.c_str(), kept_source.c_str());
   std::string bytes;

@@ -2,6 +2,7 @@
 #include "jit/process.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,38 +53,67 @@ std::vector<std::string> split_command_words(const std::string& command) {
   return words;
 }
 
-int run_program(const std::vector<std::string>& argv, std::string* output) {
-  if (argv.empty()) return -1;
+StartedProgram start_program(const std::vector<std::string>& argv, int stdin_fd, std::string* output,
+                             bool own_group) {
+  if (argv.empty()) return {};
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    output->append("could not create a pipe for '" + argv[0] + "': " + std::string(std::strerror(errno)));
+    return {};
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  if (stdin_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (own_group) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   pid_t pid = -1;
-  int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int spawned = ::posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (spawned != 0) {
     ::close(fds[0]);
     output->append("could not start '" + argv[0] + "': " + std::string(std::strerror(spawned)));
-    return -1;
+    return {};
   }
+  return {static_cast<int>(pid), fds[0], own_group};
+}
+
+int wait_program(StartedProgram program, std::string* output) {
+  if (program.pid < 0) return -1;
   char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+  for (ssize_t n; (n = ::read(program.output_fd, buf, sizeof buf)) != 0;) {
     if (n > 0) output->append(buf, static_cast<size_t>(n));
     else if (errno != EINTR) break;
   }
-  ::close(fds[0]);
+  ::close(program.output_fd);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  while (::waitpid(program.pid, &status, 0) < 0) {
     if (errno != EINTR) return -1;
   }
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void kill_program(StartedProgram program) {
+  if (program.output_fd >= 0) ::close(program.output_fd);  // not read: a child outside the group could hold it open
+  if (program.pid < 0) return;
+  ::kill(program.own_group ? -program.pid : program.pid, SIGKILL);
+  while (::waitpid(program.pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+int run_program(const std::vector<std::string>& argv, std::string* output) {
+  return wait_program(start_program(argv, -1, output), output);
 }
 
 }  // namespace qd::jit

@@ -15,4 +15,25 @@ std::vector<std::string> split_command_words(const std::string& command);
 // started, 128 + N when killed by signal N) and appends its stdout and stderr to *output.
 int run_program(const std::vector<std::string>& argv, std::string* output);
 
+// A program started by start_program and not yet waited for.
+struct StartedProgram {
+  int pid = -1;     // -1: it could not be started (output_fd then holds -1 too)
+  int output_fd = -1;  // read end of its stdout and stderr
+  bool own_group = false;  // it leads a process group of its own, which kill_program stops whole
+};
+
+// Starts argv[0] (searched in PATH) with argv, its stdout and stderr into a pipe; `stdin_fd` (or -1 for
+// none) becomes its standard input; `own_group` puts it in a new process group. On failure, appends why
+// to *output and returns pid -1.
+StartedProgram start_program(const std::vector<std::string>& argv, int stdin_fd, std::string* output,
+                             bool own_group = false);
+
+// Reads the program's output to its end, appending it to *output, and reaps it; returns the exit
+// status as run_program does.
+int wait_program(StartedProgram program, std::string* output);
+
+// Stops a started program (SIGKILL; its whole group when it has one, so that a compiler driver's
+// cc1plus and as stop too) and reaps it, discarding its output.
+void kill_program(StartedProgram program);
+
 }  // namespace qd::jit

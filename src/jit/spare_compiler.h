@@ -1,0 +1,32 @@
+// src/jit/spare_compiler.h: a C++ compiler started before the kernel it will compile exists.
+//
+// GCC spends about 8 ms of a small kernel's compile before it reaches the kernel's own code: starting the
+// driver, cc1plus and as, setting up its back end, and reading the runtime header. A spare does that while
+// the previous kernel compiles: its main file is the runtime header followed by `#include "body"`, where
+// `body` is a FIFO, so the spare waits there until the next kernel's code is written into it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace qd::jit {
+
+// `argv` is the compiler command and its flags, compiling to an object file (-c); `prefix` is the text that
+// generated kernels share (the expanded runtime header). When a spare started with the same argv and prefix
+// is waiting and `source` is `prefix` after leading `//` comment lines, the rest of `source` goes to that
+// spare, and a new spare starts (for the next kernel, while this one compiles): on success the object file
+// is *object, inside *work_dir (the caller removes it). Returns false
+// when there is no such spare, `source` has another shape, or the spare failed; the caller then compiles
+// `source` as usual, which also gives its diagnostics their usual file and line.
+bool compile_on_spare(const std::vector<std::string>& argv, const std::string& prefix, const std::string& source,
+                      std::string* work_dir, std::string* object);
+
+// Starts a spare for argv and prefix, unless one is waiting for them; a spare for anything else is stopped
+// first (one at a time, for the configuration compiled last). Best effort: a failure leaves no spare.
+void start_spare(const std::vector<std::string>& argv, const std::string& prefix);
+
+// For tests: how many compiles a spare has done in this process, and whether one is waiting.
+int spare_compiles();
+bool spare_waiting();
+
+}  // namespace qd::jit

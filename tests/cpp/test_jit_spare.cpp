@@ -1,0 +1,120 @@
+// tests/cpp/test_jit_spare.cpp: the spare compiler (src/jit/spare_compiler.h): used for the next kernel, never
+// by a forked child, falling back when it fails, stopped at exit.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "jit/compiler.h"
+#include "jit/disk_cache.h"
+#include "jit/spare_compiler.h"
+#include "test_ir_helpers.h"
+#include "test_jit_helpers.h"
+
+namespace qd::testing {
+namespace {
+
+const std::vector<std::string> kCompile = {"c++", "-O0", "-c"};
+const std::string kPrefix = "static int qd_prefix_value() { return 7; }\n";
+
+bool is_object(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
+class JitSpare : public JitTest {};
+
+TEST_F(JitSpare, NextKernelCompilesOnTheSpare) {
+  auto kernel = [](const std::string& name, int value) {
+    return "(kernel " + name + " (options (default_fp f32) (default_ip i32) (debug 0) (fast_math 0))\n"
+           " (params (array x i32 1 () 1 1))\n (returns void)\n (body (parallel_for (i) ((shape x 0)) "
+           "(config (block_dim 0) (serialize 0)) ((store x ((var i)) () (bin add (var i) (const int " +
+           std::to_string(value) + ")))))))";
+  };
+  compile_kernel(kernel("spare_first", 11));
+  if (!jit::spare_waiting()) GTEST_SKIP() << "the system compiler is not GCC: no spare";
+  int before = jit::spare_compiles();
+  auto second = compile_kernel(kernel("spare_second", 22));
+  EXPECT_EQ(jit::spare_compiles(), before + 1);
+  EXPECT_TRUE(jit::spare_waiting());  // the next one started while this one compiled
+  std::vector<int32_t> x(10, -1);
+  Launch launch;
+  launch(*second, {array_arg(x.data(), {10})});
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(x[i], i + 22);
+}
+
+TEST_F(JitSpare, CompilesTheBodyAfterThePrefix) {
+  jit::start_spare(kCompile, kPrefix);
+  std::string dir, object;
+  ASSERT_TRUE(jit::compile_on_spare(kCompile, kPrefix, "// a comment line\n" + kPrefix + "int use() { return qd_prefix_value(); }\n",
+                                    &dir, &object));
+  EXPECT_TRUE(is_object(object));
+  jit::remove_tree(dir);
+}
+
+TEST_F(JitSpare, SourceOfAnotherShapeLeavesTheSpareWaiting) {
+  jit::start_spare(kCompile, kPrefix);
+  std::string dir, object;
+  EXPECT_FALSE(jit::compile_on_spare(kCompile, kPrefix, "int other;\n" + kPrefix, &dir, &object));
+  EXPECT_FALSE(jit::compile_on_spare({"c++", "-O1", "-c"}, kPrefix, "// c\n" + kPrefix, &dir, &object));
+  EXPECT_TRUE(jit::spare_waiting());
+}
+
+TEST_F(JitSpare, FailedOrKilledSpareReportsFalse) {
+  for (std::vector<std::string> failing : {std::vector<std::string>{"sh", "-c", "exit 3", "sh"},
+                                           std::vector<std::string>{"sh", "-c", "kill -9 $$", "sh"}}) {
+    jit::start_spare(failing, kPrefix);
+    std::string dir = "unset", object = "unset";
+    EXPECT_FALSE(jit::compile_on_spare(failing, kPrefix, "// c\n" + kPrefix + "int x;\n", &dir, &object));
+    EXPECT_EQ(object, "unset");
+  }
+}
+
+TEST_F(JitSpare, ForkedChildNeverWritesIntoTheParentsSpare) {
+  jit::start_spare(kCompile, kPrefix);
+  pid_t child = ::fork();
+  if (child == 0) {
+    std::string dir, object;
+    bool used = jit::compile_on_spare(kCompile, kPrefix, "// c\n" + kPrefix + "int child;\n", &dir, &object);
+    ::_exit(used || jit::spare_waiting() ? 1 : 0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::string dir, object;
+  EXPECT_TRUE(jit::compile_on_spare(kCompile, kPrefix, "// c\n" + kPrefix + "int parent;\n", &dir, &object));
+  EXPECT_TRUE(is_object(object));
+  jit::remove_tree(dir);
+}
+
+TEST_F(JitSpare, ExitStopsTheSpareAndRemovesItsFiles) {
+  char pattern[] = "/tmp/qd-spare-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  std::string temp = pattern;
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::setenv("TMPDIR", temp.c_str(), 1);
+    jit::start_spare(kCompile, kPrefix);
+    std::exit(jit::spare_waiting() ? 0 : 1);  // exit, not _exit: static destructors stop the spare
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  int entries = 0;
+  if (DIR* dir = ::opendir(temp.c_str())) {
+    while (dirent* entry = ::readdir(dir)) entries += std::string(entry->d_name) != "." && std::string(entry->d_name) != "..";
+    ::closedir(dir);
+  }
+  EXPECT_EQ(entries, 0);
+  jit::remove_tree(temp);
+}
+
+}  // namespace
+}  // namespace qd::testing
