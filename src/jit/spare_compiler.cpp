@@ -2,13 +2,14 @@
 #include "jit/spare_compiler.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <exception>
 #include <mutex>
 #include <new>
@@ -24,8 +25,11 @@ struct Spare {
   std::vector<std::string> argv;
   std::string prefix;
   std::string work_dir;
-  // The FIFO, opened read-write: the compiler's open of it never waits for a writer, and it reads to the end
-  // of the body once this descriptor is closed.
+  // The write end of the spare's standard input, a pipe, which its main file includes as /dev/stdin: the
+  // compiler reads the body when it reaches that line, to the end of the pipe once this end is closed. Opening
+  // an anonymous pipe by path never waits for a writer, and the body waits in the pipe until it is read, so
+  // the compiler may reach the line before or after the body is written; if this process dies, the compiler
+  // sees the end of its input and exits.
   int body_fd = -1;
   StartedProgram program;
   pid_t owner = 0;  // a forked child must not write into its parent's spare
@@ -74,22 +78,24 @@ size_t body_start(const std::string& source, const std::string& prefix) {
   return std::string::npos;
 }
 
-// Waits until the compiler has read the whole body from the FIFO. Only then may this end be closed: the
-// compiler sees the end of its input when no writer is left, but a FIFO that nobody has open drops its data,
-// and a compiler that had not opened it yet would wait forever. False when the compiler exited first, or after
-// a minute without it reading.
-bool drained(Spare& spare) {
-  for (int waited_us = 0; waited_us < 60'000'000; waited_us += 50) {
-    int unread = 0;
-    if (::ioctl(spare.body_fd, FIONREAD, &unread) != 0) return false;
-    if (unread == 0) return true;
-    if (::waitpid(spare.program.pid, nullptr, WNOHANG) != 0) {
-      spare.program.pid = -1;  // reaped: its number may be reused, so it must not be killed
-      return false;
+// Writes the body into the spare's pipe. The whole body must fit in the pipe's buffer, so the write never
+// waits on a compiler that is slow to read it; a compiler that has exited makes the write fail with EPIPE,
+// whose SIGPIPE is kept from this process (a host program may not ignore it, as Python does).
+bool hand_over(int fd, const std::string& body) {
+  int capacity = ::fcntl(fd, F_SETPIPE_SZ, static_cast<int>(std::min<size_t>(body.size() + 1, 1 << 30)));
+  if (capacity < 0 || static_cast<size_t>(capacity) <= body.size()) return false;
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+  bool written = write_all(fd, body);
+  if (!written && errno == EPIPE) {
+    timespec no_wait{};
+    while (sigtimedwait(&pipe_signal, nullptr, &no_wait) == SIGPIPE) {
     }
-    ::usleep(50);
   }
-  return false;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return written;
 }
 
 bool matches(const Spare& spare, const std::vector<std::string>& argv, const std::string& prefix) {
@@ -108,20 +114,25 @@ void start_spare(const std::vector<std::string>& argv, const std::string& prefix
   spare.prefix = prefix;
   spare.owner = ::getpid();
   try {
-    spare.work_dir = make_work_dir(false);
-    write_file_atomically(spare.work_dir + "/spare.cpp", prefix + "#include \"body\"\n");
+    spare.work_dir = make_work_dir(true);  // in the cache, whose sweep removes what a killed process left
+    write_file_atomically(spare.work_dir + "/spare.cpp", prefix + "#include \"/dev/stdin\"\n");
   } catch (const std::exception&) {  // best effort: no spare, the next kernel compiles as usual
     if (!spare.work_dir.empty()) remove_tree(spare.work_dir);
     return;
   }
-  std::string fifo = spare.work_dir + "/body";
-  if (::mkfifo(fifo.c_str(), 0600) == 0) spare.body_fd = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  int input[2];
+  if (::pipe2(input, O_CLOEXEC) != 0) {
+    remove_tree(spare.work_dir);
+    return;
+  }
+  spare.body_fd = input[1];
   std::vector<std::string> command = argv;
   command.insert(command.end(), {"-x", "c++", spare.work_dir + "/spare.cpp", "-o", spare.work_dir + "/kernel.o"});
   std::string output;
-  if (spare.body_fd >= 0) spare.program = start_program(command, -1, &output, true);
+  spare.program = start_program(command, input[0], &output, true);
+  ::close(input[0]);
   if (spare.program.pid < 0) {
-    if (spare.body_fd >= 0) ::close(spare.body_fd);
+    ::close(spare.body_fd);
     remove_tree(spare.work_dir);
     return;
   }
@@ -139,16 +150,7 @@ bool compile_on_spare(const std::vector<std::string>& argv, const std::string& p
     spare = std::move(*waiting);
     waiting.reset();
   }
-  // The whole body must fit in the FIFO's buffer: the write then never blocks, even on a compiler that died
-  // before reading it (this process holds the read side too, so nothing else would wake the write).
-  std::string body = source.substr(start);
-  int capacity = ::fcntl(spare.body_fd, F_SETPIPE_SZ, static_cast<int>(std::min<size_t>(body.size() + 1, 1 << 30)));
-  bool handed = capacity > 0 && static_cast<size_t>(capacity) > body.size() && write_all(spare.body_fd, body);
-  if (!handed) {
-    discard(spare);
-    return false;
-  }
-  if (!drained(spare)) {
+  if (!hand_over(spare.body_fd, source.substr(start))) {
     discard(spare);
     return false;
   }

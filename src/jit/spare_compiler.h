@@ -2,8 +2,8 @@
 //
 // GCC spends about 8 ms of a small kernel's compile before it reaches the kernel's own code: starting the
 // driver, cc1plus and as, setting up its back end, and reading the runtime header. A spare does that while
-// the previous kernel compiles: its main file is the runtime header followed by `#include "body"`, where
-// `body` is a FIFO, so the spare waits there until the next kernel's code is written into it.
+// the previous kernel compiles: its main file is the runtime header followed by `#include "/dev/stdin"`, and
+// its standard input is a pipe, so it waits there until the next kernel's code is written into the pipe.
 #pragma once
 
 #include <string>
