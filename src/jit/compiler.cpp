@@ -329,13 +329,15 @@ int compile_then_link(const std::string& command, const std::vector<std::string>
   compile.insert(compile.end(), flags.begin(), flags.end());
   compile.push_back("-c");
   std::string spare_dir, object;
-  if (!compile_on_spare(compile, runtime_prefix(), source, &spare_dir, &object)) {
+  SpareResult on_spare = compile_on_spare(compile, runtime_prefix(), source, &spare_dir, &object);
+  if (on_spare != SpareResult::kBuilt) {
     start_spare(compile, runtime_prefix());  // for the next kernel, while this one compiles
     object = library + ".o";
     std::vector<std::string> argv = compile;
     argv.insert(argv.end(), {"-x", "c++", source_path, "-o", object});
     int status = run_program(argv, output);
     if (status != 0) return status;
+    if (on_spare == SpareResult::kFailed) disable_spares();  // the source was fine: spares do not work here
   }
   std::vector<std::string> link = direct_link_argv(words, object, library);
   std::string link_output;

@@ -38,6 +38,7 @@ struct Spare {
 std::mutex spare_mutex;          // guards `waiting`
 std::optional<Spare> waiting;    // the spare, if one is waiting
 std::atomic<int> compiles{0};
+bool disabled = false;           // guarded by spare_mutex; see disable_spares
 
 void discard(Spare& spare) {
   kill_program(spare.program);
@@ -106,7 +107,7 @@ bool matches(const Spare& spare, const std::vector<std::string>& argv, const std
 
 void start_spare(const std::vector<std::string>& argv, const std::string& prefix) {
   std::lock_guard<std::mutex> lock(spare_mutex);
-  if (waiting && matches(*waiting, argv, prefix)) return;
+  if (disabled || (waiting && matches(*waiting, argv, prefix))) return;
   if (waiting && waiting->owner == ::getpid()) discard(*waiting);
   waiting.reset();
   Spare spare;
@@ -114,7 +115,8 @@ void start_spare(const std::vector<std::string>& argv, const std::string& prefix
   spare.prefix = prefix;
   spare.owner = ::getpid();
   try {
-    spare.work_dir = make_work_dir(true);  // in the cache, whose sweep removes what a killed process left
+    // In $TMPDIR, not the cache: clearing the cache must not pull the files from under a waiting spare.
+    spare.work_dir = make_work_dir(false);
     write_file_atomically(spare.work_dir + "/spare.cpp", prefix + "#include \"/dev/stdin\"\n");
   } catch (const std::exception&) {  // best effort: no spare, the next kernel compiles as usual
     if (!spare.work_dir.empty()) remove_tree(spare.work_dir);
@@ -139,20 +141,20 @@ void start_spare(const std::vector<std::string>& argv, const std::string& prefix
   waiting = std::move(spare);
 }
 
-bool compile_on_spare(const std::vector<std::string>& argv, const std::string& prefix, const std::string& source,
-                      std::string* work_dir, std::string* object) {
+SpareResult compile_on_spare(const std::vector<std::string>& argv, const std::string& prefix,
+                             const std::string& source, std::string* work_dir, std::string* object) {
   size_t start = body_start(source, prefix);
-  if (start == std::string::npos) return false;
+  if (start == std::string::npos) return SpareResult::kNoSpare;
   Spare spare;
   {
     std::lock_guard<std::mutex> lock(spare_mutex);
-    if (!waiting || !matches(*waiting, argv, prefix)) return false;
+    if (!waiting || !matches(*waiting, argv, prefix)) return SpareResult::kNoSpare;
     spare = std::move(*waiting);
     waiting.reset();
   }
   if (!hand_over(spare.body_fd, source.substr(start))) {
     discard(spare);
-    return false;
+    return SpareResult::kFailed;
   }
   ::close(spare.body_fd);
   start_spare(argv, prefix);
@@ -162,12 +164,19 @@ bool compile_on_spare(const std::vector<std::string>& argv, const std::string& p
   std::string built = spare.work_dir + "/kernel.o";
   if (status != 0 || ::stat(built.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
     remove_tree(spare.work_dir);
-    return false;
+    return SpareResult::kFailed;
   }
   *work_dir = spare.work_dir;
   *object = built;
   ++compiles;
-  return true;
+  return SpareResult::kBuilt;
+}
+
+void disable_spares() {
+  std::lock_guard<std::mutex> lock(spare_mutex);
+  disabled = true;
+  if (waiting && waiting->owner == ::getpid()) discard(*waiting);
+  waiting.reset();
 }
 
 int spare_compiles() { return compiles.load(); }

@@ -14,12 +14,17 @@ namespace qd::jit {
 // `argv` is the compiler command and its flags, compiling to an object file (-c); `prefix` is the text that
 // generated kernels share (the expanded runtime header). When a spare started with the same argv and prefix
 // is waiting and `source` is `prefix` after leading `//` comment lines, the rest of `source` goes to that
-// spare, and a new spare starts (for the next kernel, while this one compiles): on success the object file
-// is *object, inside *work_dir (the caller removes it). Returns false
-// when there is no such spare, `source` has another shape, or the spare failed; the caller then compiles
-// `source` as usual, which also gives its diagnostics their usual file and line.
-bool compile_on_spare(const std::vector<std::string>& argv, const std::string& prefix, const std::string& source,
-                      std::string* work_dir, std::string* object);
+// spare, and a new spare starts (for the next kernel, while this one compiles): on kBuilt the object file
+// is *object, inside *work_dir (the caller removes it). kNoSpare: no such spare, or `source` has another
+// shape; kFailed: the spare did not build it. Either way the caller then compiles `source` as usual, which
+// also gives its diagnostics their usual file and line; when that succeeds where a spare failed, the caller
+// calls disable_spares().
+enum class SpareResult { kNoSpare, kBuilt, kFailed };
+SpareResult compile_on_spare(const std::vector<std::string>& argv, const std::string& prefix,
+                             const std::string& source, std::string* work_dir, std::string* object);
+
+// Spares do not work here (e.g. no /dev/stdin): stops the waiting one, and starts none again in this process.
+void disable_spares();
 
 // Starts a spare for argv and prefix, unless one is waiting for them; a spare for anything else is stopped
 // first (one at a time, for the configuration compiled last). Best effort: a failure leaves no spare.

@@ -53,8 +53,8 @@ TEST_F(JitSpare, NextKernelCompilesOnTheSpare) {
 TEST_F(JitSpare, CompilesTheBodyAfterThePrefix) {
   jit::start_spare(kCompile, kPrefix);
   std::string dir, object;
-  ASSERT_TRUE(jit::compile_on_spare(kCompile, kPrefix, "// a comment line\n" + kPrefix + "int use() { return qd_prefix_value(); }\n",
-                                    &dir, &object));
+  std::string source = "// a comment line\n" + kPrefix + "int use() { return qd_prefix_value(); }\n";
+  ASSERT_EQ(jit::SpareResult::kBuilt, jit::compile_on_spare(kCompile, kPrefix, source, &dir, &object));
   EXPECT_TRUE(is_object(object));
   jit::remove_tree(dir);
 }
@@ -62,8 +62,11 @@ TEST_F(JitSpare, CompilesTheBodyAfterThePrefix) {
 TEST_F(JitSpare, SourceOfAnotherShapeLeavesTheSpareWaiting) {
   jit::start_spare(kCompile, kPrefix);
   std::string dir, object;
-  EXPECT_FALSE(jit::compile_on_spare(kCompile, kPrefix, "int other;\n" + kPrefix, &dir, &object));
-  EXPECT_FALSE(jit::compile_on_spare({"c++", "-O1", "-c"}, kPrefix, "// c\n" + kPrefix, &dir, &object));
+  auto result = [&](const std::vector<std::string>& argv, const std::string& source) {
+    return jit::compile_on_spare(argv, kPrefix, source, &dir, &object);
+  };
+  EXPECT_EQ(result(kCompile, "int other;\n" + kPrefix), jit::SpareResult::kNoSpare);
+  EXPECT_EQ(result({"c++", "-O1", "-c"}, "// c\n" + kPrefix), jit::SpareResult::kNoSpare);
   EXPECT_TRUE(jit::spare_waiting());
 }
 
@@ -72,7 +75,8 @@ TEST_F(JitSpare, FailedOrKilledSpareReportsFalse) {
                                            std::vector<std::string>{"sh", "-c", "kill -9 $$", "sh"}}) {
     jit::start_spare(failing, kPrefix);
     std::string dir = "unset", object = "unset";
-    EXPECT_FALSE(jit::compile_on_spare(failing, kPrefix, "// c\n" + kPrefix + "int x;\n", &dir, &object));
+    std::string source = "// c\n" + kPrefix + "int x;\n";
+    EXPECT_EQ(jit::compile_on_spare(failing, kPrefix, source, &dir, &object), jit::SpareResult::kFailed);
     EXPECT_EQ(object, "unset");
   }
 }
@@ -82,14 +86,16 @@ TEST_F(JitSpare, ForkedChildNeverWritesIntoTheParentsSpare) {
   pid_t child = ::fork();
   if (child == 0) {
     std::string dir, object;
-    bool used = jit::compile_on_spare(kCompile, kPrefix, "// c\n" + kPrefix + "int child;\n", &dir, &object);
+    bool used = jit::compile_on_spare(kCompile, kPrefix, "// c\n" + kPrefix + "int child;\n", &dir, &object) !=
+                jit::SpareResult::kNoSpare;
     ::_exit(used || jit::spare_waiting() ? 1 : 0);
   }
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   std::string dir, object;
-  EXPECT_TRUE(jit::compile_on_spare(kCompile, kPrefix, "// c\n" + kPrefix + "int parent;\n", &dir, &object));
+  std::string source = "// c\n" + kPrefix + "int parent;\n";
+  EXPECT_EQ(jit::compile_on_spare(kCompile, kPrefix, source, &dir, &object), jit::SpareResult::kBuilt);
   EXPECT_TRUE(is_object(object));
   jit::remove_tree(dir);
 }
@@ -110,8 +116,8 @@ std::vector<std::string> files_under(const std::string& dir) {
   return found;
 }
 
-// Runs `child` in a forked process whose kernel cache (where spares keep their files) is a new directory,
-// and returns that directory once the child has ended.
+// Runs `child` in a forked process whose $TMPDIR (where spares keep their files) and kernel cache are a new
+// directory, and returns that directory once the child has ended.
 template <class Child>
 std::string in_child_with_own_cache(Child child) {
   char pattern[] = "/tmp/qd-spare-test-XXXXXX";
@@ -119,6 +125,7 @@ std::string in_child_with_own_cache(Child child) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::setenv("QD_CACHE_DIR", pattern, 1);
+    ::setenv("TMPDIR", pattern, 1);
     child();
   }
   int status = 0;
@@ -132,7 +139,19 @@ TEST_F(JitSpare, ExitStopsTheSpareAndRemovesItsFiles) {
     jit::start_spare(kCompile, kPrefix);
     std::exit(jit::spare_waiting() ? 0 : 1);  // exit, not _exit: static destructors stop the spare
   });
-  for (const std::string& file : files_under(cache)) EXPECT_EQ(file.rfind("work-", 0), std::string::npos) << file;
+  for (const std::string& file : files_under(cache)) EXPECT_EQ(file.find("quadrants-work-"), std::string::npos) << file;
+  jit::remove_tree(cache);
+}
+
+TEST_F(JitSpare, DisabledSparesStartNoMore) {
+  std::string cache = in_child_with_own_cache([] {
+    jit::start_spare(kCompile, kPrefix);
+    bool was_waiting = jit::spare_waiting();
+    jit::disable_spares();
+    bool stopped = !jit::spare_waiting();
+    jit::start_spare(kCompile, kPrefix);
+    std::exit(was_waiting && stopped && !jit::spare_waiting() ? 0 : 1);
+  });
   jit::remove_tree(cache);
 }
 
@@ -144,7 +163,9 @@ TEST_F(JitSpare, SpareOfAKilledProcessEndsByItself) {
   });
   bool finished = false;
   for (int tries = 0; tries < 300 && !finished; ++tries) {
-    for (const std::string& file : files_under(cache)) finished |= file.size() > 9 && file.substr(file.size() - 9) == "/kernel.o";
+    for (const std::string& file : files_under(cache)) {
+      finished |= file.size() > 9 && file.substr(file.size() - 9) == "/kernel.o";
+    }
     if (!finished) ::usleep(100'000);
   }
   EXPECT_TRUE(finished) << "the orphaned spare did not finish within 30 s";
