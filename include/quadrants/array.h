@@ -51,6 +51,10 @@ class Array {
   // The scalar array of one entry of every element (element_index: one index per element dim), sharing this
   // array's memory: its outer dims keep their strides (a vector field's component, get_scalar_field()).
   std::shared_ptr<Array> component(const std::vector<int64_t>& element_index) const;
+  // The same memory with its dims reordered: dim d of the result is dim axes[d] of this array, and the last
+  // element_ndim dims are element dims. A field stored in another memory order (qd.field(order=...),
+  // qd.Layout.SOA) is allocated row-major in that order and used through this view in its canonical order.
+  std::shared_ptr<Array> permuted(const std::vector<int64_t>& axes, int element_ndim) const;
 
   // Throws std::runtime_error once released (after qd.reset()).
   const ArrayView& view() const;

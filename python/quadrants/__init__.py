@@ -43,6 +43,7 @@ from .lang import _template_mapper, exception, ops  # noqa: F401  upstream modul
 from .lang.errors import *  # noqa: F401,F403  every exception class upstream exports at the top level
 from .matrix import Matrix, Vector
 from .lang.sparse_access import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
+from .lang.field_address import get_addr  # noqa: F401  the address of a field element, in kernels
 from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).pointer(...).place(x)
     FieldsBuilder,
     SNode,
@@ -65,7 +66,7 @@ from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).point
     l,
     root,
 )
-from .ndarray import Ndarray, ndarray
+from .ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray, ndarray
 from . import ad  # noqa: E402  qd.ad: reverse-mode autodiff (Tape, clear_all_gradients, custom gradients)
 from . import algorithms  # noqa: E402  qd.algorithms: parallel_sort and the scratch sizing helpers
 from .autograd_op import autograd_op

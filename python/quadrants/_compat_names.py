@@ -167,8 +167,8 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     """qd.tensor: a qd.field (backend=qd.Backend.FIELD) or qd.ndarray (NDARRAY, the default), wrapped in qd.Tensor.
 
     layout= lists the canonical axes from outermost to innermost in memory, a permutation of range(ndim). Kernels
-    and copies index the canonical shape either way; as for qd.field(order=), quadrants checks the permutation and
-    keeps the natural row-major storage, so only memory order (speed) can differ from upstream, never a result.
+    and copies index the canonical shape either way; the memory is in that order: a field is qd.field(order=), an
+    ndarray a row-major allocation of the permuted shape seen through a permuted view (ndarray_layout.py).
     """
     from .lang.types import VectorType
 
@@ -181,18 +181,23 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     _check_tensor_kwargs("qd.tensor", kwargs, ("needs_grad", "layout"))
     shape_tuple = (shape,) if isinstance(shape, int) else tuple(shape)
     if layout is not None:
-        layout = tuple(layout)
-        if len(layout) != len(shape_tuple):
-            raise ValueError(f"layout has {len(layout)} entries but shape has {len(shape_tuple)} dimensions; they "
-                             "must match")
-        if sorted(layout) != list(range(len(shape_tuple))):
-            raise ValueError(f"layout={layout!r} is not a permutation of range({len(shape_tuple)})")
+        from .ndarray_layout import checked_layout
+
+        layout = checked_layout(layout, len(shape_tuple))
     from .field import field
     from .ndarray import ndarray
 
-    impl = (field if _backend_of(backend) is Backend.FIELD else ndarray)(dtype, shape, **kwargs)
-    if layout is not None and layout != tuple(range(len(layout))):
-        impl._qd_layout = layout
+    permuted = layout is not None and layout != tuple(range(len(layout)))
+    if _backend_of(backend) is Backend.FIELD:
+        from .field_order import order_string
+
+        impl = field(dtype, shape, order=order_string(layout) if permuted else None, **kwargs)
+    elif permuted:
+        from .ndarray_layout import make_in_layout
+
+        impl = make_in_layout(dtype, shape_tuple, (), layout, kwargs.get("needs_grad", False))
+    else:
+        impl = ndarray(dtype, shape, **kwargs)
     return wrap(impl)
 
 

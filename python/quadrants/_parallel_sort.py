@@ -23,7 +23,7 @@ import quadrants as qd
 
 from .lang.kernels import func, kernel
 from .lang.types import ndarray, template
-from .ndarray import MatrixNdarray, Ndarray
+from .ndarray import ScalarNdarray, make_ndarray
 
 RADIX_BITS = 8
 RADIX_BUCKETS = 1 << RADIX_BITS
@@ -221,10 +221,10 @@ def parallel_sort(keys, values=None):
         return
     bits_dtype = qd.u64 if key_dtype in _WIDE else qd.u32
     tiles, tile_size = _tiling(n)
-    bits = [Ndarray(bits_dtype, (n,), ()) for _ in range(2)]
-    index = [Ndarray(qd.i32, (n,), ()) for _ in range(2)]
-    hist = Ndarray(qd.i32, (RADIX_BUCKETS * tiles,), ())
-    chunk_sums = Ndarray(qd.i32, (math.ceil(RADIX_BUCKETS * tiles / SCAN_CHUNK),), ())
+    bits = [ScalarNdarray(bits_dtype, (n,)) for _ in range(2)]
+    index = [ScalarNdarray(qd.i32, (n,)) for _ in range(2)]
+    hist = ScalarNdarray(qd.i32, (RADIX_BUCKETS * tiles,))
+    chunk_sums = ScalarNdarray(qd.i32, (math.ceil(RADIX_BUCKETS * tiles / SCAN_CHUNK),))
     keys_base = _base_index(keys)
     _load_keys(keys, keys_base, n, bits[0], index[0], key_dtype)
     passes = (64 if bits_dtype == qd.u64 else 32) // RADIX_BITS  # even, so the result lands back in bits[0]
@@ -235,8 +235,7 @@ def parallel_sort(keys, values=None):
     _store_keys(keys, keys_base, n, bits[0], key_dtype)
     if values is not None:
         element_shape = values._element_shape
-        sorted_values = MatrixNdarray(values.dtype, (n,), element_shape) if element_shape else \
-            Ndarray(values.dtype, (n,), ())
+        sorted_values = make_ndarray(values.dtype, (n,), element_shape)
         values_base = _base_index(values)
         _gather_values(values, values_base, n, index[0], sorted_values)
         _store_values(values, values_base, n, sorted_values)

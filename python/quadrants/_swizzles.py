@@ -27,3 +27,11 @@ def out_of_range_message(name, n):
 def length_message(name, given):
     return (f"value len does not match the swizzle pattern={name}: swizzle '{name}' takes {len(name)} values, "
             f"but got {given}.")
+
+
+def patterns(group, required_length=4):
+    """Every swizzle of the letters of `group` ('xyzw') up to required_length long, shortest first: x, y, ...,
+    xx, xy, ... (upstream's _generate_swizzle_patterns; swizzle_indices accepts each of them)."""
+    import itertools
+
+    return ["".join(letters) for k in range(1, required_length + 1) for letters in itertools.product(group, repeat=k)]

@@ -3,7 +3,8 @@
 # A field is placed in an SNode tree (snode.py): qd.field(dtype, shape) places it in a dense node of
 # qd.root at once; qd.field(dtype) waits for `node.place(x)`. Until its tree is finalized a field has no
 # storage, and every use says why. A field with an offset or sparse ancestors has a FieldLayout
-# (field_layout.py) that shifts indices and keeps cells' activity; plain dense fields have none.
+# (field_layout.py) that shifts indices and keeps cells' activity; plain dense fields have none. Memory order
+# (order=, layout=qd.Layout.SOA, a column-major SNode path) is decided when the array is made (field_order.py).
 import numbers
 
 from . import _runtime
@@ -18,7 +19,8 @@ _OPTIONS = {"name", "needs_grad", "order", "layout", "offset", "needs_dual", "nd
 
 
 def _check_field_options(kwargs, shape):
-    """The offset (a tuple or None) after checking every option as upstream does."""
+    """(offset, order) after checking every option as upstream does: the offset a tuple or None, the order the outer
+    axes outermost in memory first (field_order.py), or None for row-major."""
     unknown = set(kwargs) - _OPTIONS
     if unknown:
         raise TypeError(f"qd.field() got unexpected keyword argument(s): {', '.join(sorted(unknown))}.")
@@ -28,33 +30,26 @@ def _check_field_options(kwargs, shape):
 
         if layout not in (Layout.AOS, Layout.SOA, Layout.NULL):
             raise ValueError(f"layout= expects qd.Layout.AOS or qd.Layout.SOA, but got {layout!r}.")
-        if layout == Layout.SOA:
-            _warn_layout_ignored("layout", "layout=qd.Layout.SOA is accepted, but quadrants stores a vector or "
-                                 "matrix field's components together (AOS) whatever the layout")
     offset, order = kwargs.get("offset"), kwargs.get("order")
     if shape is None:
         if offset is not None:
             raise QuadrantsSyntaxError("shape cannot be None when offset is set")
         if order is not None:
             raise QuadrantsSyntaxError("shape cannot be None when order is set")
-        return None
+        return None, None
     ndim = 1 if isinstance(shape, numbers.Integral) else len(tuple(shape))
-    if order is not None:  # memory order only: checked, then warned about (results do not depend on it)
-        if len(order) != ndim:
-            raise QuadrantsSyntaxError(f"The dimensionality of shape and order must be the same ({ndim} != "
-                                       f"{len(order)})")
-        if len(set(order)) != len(order) or any(not 0 <= ord(c) - ord("i") < ndim for c in order):
-            raise QuadrantsSyntaxError(f"order={order!r} must name each of the first {ndim} axes (ijkl...) once")
-        if list(order) != sorted(order):
-            _warn_layout_ignored("order", f"order={order!r} is accepted, but quadrants stores fields row-major "
-                                 "(ijk...) whatever the order")
+    if order is not None:
+        from .field_order import parse_order
+
+        order = parse_order(order, ndim)
+        order = None if order == tuple(range(ndim)) else order
     if offset is None:
-        return None
+        return None, order
     offset = (offset,) if isinstance(offset, numbers.Integral) else tuple(offset)
     if len(offset) != ndim:
         raise QuadrantsSyntaxError(f"The dimensionality of shape and offset must be the same ({ndim} != "
                                    f"{len(offset)})")
-    return offset
+    return offset, order
 
 
 class NoStorage:
@@ -79,7 +74,7 @@ class Field(ArrayContainer):
     _follows_primal = True  # a twin placed beside its primal when that is placed (False: placed by the program)
 
     def __init__(self, dtype, shape, element_shape=(), _twin=False, **kwargs):
-        offset = _check_field_options(kwargs, shape)
+        offset, order = _check_field_options(kwargs, shape)
         self.name = kwargs.get("name")
         _runtime.config()  # initializes with defaults if qd.init() was not called
         self.dtype = _runtime.cook_dtype(dtype)
@@ -87,6 +82,7 @@ class Field(ArrayContainer):
         self.shape = None
         self._array = NoStorage(f"{self._describe()} is not placed: give qd.field() a shape, or place it first, e.g. "
                                 "qd.root.dense(qd.i, n).place(x).")
+        self._set_memory_order(order, kwargs.get("layout"), shape is not None)
         if not _twin:  # a gradient or dual has none of its own
             self._make_twins(kwargs.get("needs_grad"), kwargs.get("needs_dual"), shape is None)
         if shape is not None:
@@ -94,6 +90,16 @@ class Field(ArrayContainer):
 
             shape = normalize_shape(shape, f"qd.{self._kind}()")
             field_node_for_shape(shape).place(self, offset=offset)
+
+    def _set_memory_order(self, order, layout, has_shape):
+        """order= and layout= (field_order.py reads them when the array is allocated). As upstream, SOA applies
+        to a field made with a shape: one placed later by the program is laid out by its SNodes."""
+        from .types.enums import Layout
+
+        if order is not None:
+            self._qd_layout = order  # upstream's attribute name, which qd.Tensor and pickling read too
+        if layout == Layout.SOA and has_shape and self._element_shape:
+            self._soa = True
 
     def _make_twins(self, needs_grad, needs_dual, shapeless):
         """.grad/.dual: asked for, they are placed beside the field when it is placed. A float field made
@@ -108,6 +114,8 @@ class Field(ArrayContainer):
             made = twin(self, lambda n=name: type(self)(self.dtype, None, self._element_shape, _twin=True, name=n), bool(wanted))
             if made is not None:
                 made._follows_primal = bool(wanted)
+                if getattr(self, "_qd_layout", None) is not None:  # laid out as the primal (field_order.py)
+                    made._qd_layout = self._qd_layout
                 setattr(self, attr, made)
 
     def _describe(self):
@@ -115,8 +123,8 @@ class Field(ArrayContainer):
 
     def __reduce__(self):
         """pickle: a new dense field of the same dtype, shape, element shape, name and offset holding a copy of the
-        elements (and of the gradient); a tensor layout= goes along. The SNode tree is not pickled, so a field
-        under pointer, bitmasked or dynamic nodes, whose activity would be lost, is refused."""
+        elements (and of the gradient); its memory order (order=, layout=) goes along. The SNode tree is not
+        pickled, so a field under pointer, bitmasked or dynamic nodes, whose activity would be lost, is refused."""
         if self.shape is None or isinstance(self._array, NoStorage):
             raise TypeError(f"Cannot pickle {self._describe()}: it has no storage (not placed, or not finalized).")
         if self._layout is not None and self._place_node._activity_path():
@@ -125,7 +133,7 @@ class Field(ArrayContainer):
         offset = self._layout.offset if self._layout is not None else None
         grad = self.grad.to_numpy() if self.grad is not None else None
         return _unpickle_field, (self.dtype, self.shape, self._element_shape, self.name, offset, self.to_numpy(),
-                                 grad, getattr(self, "_qd_layout", None))
+                                 grad, getattr(self, "_qd_layout", None), getattr(self, "_soa", False))
 
     # ---- placement and storage (snode.py) -------------------------------------------------------
     def _place(self, node, offset):
@@ -146,9 +154,16 @@ class Field(ArrayContainer):
                 twin._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
 
     def _allocate(self):
+        from .field_order import allocate, memory_order
+
         layout = self._layout
+        array = None
+        if layout is None or layout.pool is None:  # a pool's chunks have a layout of their own (field_layout.py)
+            order = memory_order(self)
+            if order is not None:
+                array = allocate(self.dtype, self.shape, self._element_shape, order)
         storage = layout.storage_shape() if layout is not None else self.shape
-        ArrayContainer.__init__(self, self.dtype, storage, self._element_shape)
+        ArrayContainer.__init__(self, self.dtype, storage, self._element_shape, _array=array)
         self.shape = self._place_node.shape  # a pooled field's array has another shape (field_layout.py)
 
     @property
@@ -180,9 +195,17 @@ class Field(ArrayContainer):
             raise QuadrantsRuntimeError(f"{self._describe()} is not placed yet, so it has no SNode.")
         return self._place_node
 
+    _snode = snode  # upstream's private name, which its tests and tools read
+
     def parent(self, n=1):
         """The n-th ancestor of the field's SNode: x.parent() is the node x was placed in."""
         return self.snode.parent(n)
+
+    @property
+    def layout(self):
+        """order= as upstream reports it: the outer axes from outermost in memory, e.g. (1, 0) for order='ji';
+        None for row-major (field_order.py)."""
+        return getattr(self, "_qd_layout", None)
 
     @property
     def _name(self):
@@ -433,15 +456,17 @@ def hidden_field(dtype, shape):
     return HiddenField(dtype, shape)
 
 
-def _unpickle_field(dtype, shape, element_shape, name, offset, data, grad, tensor_layout):
-    options = {"name": name, "offset": offset, "needs_grad": grad is not None}
+def _unpickle_field(dtype, shape, element_shape, name, offset, data, grad, order=None, soa=False):
+    from .field_order import order_string
+    from .types.enums import Layout
+
+    options = {"name": name, "offset": offset, "needs_grad": grad is not None,
+               "order": order_string(order) if order is not None else None, "layout": Layout.SOA if soa else None}
     restored = MatrixField(dtype, shape, element_shape, **options) if element_shape else \
         ScalarField(dtype, shape, (), **options)
     restored.from_numpy(data)
     if grad is not None:
         restored.grad.from_numpy(grad)
-    if tensor_layout is not None:
-        restored._qd_layout = tensor_layout
     return restored
 
 
@@ -462,12 +487,3 @@ def field(dtype, shape=None, **kwargs):
 def element_dtype(vector_type):
     """The scalar dtype of a qd.types.vector/matrix: Python's float (default_fp) where it has none."""
     return float if vector_type.dtype is None else vector_type.dtype
-
-
-def _warn_layout_ignored(option, message):
-    """A memory-layout option quadrants accepts without changing the layout: said once per option and process,
-    since only speed (and qd.get_addr, which quadrants lacks) could tell."""
-    from ._init_options import warn_once
-
-    warn_once("field:" + option, f"qd.field(): {message}: results are the same, the speed of access patterns "
-              "may differ from upstream Quadrants'.")

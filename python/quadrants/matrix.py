@@ -314,11 +314,11 @@ class Matrix:
         return MatrixField(dtype, shape, (n, m), **kwargs)
 
     @staticmethod
-    def ndarray(n, m, dtype, shape=None, needs_grad=False):
-        """An ndarray of n x m matrices; its numpy shape is shape + (n, m)."""
+    def ndarray(n, m, dtype, shape=None, needs_grad=False, needs_dual=False):
+        """An ndarray of n x m matrices (a qd.MatrixNdarray); its numpy shape is shape + (n, m)."""
         from .ndarray import MatrixNdarray
 
-        return MatrixNdarray(dtype, shape, (n, m), needs_grad=needs_grad)
+        return MatrixNdarray(n, m, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
     def tensor(n, m, dtype, shape, **kwargs):
@@ -427,11 +427,11 @@ class Vector(Matrix):
         return MatrixField(dtype, shape, (n,), **kwargs)
 
     @staticmethod
-    def ndarray(n, dtype, shape=None, needs_grad=False):
-        """An ndarray of n-vectors; its numpy shape is shape + (n,)."""
-        from .ndarray import MatrixNdarray
+    def ndarray(n, dtype, shape=None, needs_grad=False, needs_dual=False):
+        """An ndarray of n-vectors (a qd.VectorNdarray); its numpy shape is shape + (n,)."""
+        from .ndarray import VectorNdarray
 
-        return MatrixNdarray(dtype, shape, (n,), needs_grad=needs_grad)
+        return VectorNdarray(n, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
     def tensor(n, dtype, shape, **kwargs):

@@ -3,7 +3,7 @@
 # An SNode tree only describes where fields live; kernels never see it. A field's shape along an axis
 # is the product of the extents of that axis on its path from the root (root.dense(qd.i, 4).dense(qd.i,
 # 8) gives 32). The lowering (field_layout.py on the host, lang/sparse_access.py in kernels) keeps:
-# - one dense array per field (memory order is invisible, so dense trees need nothing else);
+# - one dense array per field, in the memory order of its dense path (field_order.py);
 # - per pointer/bitmasked node a hidden activity array, one byte per cell of that node (snode.shape);
 # - per dynamic node a hidden i32 length per cell of its parent.
 # Data of inactive cells is always zero (writes activate, deactivation zeroes), so reads need no check.
@@ -235,6 +235,10 @@ class SNode:
     def shape(self):
         """Cells along each axis of this node's indices, counted from the root."""
         return tuple(self._axis_extent[a] for a in self.dims)
+
+    def _physical_index_position(self):
+        """Upstream's map from each index position of this node (a field's i-th index) to its axis (qd.i is 0)."""
+        return dict(enumerate(self.dims))
 
     def parent(self, n=1):
         """The n-th ancestor: qd.root for the nodes at the top of qd.root's tree, None above the root."""

@@ -209,6 +209,7 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.view().strides, a.view().ndim); })
       .def_prop_ro("element_ndim", &Array::element_ndim)
       .def("component", &Array::component, nb::arg("element_index"))
+      .def("permuted", &Array::permuted, nb::arg("axes"), nb::arg("element_ndim"))
       .def_prop_ro("data_ptr", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.view().data); })
       .def_prop_ro("writable", [](const Array& a) { return a.view().writable; })
       .def_prop_ro("is_contiguous", [](const Array& a) { return a.view().is_contiguous(); })

@@ -124,6 +124,27 @@ std::shared_ptr<Array> Array::component(const std::vector<int64_t>& element_inde
   return wrap(part, 0, owner_);
 }
 
+std::shared_ptr<Array> Array::permuted(const std::vector<int64_t>& axes, int element_ndim) const {
+  const ArrayView& whole = view();
+  std::vector<bool> seen(whole.ndim, false);
+  bool valid = static_cast<int>(axes.size()) == whole.ndim && element_ndim >= 0 && element_ndim <= whole.ndim;
+  for (size_t d = 0; valid && d < axes.size(); ++d) {
+    valid = axes[d] >= 0 && axes[d] < whole.ndim && !seen[axes[d]];
+    if (valid) seen[axes[d]] = true;
+  }
+  if (!valid) {
+    throw ValueError("permuted(): expected a permutation of the " + std::to_string(whole.ndim) +
+                     " dims and at most that many element dims, but got " + std::to_string(axes.size()) +
+                     " axes and " + std::to_string(element_ndim) + " element dims.");
+  }
+  ArrayView part = whole;
+  for (int d = 0; d < whole.ndim; ++d) {
+    part.shape[d] = whole.shape[axes[d]];
+    part.strides[d] = whole.strides[axes[d]];
+  }
+  return wrap(part, element_ndim, owner_);
+}
+
 const ArrayView& Array::view() const {
   if (released_) {
     throw std::runtime_error(

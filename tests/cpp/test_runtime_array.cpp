@@ -68,6 +68,26 @@ TEST(Array, ComponentIsAStridedViewSharingMemory) {
   EXPECT_THROW(array->component({0}), ValueError);
 }
 
+TEST(Array, PermutedReordersDimsOverTheSameMemory) {
+  // A (2, 3) field of 4-vectors stored SOA and column-major: memory dims (4, 3, 2), canonical (2, 3, 4).
+  auto memory = Array::create(DtypeCode::f32, {4, 3, 2}, {});
+  auto field = memory->permuted({2, 1, 0}, 1);
+  const ArrayView& view = field->view();
+  ASSERT_EQ(view.ndim, 3);
+  EXPECT_EQ(field->element_ndim(), 1);
+  EXPECT_EQ(view.shape[0], 2);
+  EXPECT_EQ(view.shape[2], 4);
+  EXPECT_EQ(view.strides[0], 1);
+  EXPECT_EQ(view.strides[1], 2);
+  EXPECT_EQ(view.strides[2], 6);
+  EXPECT_FALSE(view.is_contiguous());
+  EXPECT_EQ(element_offset(view, {1, 2, 3}), (1 + 2 * 2 + 3 * 6) * 4);
+  EXPECT_EQ(field->owner(), memory->owner());
+  EXPECT_THROW(memory->permuted({0, 0, 1}, 0), ValueError);
+  EXPECT_THROW(memory->permuted({0, 1}, 0), ValueError);
+  EXPECT_THROW(memory->permuted({0, 1, 2}, 4), ValueError);
+}
+
 TEST(Array, ElementOffsetChecksBounds) {
   auto array = Array::create(DtypeCode::i16, {2, 3}, {});
   EXPECT_EQ(element_offset(array->view(), {1, 2}), (3 + 2) * 2);

@@ -63,7 +63,7 @@ def test_tensor_options_are_upstreams():
         qd.Vector.tensor(3, qd.f32, 4, offset=1)
     with pytest.raises(ValueError, match="backend=7 is not a valid qd.Backend"):
         qd.tensor(qd.f32, 4, backend=7)
-    with pytest.raises(TypeError, match="to wrap an existing Ndarray, use qd.wrap"):
+    with pytest.raises(TypeError, match="to wrap an existing ScalarNdarray, use qd.wrap"):
         qd.tensor(qd.ndarray(qd.f32, 2), 2)
 
 

@@ -222,6 +222,10 @@ class NdRange:
             return iter(ranges[0])
         return (tuple(visit[axes.index(d)] for d in range(len(axes))) for visit in itertools.product(*ranges))
 
+    def grouped(self):
+        """The index vectors of this range in its iteration order (axes= included), as qd.grouped(self)."""
+        return Grouped(self)
+
 
 def _checked_axes(axes, ndim):
     """ndrange(axes=...) as a tuple, or None for the natural order; upstream's errors for anything else."""

@@ -10,7 +10,8 @@ import builtins as _py_builtins
 from . import builtins as qd_builtins
 from .exprs import is_runtime
 from .ir_builder import Expr, Stmt
-from .sparse_access import sparse_iteration_space
+from ..field_order import loop_axes
+from .sparse_access import FieldRef, sparse_iteration_space
 from .struct_values import StructField
 from .values import ArrayRef, LocalVar, StaticBinding, VectorValue
 from .vector_ops import describe
@@ -130,8 +131,13 @@ class LoopTranslator:
             return LoopSpace([(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
                               for b, e in value.bounds], grouped=grouped, axes=value.axes)
         space = sparse_iteration_space(self, value, grouped)  # SNodes, offsets, sparse fields (sparse_access.py)
-        if space is not None:
-            return space
+        if space is None:
+            space = self.dense_space(value, grouped, node)
+        if isinstance(value, FieldRef) and space.blocked is None:
+            space.axes = loop_axes(value.field)  # order=, or a column-major SNode path: loops follow memory
+        return space
+
+    def dense_space(self, value, grouped, node):
         if isinstance(value, StructField):  # its members' shared shape (struct_values.py)
             return LoopSpace([(0, extent) for extent in value.shape], grouped=grouped)
         if isinstance(value, ArrayRef):

@@ -167,6 +167,41 @@ class VectorType:
         return f"qd.types.{kind}({', '.join(map(str, self.shape))}, {self.dtype!r})"
 
 
+class _ElementShape(tuple):
+    """A vector/matrix type's shape tuple that may also be called, as upstream's tensor type's shape()."""
+
+    def __call__(self):
+        return list(self)
+
+
+class NdarrayElementType(VectorType):
+    """A vector/matrix ndarray's element_type: qd.types.vector/matrix, read also through upstream's
+    tensor-type methods (element_type() the scalar dtype, shape() the element shape as a list)."""
+
+    def __init__(self, shape, dtype):
+        super().__init__(shape, dtype)
+        self.shape = _ElementShape(self.shape)
+
+    def element_type(self):
+        return self.dtype
+
+
+class NdarrayTypeMetadata:
+    """What an ndarray's get_type() reports, as upstream: its element type, shape, layout and needs_grad."""
+
+    def __init__(self, element_type, shape=None, needs_grad=False):
+        from ..types.enums import Layout
+
+        self.element_type = element_type
+        self.shape = shape
+        self.layout = Layout.AOS  # components of an element lie together
+        self.needs_grad = needs_grad
+
+    def __repr__(self):
+        return (f"NdarrayTypeMetadata(element_type={self.element_type!r}, shape={self.shape}, "
+                f"needs_grad={self.needs_grad})")
+
+
 class AnyElementType:
     """qd.types.vector() / qd.types.matrix() without sizes: as an ndarray dtype, vector (element_dim 1) or
     matrix (2) elements of any size, specialized per call like qd.types.ndarray(element_dim=...)."""
