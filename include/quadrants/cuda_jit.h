@@ -20,17 +20,27 @@
 
 namespace qd {
 
+// A qd.graph.do_while loop whose last task is the one holding this: after that task, the launcher reads the
+// i32 element of argument `cond_param` (a 0-d device array) and, while it is nonzero, goes back to task
+// `first_task`. It also stops once a task ran a `return` or failed a debug check (the frame's returned flag,
+// the error flag), which would otherwise leave the condition as it is forever.
+struct CudaLoopEnd {
+  int first_task;
+  int cond_param;
+};
+
 struct CudaTask {
   std::string function;  // extern "C" __global__ symbol in the module
   bool parallel;         // true: grid-stride loop over the task's iteration space; false: <<<1,1>>>
   int block_dim;         // threads per block for parallel tasks (loop_config block_dim, default 128)
+  std::vector<CudaLoopEnd> loop_ends = {};  // the loops that end with this task, innermost first
 };
 
 struct CudaCompiledKernel {
   std::string name;
   std::vector<char> image;  // CUBIN for the requested arch, or PTX text (then is_ptx) as fallback
   bool is_ptx = false;
-  std::vector<CudaTask> tasks;       // run in order on one stream
+  std::vector<CudaTask> tasks;       // run in order on one stream, looping back where a task says (CudaLoopEnd)
   std::vector<DtypeCode> returns;  // value k is stored as a QdArg.scalar at frame offset 8k
   int64_t frame_bytes = 0;         // device scratch the launcher allocates per launch (>= 8 per returned value)
   bool args_by_value = false;      // tasks take the QdArgs themselves as a kernel parameter, not a pointer

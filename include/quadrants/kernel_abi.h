@@ -39,9 +39,9 @@ typedef struct QdKernelError {
   // kernel's assert messages)
   int32_t code;
   int32_t arg_index;  // codes 1, 3: which QdArg; code 2: which of the kernel's assert messages
-  int32_t ndim;
+  int32_t ndim;       // code 2: how many of the message's values index[] holds
   int32_t dim;        // the offending dimension
-  int64_t index[QD_MAX_NDIM];
+  int64_t index[QD_MAX_NDIM];  // code 2: the message's values, as bits (docs/IR.md, assert)
 } QdKernelError;
 
 typedef struct QdLaunchContext {

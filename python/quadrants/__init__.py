@@ -77,9 +77,10 @@ from .linear_solve import solve  # noqa: E402  qd.solve(A, b) inside kernels
 from .decompositions import polar_decompose, svd  # noqa: E402  2x2 and 3x3, inside kernels
 from .eigen_decompositions import eig, make_spd, sym_eig  # noqa: E402  small matrices, inside kernels
 from . import experimental  # noqa: E402  qd.experimental.real_func, upstream's deprecated alias
+from .lang.checkpoint import checkpoint  # noqa: E402  upstream's yield/resume marker; not implemented in kernels
 from .lang import graph  # noqa: E402  qd.graph: parallel_context() regions of parallel() sections in graph kernels
 # upstream's deprecated flat spellings, the same objects; kernels using them warn (lang/graph_spelling.py)
-from .lang.graph import parallel as graph_parallel, parallel_context as graph_parallel_context  # noqa: E402
+from .lang.graph import do_while as graph_do_while, parallel as graph_parallel, parallel_context as graph_parallel_context  # noqa: E402,E501
 from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(kernel_profiler=True))
 # Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.
 from .types.enums import Layout

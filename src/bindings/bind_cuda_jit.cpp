@@ -1,6 +1,7 @@
 // src/bindings/bind_cuda_jit.cpp: _core.compile_kernel_cuda / CudaCompiledKernel, generate_cuda_source, nvrtc_available.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -29,6 +30,15 @@ void bind_cuda_jit(nb::module_& m) {
                      std::vector<std::tuple<std::string, bool, int>> tasks;
                      for (const CudaTask& t : k.tasks) tasks.emplace_back(t.function, t.parallel, t.block_dim);
                      return tasks;
+                   })
+      .def_prop_ro("task_loop_ends",  // per task: (first task, condition param) of each qd.graph.do_while ending there
+                   [](const CudaCompiledKernel& k) {
+                     std::vector<std::vector<std::pair<int, int>>> ends;
+                     for (const CudaTask& t : k.tasks) {
+                       ends.emplace_back();
+                       for (const CudaLoopEnd& e : t.loop_ends) ends.back().emplace_back(e.first_task, e.cond_param);
+                     }
+                     return ends;
                    })
       .def_prop_ro("returns",
                    [](const CudaCompiledKernel& k) -> nb::object {  // None, a dtype name, or a tuple of them

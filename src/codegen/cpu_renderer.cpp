@@ -54,7 +54,7 @@ std::vector<const SimtStmt*> shared_decls(const Block& body) {
 }
 
 bool uses_simd(const Kernel& kernel) {
-  for (const Stmt& s : kernel.body) {
+  for (const Stmt& s : top_level_statements(kernel.body)) {
     const ParallelFor* loop = as<ParallelFor>(s);
     if (loop && !uses_simt(loop->body) && simd_applies(kernel, *loop)) return true;
   }

@@ -498,6 +498,7 @@ class SimdLanes {
         if (!is_signed(t)) return "(-" + vexpr(u.a) + ")";
         return "(" + vector_type(t) + ")(-(" + vector_type(unsigned_of(t)) + ")" + vexpr(u.a) + ")";
       case UnOp::logical_not: return "qd_vbool(" + vexpr(u.a) + " == 0)";
+      case UnOp::stop_grad: return vexpr(u.a);
       case UnOp::bit_not:
         if (!is_float(t)) return "(~" + vexpr(u.a) + ")";
         return lanewise(e);

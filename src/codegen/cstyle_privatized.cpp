@@ -38,7 +38,7 @@ std::string CStyleRenderer::privatized_identity(AtomicOp op, DtypeCode type) {
 }
 
 DtypeCode CStyleRenderer::kernel_local_type(const std::string& name) {
-  for (const Stmt& s : kernel_.body) {  // a block declares a name at most once
+  for (const Stmt& s : top_level_statements(kernel_.body)) {  // the frontend's local names are unique
     if (const Decl* d = as<Decl>(s); d && d->name == name) return *d->declared_type;
   }
   QD_ASSERT(false, "codegen: privatized local " + name + " is not declared in the kernel body");

@@ -8,6 +8,7 @@
 #include "ir/ir_mutator.h"
 #include "ir/print_format.h"
 #include "quadrants/errors.h"
+#include "quadrants/kernel_abi.h"
 
 namespace qd::codegen {
 
@@ -207,6 +208,9 @@ std::string CStyleRenderer::unary(const Unary& u) {
     }
     case UnOp::logical_not: return "(int32_t)((" + x + ") == 0)";
     case UnOp::bit_not: return wrap(t, "~(" + x + ")");
+    case UnOp::stop_grad: return x;  // only autodiff treats it differently
+    // The autodiff passes may replace the load by a replayed local: then there is nothing left to reread.
+    case UnOp::volatile_load: return as<Load>(u.a) ? volatile_load(*as<Load>(u.a)) : x;
     default: return wrap(t, "qd_" + std::string(unop_name(u.op)) + "(" + x + ")");
   }
 }
@@ -257,6 +261,12 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
     }
   }
   return offset;
+}
+
+// Through a volatile pointer, so neither the C++ compiler nor NVRTC reuses an earlier read or hoists it.
+std::string CStyleRenderer::volatile_load(const Load& l) {
+  std::string checked = kernel_.options.debug ? "qd_volatile_load_checked(" : "qd_volatile_load(";
+  return checked + "a_" + l.ref.array + ", " + element_offset(l.ref) + ")";
 }
 
 std::string CStyleRenderer::element(const ArrayRef& ref) {
@@ -424,6 +434,41 @@ void CStyleRenderer::emit_print(const Print& p) {
   emit_line("qd_printf(\"" + format + "\"" + values + ");");
 }
 
+// The message becomes a printf template in assert_messages_ ('%' in its text doubled), formatted by the
+// host only when the assert fails (src/runtime/kernel_error.cpp); a failure stores each value, converted
+// to the 64-bit type its conversion reads, as bits in the error record.
+void CStyleRenderer::emit_assert(const Assert& a) {
+  static_assert(kMaxAssertValues <= QD_MAX_NDIM, "assert values travel in QdKernelError::index");
+  std::string message, values;
+  int count = 0;
+  for (const PrintItem& item : a.message) {
+    if (!item.value) {
+      for (char c : item.text) message += c == '%' ? std::string("%%") : std::string(1, c);
+      continue;
+    }
+    DtypeCode t = *item.value->type;
+    auto [conversion, c_type] = assert_conversion(item.spec, t);
+    message += conversion;
+    // Floats reach integer types through double: CUDA's f16 converts to nothing else unambiguously.
+    std::string value = is_float(t) || c_type == "double" ? "(double)(" + operand(item.value) + ")"
+                                                          : operand(item.value);
+    // %x of a negative i32 shows its own 32 bits, as print does, not 64.
+    if (c_type == "unsigned long long" && is_integral(t) && is_signed(t) && dtype_size(t) < 8) {
+      value = "(uint" + std::to_string(8 * dtype_size(t)) + "_t)(" + value + ")";
+    }
+    value = c_type == "double" ? "qd_bit_cast<int64_t>(" + value + ")" : "(int64_t)(" + c_type + ")(" + value + ")";
+    values += (count++ ? ", " : "") + value;
+  }
+  std::string index = std::to_string(assert_messages_.size());
+  assert_messages_.push_back(message);
+  std::string report = "qd_report_assert(ctx, " + index + ");";
+  if (count) {
+    report = "const int64_t qd_values[] = {" + values + "}; qd_report_assert_values(ctx, " + index + ", " +
+             std::to_string(count) + ", qd_values);";
+  }
+  emit_line("if (!(" + operand(a.cond) + ")) { " + report + " " + error_return() + " }");
+}
+
 void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::decl: {
@@ -449,14 +494,9 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
       if (!current_function_) emit_return(*as<Return>(s));
       break;
     case StmtKind::call: emit_call(*as<Call>(s)); break;
-    case StmtKind::assert_: {
-      if (!kernel_.options.debug) break;
-      int index = static_cast<int>(assert_messages_.size());
-      assert_messages_.push_back(as<Assert>(s)->message);
-      emit_line("if (!(" + operand(as<Assert>(s)->cond) + ")) { qd_report_assert(ctx, " + std::to_string(index) +
-                "); " + error_return() + " }");
+    case StmtKind::assert_:
+      if (kernel_.options.debug) emit_assert(*as<Assert>(s));
       break;
-    }
     case StmtKind::print: emit_print(*as<Print>(s)); break;
     case StmtKind::ad_stack: {
       const AdStack& a = *as<AdStack>(s);
@@ -507,9 +547,10 @@ void CStyleRenderer::emit_stmt(const Stmt& s) {
     case StmtKind::continue_: emit_line("continue;"); break;
     case StmtKind::for_: emit_for(*as<For>(s)); break;
     case StmtKind::parallel_for: emit_parallel_for(*as<ParallelFor>(s)); break;
+    case StmtKind::graph_do_while: emit_graph_do_while(*as<GraphDoWhile>(s)); break;
     default: emit_simple_stmt(s);
   }
-  if (s->kind != StmtKind::parallel_for) emit_error_check(s);
+  if (s->kind != StmtKind::parallel_for && s->kind != StmtKind::graph_do_while) emit_error_check(s);
   loc_ = outer;
 }
 
@@ -565,6 +606,28 @@ void CStyleRenderer::emit_prologue() {
   }
 }
 
+// Top-level statements: their decls become what later parallel loops' closures may capture by reference.
+void CStyleRenderer::emit_top_level(const Block& body) {
+  for (const Stmt& s : body) {
+    emit_stmt(s);
+    if (const Decl* d = as<Decl>(s)) top_level_locals_.insert(d->name);
+  }
+}
+
+// The entry itself loops on the host thread, each parallel_for inside finished before the next statement,
+// so the condition is read with every task of the iteration done. A failed debug check stops the loop:
+// the statements that would end it may be what the failure skipped.
+void CStyleRenderer::emit_graph_do_while(const GraphDoWhile& loop) {
+  emit_line("do {");
+  indent_ += 2;
+  ranges_.push();
+  emit_top_level(loop.body);
+  ranges_.pop();
+  if (kernel_.options.debug || checks_errors_) emit_line("if (qd_error_raised(ctx)) " + error_return());
+  indent_ -= 2;
+  emit_line("} while (*(volatile const int32_t*)a_" + loop.cond + " != 0);");
+}
+
 GeneratedSource CStyleRenderer::render() {
   out_ = preamble();
   emit_functions();
@@ -573,10 +636,7 @@ GeneratedSource CStyleRenderer::render() {
   emit_line("(void)args; (void)ctx; (void)ret;");
   emit_prologue();
   emit_functions_instance();
-  for (const Stmt& s : kernel_.body) {
-    emit_stmt(s);
-    if (const Decl* d = as<Decl>(s)) top_level_locals_.insert(d->name);
-  }
+  emit_top_level(kernel_.body);
   out_ += "}\n";
   return {out_, assert_messages_};
 }

@@ -75,6 +75,9 @@ class CStyleRenderer {
   std::string expr(const ir::Expr& e);
   void emit_block(const ir::Block& b);
   void emit_stmt(const ir::Stmt& s);
+  void emit_top_level(const ir::Block& body);
+  // qd.graph.do_while around top-level statements (the CPU entry's host loop; CUDA plans tasks instead).
+  void emit_graph_do_while(const ir::GraphDoWhile& loop);
   void emit_line(const std::string& text) { out_ += std::string(indent_, ' ') + text + "\n"; }
   // After a statement that may have failed a debug check, stop the task or kernel.
   void emit_error_check(const ir::Stmt& s);
@@ -106,6 +109,7 @@ class CStyleRenderer {
   // An element's offset in its array's data (checked in debug mode), and the element itself.
   std::string element_offset(const ir::ArrayRef& ref);
   std::string element(const ir::ArrayRef& ref);
+  std::string volatile_load(const ir::Load& l);
 
   // Value ranges of integer locals in scope (int_ranges.h): which signed arithmetic can overflow.
   // A loop binds its variables before its body; a decl binds its local unless something assigns it.
@@ -133,6 +137,7 @@ class CStyleRenderer {
   std::vector<std::string> function_arrays() const;
   void emit_for(const ir::For& loop);
   void emit_print(const ir::Print& p);
+  void emit_assert(const ir::Assert& a);
   std::string binary(const ir::Binary& b);
   std::string unary(const ir::Unary& u);
   std::string cast(const ir::Cast& c);

@@ -111,12 +111,15 @@ ReferencedLocals references_of(const Node& node) {
   return finder;
 }
 
-// One __global__ function: a run of serial top-level statements, or one parallel_for.
+// One __global__ function: a run of serial top-level statements, or one parallel_for. A run is closed where a
+// graph_do_while begins or ends, so every loop is a range of whole tasks.
 struct TaskPlan {
   Block body;
   bool loop;
   bool parallel;
   int block_dim;
+  bool closed = false;
+  std::vector<CudaLoopEnd> loop_ends = {};  // the graph_do_whiles ending with this task, innermost first
 };
 
 class CudaRenderer : public CStyleRenderer {
@@ -167,6 +170,8 @@ class CudaRenderer : public CStyleRenderer {
 
   void find_rematerialized_locals();
   std::vector<TaskPlan> plan_tasks() const;
+  void plan_block(const Block& block, std::vector<TaskPlan>& plans) const;
+  void plan_graph_do_while(const GraphDoWhile& loop, std::vector<TaskPlan>& plans) const;
   void assign_frame_slots(const std::vector<TaskPlan>& plans);
   void emit_task(size_t k, const TaskPlan& plan);
   void emit_task_guards(size_t k);
@@ -186,6 +191,8 @@ class CudaRenderer : public CStyleRenderer {
   std::map<std::string, size_t> declaring_task_;
   std::map<std::string, int64_t> frame_offset_;
   size_t first_returning_task_ = SIZE_MAX;
+  size_t first_guarded_task_ = SIZE_MAX;  // tasks from here on skip themselves once a `return` ran
+  bool has_loops_ = false;  // the kernel has graph_do_whiles (the launcher may run a task again)
   bool has_returned_flag_ = false;
   int64_t frame_bytes_ = 0;
 };
@@ -361,7 +368,7 @@ std::string CudaRenderer::private_update(const Atomic& a) {
 
 void CudaRenderer::find_rematerialized_locals() {
   std::set<std::string> written = written_locals(kernel_.body);
-  for (const Stmt& s : kernel_.body) {
+  for (const Stmt& s : top_level_statements(kernel_.body)) {
     const Decl* d = as<Decl>(s);
     if (!d) continue;
     top_level_decls_[d->name] = d;
@@ -376,7 +383,16 @@ void CudaRenderer::find_rematerialized_locals() {
 
 std::vector<TaskPlan> CudaRenderer::plan_tasks() const {
   std::vector<TaskPlan> plans;
-  for (const Stmt& s : kernel_.body) {
+  plan_block(kernel_.body, plans);
+  return plans;
+}
+
+void CudaRenderer::plan_block(const Block& block, std::vector<TaskPlan>& plans) const {
+  for (const Stmt& s : block) {
+    if (const GraphDoWhile* loop = as<GraphDoWhile>(s)) {
+      plan_graph_do_while(*loop, plans);
+      continue;
+    }
     if (const ParallelFor* loop = as<ParallelFor>(s)) {
       int block_dim = loop->block_dim > 0 ? loop->block_dim : kDefaultBlockDim;
       if (block_dim > kMaxBlockDim) {
@@ -389,10 +405,25 @@ std::vector<TaskPlan> CudaRenderer::plan_tasks() const {
     }
     const Decl* d = as<Decl>(s);
     if (d && rematerialized_names_.count(d->name)) continue;
-    if (plans.empty() || plans.back().loop) plans.push_back({{}, false, false, 1});
+    if (plans.empty() || plans.back().loop || plans.back().closed) plans.push_back({{}, false, false, 1});
     plans.back().body.push_back(s);
   }
-  return plans;
+}
+
+// The loop's tasks are a range of whole tasks (an empty body still gets one, for the launcher to loop on);
+// the launcher goes back to its first task while the condition holds.
+void CudaRenderer::plan_graph_do_while(const GraphDoWhile& loop, std::vector<TaskPlan>& plans) const {
+  if (!plans.empty()) plans.back().closed = true;
+  size_t first = plans.size();
+  plan_block(loop.body, plans);
+  if (plans.size() == first) plans.push_back({{}, false, false, 1});
+  int cond_param = -1;
+  for (size_t k = 0; k < kernel_.params.size(); ++k) {
+    if (kernel_.params[k].name == loop.cond) cond_param = static_cast<int>(k);
+  }
+  QD_ASSERT(cond_param >= 0, "plan_graph_do_while(): no param " + loop.cond);
+  plans.back().loop_ends.push_back({static_cast<int>(first), cond_param});
+  plans.back().closed = true;
 }
 
 // A top-level local lives in the frame when a task after the one that declares it uses it.
@@ -405,7 +436,19 @@ void CudaRenderer::assign_frame_slots(const std::vector<TaskPlan>& plans) {
     finder.visit(plans[k].body);
     if (finder.found && first_returning_task_ == SIZE_MAX) first_returning_task_ = k;
   }
-  has_returned_flag_ = first_returning_task_ != SIZE_MAX && first_returning_task_ + 1 < plans.size();
+  // A return in a loop must also stop the loop's earlier tasks when the launcher runs them again, so every
+  // task from the start of the outermost loop around it on checks the flag (the frame starts zeroed).
+  first_guarded_task_ = first_returning_task_ == SIZE_MAX ? SIZE_MAX : first_returning_task_ + 1;
+  for (const TaskPlan& plan : plans) {
+    for (const CudaLoopEnd& end : plan.loop_ends) {
+      has_loops_ = true;
+      size_t first = static_cast<size_t>(end.first_task), last = static_cast<size_t>(&plan - plans.data());
+      if (first_returning_task_ >= first && first_returning_task_ <= last) {
+        first_guarded_task_ = std::min(first_guarded_task_, first);
+      }
+    }
+  }
+  has_returned_flag_ = first_guarded_task_ != SIZE_MAX && first_guarded_task_ < plans.size();
   const int64_t first_local = returned_flag_offset(kernel_) + 8;
   int64_t next = first_local;
   for (size_t k = 0; k < plans.size(); ++k) {
@@ -431,8 +474,8 @@ std::string CudaRenderer::frame_slot(const std::string& name) {
 void CudaRenderer::emit_task_guards(size_t k) {
   if (checks_errors_) emit_line("if (qd_error_raised(ctx)) return;");
   std::string flag = "*(volatile int32_t*)(frame + " + std::to_string(returned_flag_offset(kernel_)) + ")";
-  if (has_returned_flag_ && k > first_returning_task_) emit_line("if (" + flag + ") return;");
-  if (has_returned_flag_ && k == first_returning_task_) emit_line(flag + " = 0;");
+  if (has_returned_flag_ && k >= first_guarded_task_) emit_line("if (" + flag + ") return;");
+  if (has_returned_flag_ && k == first_returning_task_ && !has_loops_) emit_line(flag + " = 0;");
 }
 
 // The locals a task needs from before it: recomputed ones, then frame slots (by reference when the
@@ -527,7 +570,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   find_rematerialized_locals();
   std::vector<TaskPlan> plans = plan_tasks();
   assign_frame_slots(plans);
-  for (const Stmt& s : kernel_.body) {
+  for (const Stmt& s : top_level_statements(kernel_.body)) {
     if (const ParallelFor* loop = as<ParallelFor>(s)) reduces_ = reduces_ || privatizes(*loop);
   }
   args_by_value_ = !kernel_.params.empty() && kernel_.params.size() <= kMaxArgsByValue;
@@ -536,7 +579,7 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   GeneratedCudaSource result;
   for (size_t k = 0; k < plans.size(); ++k) {
     emit_task(k, plans[k]);
-    result.tasks.push_back({function_, plans[k].parallel, plans[k].block_dim});
+    result.tasks.push_back({function_, plans[k].parallel, plans[k].block_dim, plans[k].loop_ends});
   }
   result.source = out_;
   result.assert_messages = assert_messages_;

@@ -84,11 +84,29 @@ Stmt ParallelFor::make(std::vector<std::string> vars, std::vector<Expr> extents,
   return std::make_shared<ParallelFor>(std::move(vars), std::move(extents), block_dim, serialize, std::move(body),
                                        loc, std::move(privatized));
 }
+Stmt GraphDoWhile::make(std::string cond, Block body, SourceLoc loc) {
+  return std::make_shared<GraphDoWhile>(std::move(cond), std::move(body), loc);
+}
+std::vector<Stmt> top_level_statements(const Block& body) {
+  std::vector<Stmt> out;
+  for (const Stmt& s : body) {
+    if (const GraphDoWhile* g = as<GraphDoWhile>(s)) {
+      std::vector<Stmt> inner = top_level_statements(g->body);
+      out.insert(out.end(), inner.begin(), inner.end());
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
 Stmt Return::make(std::vector<Expr> values, SourceLoc loc) {
   return std::make_shared<Return>(std::move(values), loc);
 }
-Stmt Assert::make(Expr cond, std::string message, SourceLoc loc) {
+Stmt Assert::make(Expr cond, std::vector<PrintItem> message, SourceLoc loc) {
   return std::make_shared<Assert>(std::move(cond), std::move(message), loc);
+}
+Stmt Assert::make(Expr cond, std::string message, SourceLoc loc) {
+  return make(std::move(cond), std::vector<PrintItem>{PrintItem{std::move(message), nullptr, ""}}, loc);
 }
 
 Stmt Print::make(std::vector<PrintItem> items, SourceLoc loc) {
@@ -121,9 +139,10 @@ constexpr std::array<std::string_view, 27> kBinOpNames = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "bit_and", "bit_or",
     "bit_xor", "shl", "shr", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "rand_bits", "raw_div", "raw_mod",
     "lshr"};
-constexpr std::array<std::string_view, 25> kUnOpNames = {
+constexpr std::array<std::string_view, 27> kUnOpNames = {
     "neg", "not", "bit_not", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh",
-    "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf", "popcnt", "clz", "ffs"};
+    "exp", "log", "abs", "floor", "ceil", "round", "log2", "exp2", "isnan", "isinf", "popcnt", "clz", "ffs",
+    "stop_grad", "volatile_load"};
 constexpr std::array<std::string_view, 10> kAtomicOpNames = {"add", "sub", "min",  "max",  "and",
                                                              "or",  "xor", "mul", "xchg", "cas"};
 

@@ -90,7 +90,11 @@ struct Binary : ExprNode {
 
 enum class UnOp {
   neg, logical_not, bit_not, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, tanh, exp, log, abs,
-  floor, ceil, round, log2, exp2, isnan, isinf, popcnt, clz, ffs
+  floor, ceil, round, log2, exp2, isnan, isinf, popcnt, clz, ffs,
+  // The operand itself, through which reverse and forward autodiff pass nothing (qd.stop_grad).
+  stop_grad,
+  // The operand, which must be a load, read from memory every time it is evaluated (qd.volatile_load).
+  volatile_load
 };
 
 // isnan/isinf answer i32 0/1, like comparisons, and the bit counts popcnt/clz/ffs an i32 count; every
@@ -189,7 +193,8 @@ struct AdTop : ExprNode {
 
 enum class StmtKind {
   decl, assign, store, eval, if_, while_, break_, continue_, for_, parallel_for, return_, assert_, print, simt, call,
-  ad_stack, ad_stack_op  // reverse_ad's per-thread stacks (see AdStack)
+  ad_stack, ad_stack_op,  // reverse_ad's per-thread stacks (see AdStack)
+  graph_do_while          // qd.graph.do_while: a host-driven loop around top-level statements (see GraphDoWhile)
 };
 
 struct StmtNode {
@@ -313,6 +318,23 @@ struct ParallelFor : StmtNode {
         serialize(serialize), body(std::move(body)), privatized(std::move(privatized)) {}
 };
 
+// qd.graph.do_while(COND): runs `body` once, then again while the single i32 element of the 0-d array param
+// `cond` is nonzero. Only in the kernel body or directly in another GraphDoWhile's body; its body holds
+// top-level statements (parallel_fors included), so the host side drives it: the CPU entry loops around
+// its tasks, and the CUDA launcher reads `cond` back after each iteration (cuda_jit.h, CudaLoopEnd).
+struct GraphDoWhile : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::graph_do_while;
+  std::string cond;
+  Block body;
+  static Stmt make(std::string cond, Block body, SourceLoc loc = {});
+  GraphDoWhile(std::string cond, Block body, SourceLoc loc)
+      : StmtNode(kKind, loc), cond(std::move(cond)), body(std::move(body)) {}
+};
+
+// The statements that run at a kernel's top level, in order: `body`'s, with each GraphDoWhile replaced by
+// its own body's (recursively). What renderers scan for top-level decls and parallel_fors.
+std::vector<Stmt> top_level_statements(const Block& body);
+
 // Ends the kernel with one value per entry of Kernel::returns (a vector, matrix or tuple is several).
 struct Return : StmtNode {
   static constexpr StmtKind kKind = StmtKind::return_;
@@ -321,20 +343,27 @@ struct Return : StmtNode {
   Return(std::vector<Expr> values, SourceLoc loc) : StmtNode(kKind, loc), values(std::move(values)) {}
 };
 
-struct Assert : StmtNode {
-  static constexpr StmtKind kKind = StmtKind::assert_;
-  Expr cond;
-  std::string message;
-  static Stmt make(Expr cond, std::string message, SourceLoc loc = {});
-  Assert(Expr cond, std::string message, SourceLoc loc)
-      : StmtNode(kKind, loc), cond(std::move(cond)), message(std::move(message)) {}
-};
-
 // One piece of a print: literal text when `value` is null, else a scalar printed in its type's format.
 struct PrintItem {
   std::string text;
   Expr value;
   std::string spec;  // a value's format spec, "" for its type's default (ir/print_format.h)
+};
+
+// The most runtime values an assert's message may show: a failure carries them home in the kernel error
+// record's index[] (QdKernelError, code 2), which has QD_MAX_NDIM slots.
+constexpr int kMaxAssertValues = 8;
+
+// Checked in debug mode only. `message` is the text shown on failure, as print items (at most
+// kMaxAssertValues values), formatted when the kernel fails rather than when it runs.
+struct Assert : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::assert_;
+  Expr cond;
+  std::vector<PrintItem> message;
+  static Stmt make(Expr cond, std::vector<PrintItem> message, SourceLoc loc = {});
+  static Stmt make(Expr cond, std::string message, SourceLoc loc = {});  // a constant message
+  Assert(Expr cond, std::vector<PrintItem> message, SourceLoc loc)
+      : StmtNode(kKind, loc), cond(std::move(cond)), message(std::move(message)) {}
 };
 
 // Writes its items, with no separator or newline of its own (the frontend adds them as text).

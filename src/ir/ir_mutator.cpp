@@ -42,6 +42,7 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::ad_stack_op: return visit_ad_stack_op(*as<AdStackOp>(s));
     case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s));
     case StmtKind::call: return visit_call(*as<Call>(s));
+    case StmtKind::graph_do_while: return visit_graph_do_while(*as<GraphDoWhile>(s));
   }
 }
 
@@ -99,7 +100,12 @@ void IRVisitor::visit_parallel_for(const ParallelFor& s) {
 void IRVisitor::visit_return(const Return& s) {
   for (const Expr& v : s.values) visit(v);
 }
-void IRVisitor::visit_assert(const Assert& s) { visit(s.cond); }
+void IRVisitor::visit_assert(const Assert& s) {
+  visit(s.cond);
+  for (const PrintItem& item : s.message) {
+    if (item.value) visit(item.value);
+  }
+}
 void IRVisitor::visit_ad_stack_op(const AdStackOp& s) {
   if (s.value) visit(s.value);
 }
@@ -152,6 +158,7 @@ Block IRMutator::mutate(const Stmt& s) {
     case StmtKind::ad_stack_op: return visit_ad_stack_op(*as<AdStackOp>(s), s);
     case StmtKind::simt: return visit_simt_stmt(*as<SimtStmt>(s), s);
     case StmtKind::call: return visit_call(*as<Call>(s), s);
+    case StmtKind::graph_do_while: return visit_graph_do_while(*as<GraphDoWhile>(s), s);
   }
   return {s};
 }
@@ -255,6 +262,10 @@ Block IRMutator::visit_parallel_for(const ParallelFor& s, const Stmt& self) {
   if (extents == s.extents && body == s.body) return {self};
   return {ParallelFor::make(s.vars, extents, s.block_dim, s.serialize, body, s.loc, s.privatized)};
 }
+Block IRMutator::visit_graph_do_while(const GraphDoWhile& s, const Stmt& self) {
+  Block body = mutate(s.body);
+  return {body == s.body ? self : GraphDoWhile::make(s.cond, body, s.loc)};
+}
 Block IRMutator::visit_return(const Return& s, const Stmt& self) {
   std::vector<Expr> values;
   for (const Expr& v : s.values) values.push_back(mutate(v));
@@ -262,7 +273,13 @@ Block IRMutator::visit_return(const Return& s, const Stmt& self) {
 }
 Block IRMutator::visit_assert(const Assert& s, const Stmt& self) {
   Expr c = mutate(s.cond);
-  return {c == s.cond ? self : Assert::make(c, s.message, s.loc)};
+  std::vector<PrintItem> message;
+  bool changed = c != s.cond;
+  for (const PrintItem& item : s.message) {
+    message.push_back({item.text, item.value ? mutate(item.value) : nullptr, item.spec});
+    changed = changed || message.back().value != item.value;
+  }
+  return {changed ? Assert::make(c, std::move(message), s.loc) : self};
 }
 Block IRMutator::visit_ad_stack_op(const AdStackOp& s, const Stmt& self) {
   if (!s.value) return {self};

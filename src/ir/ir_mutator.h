@@ -41,6 +41,7 @@ class IRVisitor {
   virtual void visit_continue(const Continue&) {}
   virtual void visit_for(const For& s);
   virtual void visit_parallel_for(const ParallelFor& s);
+  virtual void visit_graph_do_while(const GraphDoWhile& s) { visit(s.body); }
   virtual void visit_return(const Return& s);
   virtual void visit_assert(const Assert& s);
   virtual void visit_print(const Print& s);
@@ -83,6 +84,7 @@ class IRMutator {
   virtual Block visit_continue(const Continue&, const Stmt& self) { return {self}; }
   virtual Block visit_for(const For& s, const Stmt& self);
   virtual Block visit_parallel_for(const ParallelFor& s, const Stmt& self);
+  virtual Block visit_graph_do_while(const GraphDoWhile& s, const Stmt& self);
   virtual Block visit_return(const Return& s, const Stmt& self);
   virtual Block visit_assert(const Assert& s, const Stmt& self);
   virtual Block visit_print(const Print& s, const Stmt& self);

@@ -349,6 +349,24 @@ Stmt parse_call(const SExpr& e, SourceLoc loc) {
   return Call::make(atom(e.items[1], "a function name"), std::move(args), std::move(by_ref), std::move(results), loc);
 }
 
+// The items of a print or an assert message from e.items[first] on: a string, an expression, or
+// (fmt "SPEC" EXPR).
+std::vector<PrintItem> parse_print_items(const SExpr& e, size_t first) {
+  std::vector<PrintItem> items;
+  for (size_t i = first; i < e.items.size(); ++i) {
+    const SExpr& item = e.items[i];
+    bool formatted = item.is_list && !item.items.empty() && !item.items[0].is_list && item.items[0].atom == "fmt";
+    if (formatted) {
+      form(item, "fmt", 2);
+      if (!item.items[1].is_string) fail(item.items[1], "expected the format spec as a string.");
+      items.push_back(PrintItem{"", parse_expr(item.items[2]), item.items[1].atom});
+      continue;
+    }
+    items.push_back(item.is_string ? PrintItem{item.atom, nullptr, ""} : PrintItem{"", parse_expr(item), ""});
+  }
+  return items;
+}
+
 Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
   if (head == "decl") {
     if (e.items.size() == 4) {
@@ -368,6 +386,10 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
     return If::make(parse_expr(e.items[1]), parse_block(e.items[2]), parse_block(e.items[3]), loc);
   }
   if (head == "while") return While::make(parse_expr(form(e, "while", 2).items[1]), parse_block(e.items[2]), loc);
+  if (head == "graph_do_while") {
+    form(e, "graph_do_while", 2);
+    return GraphDoWhile::make(atom(e.items[1], "an array name"), parse_block(e.items[2]), loc);
+  }
   if (head == "break" || head == "continue") {
     form(e, head.c_str(), 0);
     return head == "break" ? Break::make(loc) : Continue::make(loc);
@@ -394,26 +416,11 @@ Stmt parse_stmt_form(const SExpr& e, const std::string& head, SourceLoc loc) {
     for (size_t i = 1; i < e.items.size(); ++i) values.push_back(parse_expr(e.items[i]));
     return Return::make(std::move(values), loc);
   }
-  if (head == "assert") {
-    form(e, "assert", 2);
-    if (!e.items[2].is_string) fail(e.items[2], "expected the assertion's message as a string.");
-    return Assert::make(parse_expr(e.items[1]), e.items[2].atom, loc);
+  if (head == "assert") {  // (assert COND ITEM...): the message's items, as print's
+    if (e.items.size() < 3) fail(e, "expected (assert COND MESSAGE...): the message is missing.");
+    return Assert::make(parse_expr(e.items[1]), parse_print_items(e, 2), loc);
   }
-  if (head == "print") {
-    std::vector<PrintItem> items;
-    for (size_t i = 1; i < e.items.size(); ++i) {
-      const SExpr& item = e.items[i];
-      bool formatted = item.is_list && !item.items.empty() && !item.items[0].is_list && item.items[0].atom == "fmt";
-      if (formatted) {  // (fmt "SPEC" EXPR)
-        form(item, "fmt", 2);
-        if (!item.items[1].is_string) fail(item.items[1], "expected the format spec as a string.");
-        items.push_back(PrintItem{"", parse_expr(item.items[2]), item.items[1].atom});
-        continue;
-      }
-      items.push_back(item.is_string ? PrintItem{item.atom, nullptr, ""} : PrintItem{"", parse_expr(item), ""});
-    }
-    return Print::make(std::move(items), loc);
-  }
+  if (head == "print") return Print::make(parse_print_items(e, 1), loc);
   if (Stmt simt = parse_simt_stmt(e, head, loc)) return simt;
   if (head == "call") return parse_call(e, loc);
   fail(e, "unknown statement (" + head + " ...).");

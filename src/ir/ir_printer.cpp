@@ -97,6 +97,16 @@ std::string print_function(const Function& f) {
   return out + "))";
 }
 
+// A print's or an assert message's items, each after a space.
+std::string print_items(const std::vector<PrintItem>& items) {
+  std::string out;
+  for (const PrintItem& item : items) {
+    std::string value = item.value ? print_expr(item.value) : quote(item.text);
+    out += " " + (item.spec.empty() ? value : "(fmt " + quote(item.spec) + " " + value + ")");
+  }
+  return out;
+}
+
 std::string print_stmt_body(const Stmt& s, const std::string& indent) {
   switch (s->kind) {
     case StmtKind::decl: {
@@ -114,6 +124,8 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
     }
     case StmtKind::while_:
       return "(while " + print_expr(as<While>(s)->cond) + " " + print_block(as<While>(s)->body, indent) + ")";
+    case StmtKind::graph_do_while:
+      return "(graph_do_while " + as<GraphDoWhile>(s)->cond + " " + print_block(as<GraphDoWhile>(s)->body, indent) + ")";
     case StmtKind::break_: return "(break)";
     case StmtKind::continue_: return "(continue)";
     case StmtKind::for_: {
@@ -137,7 +149,7 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       return out + ")";
     }
     case StmtKind::assert_:
-      return "(assert " + print_expr(as<Assert>(s)->cond) + " " + quote(as<Assert>(s)->message) + ")";
+      return "(assert " + print_expr(as<Assert>(s)->cond) + print_items(as<Assert>(s)->message) + ")";
     case StmtKind::ad_stack: {
       const AdStack& a = *as<AdStack>(s);
       return "(ad_stack " + a.name + " " + type_text(a.type) + " " + std::to_string(a.capacity) + ")";
@@ -158,14 +170,7 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       for (size_t i = 0; i + 1 < m.args.size(); ++i) indices += (i ? " " : "") + print_expr(m.args[i]);
       return "(shared_store " + m.shared + " (" + indices + ") " + print_expr(m.args.back()) + ")";
     }
-    case StmtKind::print: {
-      std::string out = "(print";
-      for (const PrintItem& item : as<Print>(s)->items) {
-        std::string value = item.value ? print_expr(item.value) : quote(item.text);
-        out += " " + (item.spec.empty() ? value : "(fmt " + quote(item.spec) + " " + value + ")");
-      }
-      return out + ")";
-    }
+    case StmtKind::print: return "(print" + print_items(as<Print>(s)->items) + ")";
     case StmtKind::call: return print_call(*as<Call>(s));
   }
   return "";

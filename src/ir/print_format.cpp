@@ -87,4 +87,30 @@ std::pair<std::string, std::string> print_conversion(const std::string& spec, Dt
   return {"%" + s.flags + s.width + (s.precision.empty() ? d.precision : s.precision) + d.length + conversion, c_type};
 }
 
+std::string assert_spec_error(const std::string& spec, DtypeCode t) {
+  std::optional<PrintSpec> parsed = parse_print_spec(spec);
+  if (!parsed) return print_spec_error(spec, t);
+  char c = parsed->conversion;
+  if (in(kRefused, c)) return std::string("conversion '") + c + "' is not supported.";
+  if (in("oxX", c) && !is_integral(t)) {
+    return "'" + spec + "' needs an integer, but the value is '" + std::string(dtype_name(t)) + "'.";
+  }
+  return "";
+}
+
+std::pair<std::string, std::string> assert_conversion(const std::string& spec, DtypeCode t) {
+  Default d = default_of(t);
+  std::optional<PrintSpec> parsed = spec.empty() ? PrintSpec{} : parse_print_spec(spec);
+  PrintSpec s = parsed ? *parsed : PrintSpec{};
+  char conversion = s.conversion ? s.conversion : d.conversion;
+  std::string precision = s.precision.empty() && !s.conversion ? d.precision : s.precision;
+  std::string head = "%" + s.flags + s.width + precision;
+  if (in(kReal, conversion)) return {head + conversion, "double"};
+  // u is Python's d; an unsigned value under d, i or u prints as unsigned, so a u64 above 2**63 keeps its
+  // digits.
+  bool is_unsigned = in("oxX", conversion) || (is_integral(t) && !is_signed(t));
+  if (!is_unsigned) return {head + "ll" + (conversion == 'i' ? 'i' : 'd'), "long long"};
+  return {head + "ll" + (in(kSigned, conversion) ? 'u' : conversion), "unsigned long long"};
+}
+
 }  // namespace qd::ir

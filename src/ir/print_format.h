@@ -30,4 +30,14 @@ std::string print_spec_error(const std::string& spec, DtypeCode t);
 // the type's default: %d, %u, %lld, %llu, %f, and %.12f for f64).
 std::pair<std::string, std::string> print_conversion(const std::string& spec, DtypeCode t);
 
+// An assert message's values are formatted as Python's `%` formats them: the conversion, not the value's
+// type, decides (%d of a float truncates it, %f of an int widens it); o x X still need an integer.
+// Why `spec` cannot format such a value of type t, or "" when it can.
+std::string assert_spec_error(const std::string& spec, DtypeCode t);
+
+// The printf conversion (with '%') that formats the value on the host, and the 64-bit C type the kernel
+// converts it to before storing its bits in the error record: "long long" for d and i, "unsigned long
+// long" for u o x X, "double" for the float conversions. The letter alone tells the host which it is.
+std::pair<std::string, std::string> assert_conversion(const std::string& spec, DtypeCode t);
+
 }  // namespace qd::ir

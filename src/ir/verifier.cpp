@@ -186,7 +186,9 @@ class Verifier {
 
   void stmt(const Stmt& s);
   void call(const Call& c);
+  void assert_stmt(const Assert& a);
   void loop_stmt(const Stmt& s);
+  void graph_do_while(const GraphDoWhile& g);
   void privatized(const Privatized& entry);
 
   const Kernel& kernel_;
@@ -194,6 +196,7 @@ class Verifier {
   Scopes scopes_;
   int loop_depth_ = 0;
   int parallel_depth_ = 0;
+  int graph_depth_ = 0;  // enclosing graph_do_while bodies: each is one more scope of top-level statements
   std::map<std::string, const SimtStmt*> shared_;
   bool in_function_ = false;
   const std::vector<DtypeCode>* returns_ = nullptr;  // of the kernel or the function being checked
@@ -247,8 +250,8 @@ void Verifier::loop_stmt(const Stmt& s) {
     scoped(f->body);
     scopes_.pop();
   } else if (const ParallelFor* p = as<ParallelFor>(s)) {
-    require(stage_ == Stage::parsed || (scopes_.depth() == 1 && parallel_depth_ == 0 && loop_depth_ == 1 &&
-                                        !in_function_),
+    require(stage_ == Stage::parsed || (scopes_.depth() == 1 + graph_depth_ && parallel_depth_ == 0 &&
+                                        loop_depth_ == 1 && !in_function_),
             "parallel_for below the top level or in a function");
     require(p->vars.size() == p->extents.size() && !p->vars.empty(), "parallel_for vars and extents differ");
     for (const Expr& extent : p->extents) {
@@ -316,7 +319,7 @@ void Verifier::stmt(const Stmt& s) {
       }
       return;
     }
-    case StmtKind::assert_: return expr(as<Assert>(s)->cond);
+    case StmtKind::assert_: return assert_stmt(*as<Assert>(s));
     case StmtKind::ad_stack: {
       const AdStack& a = *as<AdStack>(s);
       require(a.capacity > 0, "AD stack without room: " + a.name);
@@ -336,7 +339,34 @@ void Verifier::stmt(const Stmt& s) {
       return;
     case StmtKind::simt: return simt_stmt(*as<SimtStmt>(s));
     case StmtKind::call: return call(*as<Call>(s));
+    case StmtKind::graph_do_while: return graph_do_while(*as<GraphDoWhile>(s));
   }
+}
+
+// The message's values travel in the kernel error record, which has room for kMaxAssertValues.
+void Verifier::assert_stmt(const Assert& a) {
+  expr(a.cond);
+  int values = 0;
+  for (const PrintItem& item : a.message) {
+    if (!item.value) continue;
+    expr(item.value);
+    ++values;
+  }
+  require(values <= kMaxAssertValues, "assert message with more than " + std::to_string(kMaxAssertValues) +
+                                          " values");
+}
+
+// Its body is top-level code one scope down: only in the kernel body or another graph_do_while's body.
+void Verifier::graph_do_while(const GraphDoWhile& g) {
+  bool checked = stage_ != Stage::parsed;
+  require(!checked || (scopes_.depth() == 1 + graph_depth_ && loop_depth_ == 0 && !in_function_),
+          "graph_do_while below the top level or in a function");
+  const Param* p = kernel_.find_param(g.cond);
+  require(p && p->kind == Param::Kind::array, "graph_do_while on no array param: " + g.cond);
+  require(!checked || (p->dtype == DtypeCode::i32 && p->total_dims() == 0), "graph_do_while on a non-0-d-i32 array");
+  ++graph_depth_;
+  scoped(g.body);
+  --graph_depth_;
 }
 
 }  // namespace

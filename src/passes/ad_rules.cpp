@@ -107,6 +107,7 @@ constexpr UnaryRow kUnaryRules[] = {
                                 Select::make(compare(BinOp::lt, x.a, zero(x)), neg(x.seed), zero(x), x.type),
                                 x.type));
      }},
+    {UnOp::volatile_load, [](R x) { return to_a(x.seed); }},  // stop_grad has no rule: it passes nothing
     {UnOp::log2, [](R x) { return to_a(div(x.seed, mul(x.a, constant(x.type, std::log(2.0))))); }},
     {UnOp::exp2, [](R x) { return to_a(mul(x.seed, mul(x.result, constant(x.type, std::log(2.0))))); }},
 };

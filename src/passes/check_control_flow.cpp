@@ -1,10 +1,11 @@
 // src/passes/check_control_flow.cpp: rejects statements that appear where control flow cannot reach them.
 //
 // Requires: a parsed kernel (Stage::parsed).
-// Ensures: parallel_for appears only directly in the kernel body (never in a function); return only
+// Ensures: parallel_for appears only directly in the kernel body or in a graph_do_while body, and
+//          graph_do_while only there too (never in a function); return only
 //          outside parallel_for; break only inside a serial loop; continue only inside a loop; qd.simt
 //          operations only in a parallel_for, shared arrays declared once before use. The kernel is unchanged.
-// Rejects (syntax errors): a parallel loop nested in another statement or in a function, return inside
+// Rejects (syntax errors): a parallel loop or graph_do_while nested in another statement or in a function, return inside
 //          a parallel loop, break in a parallel loop or outside any loop, continue outside any loop.
 #include <map>
 
@@ -35,6 +36,8 @@ class ControlFlowChecker : public IRVisitor {
         in_parallel_ = true;
         visit_located(as<ParallelFor>(s)->body);
         in_parallel_ = false;
+      } else if (const GraphDoWhile* loop = as<GraphDoWhile>(s)) {
+        check_body(loop->body);  // top-level statements again: the host drives the loop around them
       } else {
         visit(s);
       }
@@ -75,6 +78,11 @@ class ControlFlowChecker : public IRVisitor {
     fail("A parallel for loop can only be a top-level statement of kernel '" + kernel_.name +
          "', but this one is nested inside another statement. Only the outermost loops of a kernel run in "
          "parallel; move the loop to the top level or make it an ordinary serial loop.");
+  }
+  void visit_graph_do_while(const GraphDoWhile&) override {
+    fail("qd.graph.do_while() can only be used at the kernel top level or directly inside another "
+         "qd.graph.do_while() body of kernel '" + kernel_.name + "'; the host drives it around the kernel's "
+         "top-level tasks, so it cannot be inside a loop, an if or a function.");
   }
   void visit_return(const Return&) override {
     if (in_parallel_) {

@@ -179,6 +179,16 @@ class NameChecker : public IRVisitor {
     for (const Expr& e : s.extents) visit(e);
     scoped(s.body, s.vars);
   }
+  // The condition is a 0-d i32 array the host reads between iterations (the frontend guarantees it; IR
+  // written by hand gets this message).
+  void visit_graph_do_while(const GraphDoWhile& s) override {
+    const Param& p = array_param(s.cond);
+    if (p.dtype != DtypeCode::i32 || p.total_dims() != 0) {
+      fail(KernelUserError::Kind::type, "qd.graph.do_while() needs a 0-d qd.i32 ndarray as its condition, but '" +
+                                            p.name + "' is not one.");
+    }
+    scoped(s.body, {});
+  }
 
   void visit_call(const Call& c) override;
 

@@ -204,6 +204,15 @@ class TypeInference : public IRMutator {
     }
     return out;
   }
+  Block visit_assert(const Assert& s, const Stmt& self) override {
+    Block out = IRMutator::visit_assert(s, self);
+    for (const PrintItem& item : as<Assert>(out.front())->message) {
+      if (item.spec.empty()) continue;
+      std::string error = assert_spec_error(item.spec, *item.value->type);
+      if (!error.empty()) fail("assert message: " + error);
+    }
+    return out;
+  }
   Block visit_store(const Store& s, const Stmt& self) override {
     bool changed = false;
     ArrayRef ref = typed_ref(s.ref, &changed);
@@ -221,6 +230,10 @@ class TypeInference : public IRMutator {
     Expr c = mutate(s.cond);
     Block body = scoped(s.body, {}, DtypeCode::i32);
     return {c == s.cond && body == s.body ? self : While::make(c, body, s.loc)};
+  }
+  Block visit_graph_do_while(const GraphDoWhile& s, const Stmt& self) override {
+    Block body = scoped(s.body, {}, DtypeCode::i32);
+    return {body == s.body ? self : GraphDoWhile::make(s.cond, body, s.loc)};
   }
   // Loop bounds: i32 unless one of them is 64-bit, then i64.
   DtypeCode loop_type(const std::vector<Expr>& bounds) {
@@ -368,6 +381,10 @@ Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
 Expr TypeInference::visit_unary(const Unary& u, const Expr& self) {
   Expr x = mutate(u.a);
   DtypeCode t = type_of(x);
+  if (u.op == UnOp::volatile_load && x->kind != ExprKind::load) {  // the frontend only wraps loads
+    fail("qd.volatile_load() reads an array element from memory, but was given a value that is not one (a "
+         "local array, or an expression).");
+  }
   if (needs_integer(u.op) && is_float(t)) {
     fail("Operator '" + std::string(unop_name(u.op)) + "' takes integral inputs only, but was given " +
          type_name(t) + ".");

@@ -275,6 +275,27 @@ std::vector<Privatized> privatized_targets(const Kernel& kernel, const ParallelF
   return out;
 }
 
+// The parallel_fors of a block of top-level statements (the kernel body or a graph_do_while body, whose
+// locals the loops share like the kernel body's), with their privatized targets.
+Block privatize_top_level(const Kernel& kernel, const Block& block, std::set<std::string>& kernel_locals) {
+  Block body;
+  for (const Stmt& s : block) {
+    if (const Decl* d = as<Decl>(s)) kernel_locals.insert(d->name);
+    if (const GraphDoWhile* g = as<GraphDoWhile>(s)) {
+      body.push_back(GraphDoWhile::make(g->cond, privatize_top_level(kernel, g->body, kernel_locals), g->loc));
+      continue;
+    }
+    const ParallelFor* loop = as<ParallelFor>(s);
+    bool eligible = loop && !calls_a_function(loop->body);
+    std::vector<Privatized> targets =
+        eligible ? privatized_targets(kernel, *loop, kernel_locals) : std::vector<Privatized>{};
+    body.push_back(targets.empty() ? s
+                                   : ParallelFor::make(loop->vars, loop->extents, loop->block_dim, loop->serialize,
+                                                       loop->body, loop->loc, std::move(targets)));
+  }
+  return body;
+}
+
 }  // namespace
 
 Kernel privatize_atomics(const Kernel& kernel) {
@@ -287,17 +308,7 @@ Kernel privatize_atomics(const Kernel& kernel) {
   }
   if (kernel.options.debug) return out;  // bounds checks need every access on the real array
   std::set<std::string> kernel_locals;  // declared so far in the kernel body
-  Block body;
-  for (const Stmt& s : out.body) {
-    if (const Decl* d = as<Decl>(s)) kernel_locals.insert(d->name);
-    const ParallelFor* loop = as<ParallelFor>(s);
-    bool eligible = loop && !calls_a_function(loop->body);
-    std::vector<Privatized> targets = eligible ? privatized_targets(out, *loop, kernel_locals) : std::vector<Privatized>{};
-    body.push_back(targets.empty() ? s
-                                   : ParallelFor::make(loop->vars, loop->extents, loop->block_dim, loop->serialize,
-                                                       loop->body, loop->loc, std::move(targets)));
-  }
-  out.body = std::move(body);
+  out.body = privatize_top_level(out, out.body, kernel_locals);
   return out;
 }
 

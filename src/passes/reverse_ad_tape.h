@@ -283,6 +283,10 @@ class TapeBuilder {
         QD_ASSERT(false, "reverse_ad(): break/continue left after BreakContinueLowering");
         return;
       case StmtKind::simt: fail_simt();
+      case StmtKind::graph_do_while:
+        fail("Kernel '" + kernel_.name + "' uses qd.graph.do_while(), whose trip count lives in device memory; " +
+             "reverse-mode autodiff cannot replay it. Differentiate a kernel holding one iteration's body, " +
+             "launched once per iteration.");
       case StmtKind::return_:
         fail("Kernel '" + kernel_.name + "' returns a value; reverse-mode autodiff differentiates kernels that " +
              "write their results to fields or ndarrays. Write the result to a 0-d field instead.");

@@ -1,6 +1,8 @@
 // src/runtime/kernel_error.cpp: the messages of errors reported by running kernels, shared by CPU and CUDA.
 #include "runtime/kernel_error.h"
 
+#include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "quadrants/errors.h"
@@ -16,7 +18,46 @@ std::string index_text(const int64_t* values, int n) {
   return out.str();
 }
 
+// One conversion (`spec`, from '%' through its letter) applied to one value's bits.
+std::string format_value(const std::string& spec, int64_t bits) {
+  char letter = spec.back();
+  auto apply = [&](auto value) {
+    int n = std::snprintf(nullptr, 0, spec.c_str(), value);
+    if (n < 0 || n > (1 << 16)) return spec;  // an absurd width: show the spec rather than megabytes
+    std::string out(static_cast<size_t>(n) + 1, '\0');
+    std::snprintf(out.data(), out.size(), spec.c_str(), value);
+    out.resize(static_cast<size_t>(n));
+    return out;
+  };
+  if (letter == 'd' || letter == 'i') return apply(static_cast<long long>(bits));
+  if (std::strchr("uoxX", letter)) return apply(static_cast<unsigned long long>(bits));
+  double real;
+  std::memcpy(&real, &bits, sizeof real);
+  return apply(real);
+}
+
 }  // namespace
+
+std::string format_assert_message(const std::string& message_template, const int64_t* values, int count) {
+  std::string out;
+  int used = 0;
+  for (size_t i = 0; i < message_template.size(); ++i) {
+    if (message_template[i] != '%') {
+      out += message_template[i];
+      continue;
+    }
+    if (i + 1 < message_template.size() && message_template[i + 1] == '%') {
+      out += '%';
+      ++i;
+      continue;
+    }
+    size_t end = message_template.find_first_of("diouxXfFeEgGaA", i + 1);
+    QD_ASSERT(end != std::string::npos && used < count, "format_assert_message(): malformed assert message");
+    out += format_value(message_template.substr(i, end + 1 - i), values[used++]);
+    i = end;
+  }
+  return out;
+}
 
 void raise_kernel_error(const std::string& kernel, const QdKernelError& error, const QdArg* args, int num_args,
                         const std::vector<std::string>& arg_names,
@@ -24,8 +65,10 @@ void raise_kernel_error(const std::string& kernel, const QdKernelError& error, c
   if (error.code == 2) {
     bool known = assert_messages && error.arg_index >= 0 &&
                  error.arg_index < static_cast<int>(assert_messages->size());
+    int count = error.ndim >= 0 && error.ndim <= QD_MAX_NDIM ? error.ndim : 0;
     throw AssertionError("Kernel '" + kernel + "': assertion failed: " +
-                         (known ? (*assert_messages)[error.arg_index] : std::string("(no message)")));
+                         (known ? format_assert_message((*assert_messages)[error.arg_index], error.index, count)
+                                : std::string("(no message)")));
   }
   if (error.code == 6) {  // a qd.simt shared array: arg_index is its description among the messages
     bool known = assert_messages && error.arg_index >= 0 &&

@@ -7,6 +7,7 @@
 
 #include "jit/compiler.h"
 #include "quadrants/launch.h"
+#include "runtime/kernel_error.h"
 #include "test_ir_helpers.h"
 #include "test_jit_helpers.h"
 
@@ -167,6 +168,20 @@ TEST_F(Jit, DebugModeReportsFailedAsserts) {
   failed(*k, {int_arg(-3)});
   EXPECT_EQ(failed.error.code, 2);
   EXPECT_EQ(failed.error.arg_index, 0);
+}
+
+// An assert's message values travel home as bits in the error record; the host formats them by each
+// conversion's letter (ints as long long, floats as double) and undoes the '%' the renderer doubled.
+TEST_F(Jit, DebugModeCarriesAssertValuesHome) {
+  auto k = compile_kernel(kernel("shown", "(scalar n i32) (scalar x f32)", "void",
+      "(assert (bin gt (arg n) (const int 0)) \"n = \" (arg n) \", x \" (fmt \"+.1f\" (arg x)) \" 100%\")", 1));
+  ASSERT_EQ(k->assert_messages, std::vector<std::string>{"n = %lld, x %+.1f 100%%"});
+  Launch failed;
+  failed(*k, {int_arg(-3), float_arg(2.25f)});
+  ASSERT_EQ(failed.error.code, 2);
+  ASSERT_EQ(failed.error.ndim, 2);
+  EXPECT_EQ(format_assert_message(k->assert_messages[0], failed.error.index, failed.error.ndim),
+            "n = -3, x +2.2 100%");
 }
 
 TEST_F(Jit, SecondCompileHitsTheCache) {

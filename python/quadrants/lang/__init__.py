@@ -17,6 +17,7 @@ from .builtins import (
     atomic_sub,
     atomic_xor,
     bit_cast,
+    block_local,
     bit_shr,
     random,
     randn,
@@ -42,13 +43,15 @@ from .builtins import (
     static,
     static_assert,
     static_print,
+    stop_grad,
     tan,
     tanh,
+    volatile_load,
 )
 from .data_oriented import data_oriented
 from .misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
 from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from .kernels import func, kernel
+from .kernels import func, kernel, pure
 from .math_bits import one, zero  # qd.zero(x) / qd.one(x): x's shape and type, filled
 from .perf_dispatch import perf_dispatch
 from .struct import Struct, StructField, dataclass
@@ -66,6 +69,19 @@ __all__ = [
     "ceil", "round", "min", "max", "atan2", "select", "cast", "bit_cast", "bit_shr", "random", "randn",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
     "atomic_mul", "atomic_exchange", "atomic_cas", "raw_div", "raw_mod",
+    "stop_grad", "volatile_load", "block_local", "pure",
     "QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError",
     "Struct", "StructField", "dataclass",
 ]
+
+# Upstream's module paths under qd.lang that programs reach as attributes (qd.lang.matrix.Matrix): loaded on
+# first use, since they import the containers, which import this package.
+_COMPAT_SUBMODULES = ("field", "matrix", "_ndrange")
+
+
+def __getattr__(name):
+    if name in _COMPAT_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

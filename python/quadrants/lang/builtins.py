@@ -259,16 +259,22 @@ class Grouped:
         if not isinstance(self.container, NdRange):
             kind = type(self.container).__name__
             raise TypeError(f"qd.grouped() outside kernels needs a qd.ndrange(), but got {kind}.")
-        for index in itertools.product(*(range(begin, end) for begin, end in self.container.bounds)):
-            yield Vector(list(index))
+        for index in self.container:  # the range's own order, so axes= holds here as in kernels
+            yield Vector(list(index) if isinstance(index, tuple) else [index])
 
 
 grouped = Builtin("grouped", Grouped, "grouped")
 select = Builtin("select", lambda cond, a, b: np.where(cond, a, b), "select")
 
 
-def _python_loop_config(*, serialize=False, block_dim=None, parallelize=None, name=None):
+def _python_loop_config(*, serialize=False, block_dim=None, parallelize=None, name=None, block_dim_adaptive=True):
     return None
 
 
 loop_config = Builtin("loop_config", _python_loop_config, "loop_config")
+
+# Translated in extra_builtins.py. stop_grad: loads of a field in the calling block pass no gradient;
+# volatile_load: an array element read from memory every time; block_local: upstream's CUDA cache hint.
+stop_grad = Builtin("stop_grad", kernel_only("stop_grad"), "stop_grad")
+volatile_load = Builtin("volatile_load", kernel_only("volatile_load"), "volatile_load")
+block_local = Builtin("block_local", kernel_only("block_local"), "block_local")

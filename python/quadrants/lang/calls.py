@@ -7,18 +7,19 @@ import math as _py_math
 import operator as _py_operator
 
 from . import builtins as qd_builtins
+from . import extra_builtins
 from .compound_params import CompoundRef, is_dataclass_type
 from .tensor_params import is_tensor_annotation
 from .exprs import VectorMethod, is_runtime
 from .errors import QuadrantsSyntaxError
 from .func_args import ArgumentError, bind_arguments
-from .ir_builder import Expr, string_text
+from .ir_builder import Expr
 from .literals import primitive_type_call
 from .source import function_source
 from .stmts import returns_early
 from .struct_values import Struct, StructField, StructType
 from .types import RefType, Template, VectorType, scalar_dtype_name
-from .print_format import SpecValue, formatted_text
+from .print_format import SpecValue, formatted_text, merged_print_items, print_item_text
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
@@ -177,12 +178,7 @@ class CallTranslator:
                 raise self.fail(f"getattr() needs a compile-time string name, but got {describe(args[1])}", kind="type")
             return self.compound_member(args[0], args[1])
         if getattr(func, "__name__", None) == "format" and isinstance(getattr(func, "__self__", None), str):
-            try:  # Python's formatting when it can; else (kernel values, printf-only specs) for print()
-                if not any(is_runtime(a) for a in list(args) + list(kwargs.values())):
-                    return func(*args, **kwargs)
-            except (TypeError, ValueError, IndexError, KeyError):
-                pass
-            return formatted_text(self, func.__self__, args, kwargs)
+            return formatted_text(self, func.__self__, args, kwargs)  # a str, or text with kernel values
         if any(is_runtime(a) or isinstance(a, ArrayRef) for a in list(args) + list(kwargs.values())):
             if _hashable(func) and func in _OPERATOR_FUNCTIONS and len(args) == 2 and not kwargs:
                 return self.binary_op(_OPERATOR_FUNCTIONS[func](), args[0], args[1])
@@ -281,6 +277,8 @@ class CallTranslator:
         if kind == "loop_config":
             self.pending_loop_config = self.loop_config_from(kwargs)
             return None
+        if kind in extra_builtins.KINDS:
+            return extra_builtins.translate(self, func, args, kwargs)
         try:
             inspect.signature(func.impl).bind(self.ops, *args, **kwargs)
         except TypeError as exc:
@@ -341,7 +339,7 @@ class CallTranslator:
                 items.append(sep)
             self.print_items(arg, items)
         items.append(end)
-        self.builder.emit("print " + " ".join(_print_item_text(self.ops, item) for item in _merge_strings(items)))
+        self.builder.emit("print " + " ".join(print_item_text(self.ops, item) for item in merged_print_items(items)))
 
     def print_items(self, value, items, spec=""):
         if isinstance(value, str):
@@ -382,11 +380,15 @@ class CallTranslator:
 
     def loop_config_from(self, kwargs):
         # name= (upstream names GPU kernels with it, for profiling) has no effect here; parallelize=1 is serialize=True
-        # and a larger thread count is a hint the CPU thread pool does not take.
-        unknown = set(kwargs) - {"serialize", "block_dim", "name", "parallelize"}
+        # and a larger thread count is a hint the CPU thread pool does not take. block_dim_adaptive (upstream's CPU
+        # backend: whether the block size may grow with the loop) is a hint too: the pool sizes its own chunks.
+        unknown = set(kwargs) - {"serialize", "block_dim", "name", "parallelize", "block_dim_adaptive"}
         if unknown:
             raise self.fail(f"qd.loop_config() got unexpected argument(s) {', '.join(sorted(unknown))}",
-                            hint="it takes serialize=, block_dim=, parallelize= and name=.")
+                            hint="it takes serialize=, block_dim=, block_dim_adaptive=, parallelize= and name=.")
+        if not isinstance(kwargs.get("block_dim_adaptive", True), bool):
+            raise self.fail("qd.loop_config(block_dim_adaptive=...) must be True or False, but got "
+                            f"{kwargs['block_dim_adaptive']!r}", kind="type")
         block_dim = kwargs.get("block_dim") or 0
         if not isinstance(block_dim, int) or block_dim < 0:
             raise self.fail(f"qd.loop_config(block_dim=...) must be a non-negative int, but got {block_dim!r}",
@@ -576,22 +578,6 @@ class CallTranslator:
             shape = " ".join(map(str, element_shape))
             texts.append(f"(array {param.name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})")
         return texts
-
-
-def _merge_strings(items):
-    merged = []
-    for item in items:
-        if isinstance(item, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += item
-        else:
-            merged.append(item)
-    return [item for item in merged if item != ""]
-
-
-def _print_item_text(ops, item):
-    if isinstance(item, SpecValue):
-        return f"(fmt {string_text(item.spec)} {ops.text(item.value)})"
-    return string_text(item) if isinstance(item, str) else ops.text(item)
 
 
 def _hashable(value):

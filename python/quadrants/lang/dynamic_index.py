@@ -11,20 +11,27 @@
 # In debug mode an index outside the vector is an AssertionError ("Out of bound access"), as upstream;
 # merged container accesses are bounds-checked like any array access instead. In release mode a read
 # gives the nearest entry, a write changes nothing, and a container index is clamped: never a crash.
+# An array of qd.types.ndarray(boundary="clamp") clamps a runtime element index as upstream does: an
+# entry's row-major offset in the element is clamped into [0, n*m - 1] (m[i, j] with j = -1 is the
+# last entry of row i - 1), and a row index picking a matrix row into [0, n - 1].
 from .ir_builder import Expr, string_text
 from .values import VectorValue
 from .vector_ops import describe
 
 
 class ElementLoad(Expr):
-    """`(load NAME (IDX...) (EIDX...))` of an array element's entry, with its parts kept for merging."""
+    """`(load NAME (IDX...) (EIDX...))` of an array element's entry, with its parts kept for merging.
 
-    __slots__ = ("array_name", "indices", "element_index")
+    clamp_shape is the element shape of a boundary="clamp" array (runtime element indices are clamped
+    into it), else None."""
 
-    def __init__(self, array_name, indices, element_index):
+    __slots__ = ("array_name", "indices", "element_index", "clamp_shape")
+
+    def __init__(self, array_name, indices, element_index, clamp_shape=None):
         self.array_name = array_name
         self.indices = list(indices)
         self.element_index = [str(e) for e in element_index]
+        self.clamp_shape = clamp_shape
         super().__init__(f"(load {array_name} ({' '.join(self.indices)}) ({' '.join(self.element_index)}))")
 
 
@@ -104,7 +111,7 @@ class DynamicIndexing:
                                      for c in range(value.shape[1])], (value.shape[1],))
             else:
                 value = self.pick(value.entries, self.runtime_index(part), what)
-        return value
+        return clamped_load(value)
 
     def pick(self, candidates, index, what):
         merged = merged_load(candidates, index)
@@ -137,7 +144,7 @@ class DynamicIndexing:
                                       for c in range(m)], (m,))
             else:
                 value = self.pick_target(value.targets, self.runtime_index(part), what)
-        return value
+        return clamped_target(value)
 
     def pick_target(self, targets, index, what):
         merged = merged_array_target(targets, index)
@@ -212,7 +219,7 @@ def merged_load(candidates, index):
         return None
     element_index = list(first.element_index)
     element_index[axis] = index
-    return ElementLoad(first.array_name, first.indices, element_index)
+    return ElementLoad(first.array_name, first.indices, element_index, first.clamp_shape)
 
 
 def merged_array_target(targets, index):
@@ -230,6 +237,58 @@ def merged_array_target(targets, index):
     element_index = list(first.element_index)
     element_index[axis] = index
     return ArrayTarget(first.array, first.indices, element_index)
+
+
+def clamped_load(value):
+    """A load picked at run time (dynamic_vector_element's result), clamped where boundary="clamp" says."""
+    def shape_of(load):
+        return load.clamp_shape if isinstance(load, ElementLoad) else None
+
+    def rebuild(load, index):
+        return ElementLoad(load.array_name, load.indices, index, load.clamp_shape)
+
+    if isinstance(value, VectorValue):  # a matrix row picked at run time: its row index is clamped
+        return VectorValue([_clamped(e, shape_of, rebuild, _clamped_row) for e in value.entries], value.shape)
+    return _clamped(value, shape_of, rebuild, _clamped_offset)
+
+
+def clamped_target(target):
+    """The target form of clamped_load (dynamic_target_element's result)."""
+    from .stmts import ArrayTarget, VectorTarget
+
+    def shape_of(t):
+        clamp = isinstance(t, ArrayTarget) and getattr(t.array, "clamp", False)
+        return t.array.element_shape if clamp else None
+
+    def rebuild(t, index):
+        return ArrayTarget(t.array, t.indices, index)
+
+    if isinstance(target, VectorTarget):
+        return VectorTarget([_clamped(t, shape_of, rebuild, _clamped_row) for t in target.targets], target.shape)
+    return _clamped(target, shape_of, rebuild, _clamped_offset)
+
+
+def _clamped(item, shape_of, rebuild, clamp):
+    shape = shape_of(item)
+    if shape is None or not any(e.startswith("(") for e in item.element_index):  # constants are checked already
+        return item
+    return rebuild(item, clamp(item.element_index, shape))
+
+
+def _clamp_text(text, high):
+    return f"(bin min (bin max {text} (const int 0)) (const int {high}))"
+
+
+def _clamped_offset(element_index, shape):
+    if len(shape) == 1:
+        return [_clamp_text(element_index[0], shape[0] - 1)]
+    n, m = shape
+    offset = _clamp_text(f"(bin add (bin mul {element_index[0]} (const int {m})) {element_index[1]})", n * m - 1)
+    return [f"(bin floordiv {offset} (const int {m}))", f"(bin mod {offset} (const int {m}))"]
+
+
+def _clamped_row(element_index, shape):
+    return [_clamp_text(element_index[0], shape[0] - 1)] + element_index[1:]
 
 
 def _simple(tr, text):

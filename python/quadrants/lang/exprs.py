@@ -15,7 +15,7 @@ from .component_refs import ComponentsRef, members_element
 from .struct_values import StructField, StructVar, is_struct
 from . import tile_slices
 from .simt_values import SharedArray
-from .print_format import field_value
+from .print_format import field_value, has_kernel_values, percent_formatted
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
 from .._swizzles import out_of_range_message, swizzle_indices
@@ -117,14 +117,30 @@ class ExprTranslator(DynamicIndexing):
 
     visit_GeneratorExpr = visit_ListComp  # a list too: qd.Vector(x * 2 for x in ...) needs its items at once
 
-    def unroll_comprehension(self, elt, generators, results):
+    def visit_DictComp(self, node):
+        """{k: v for x in seq if c}: unrolled at compile time like a list comprehension; the keys must be known
+        then too (the values need not)."""
+        pairs = []
+        self.unroll_comprehension(node, node.generators, pairs, self.dict_entry)
+        return dict(pairs)
+
+    def dict_entry(self, node):
+        key = self.visit(node.key)
+        if is_runtime(key):
+            raise self.fail("dict keys inside kernels must be compile-time values", kind="type")
+        return key, self.visit(node.value)
+
+    def unroll_comprehension(self, elt, generators, results, make=None):
+        """Appends make(elt) (default: elt's value) for each combination of the generators' items."""
         if not generators:
-            results.append(self.visit(elt))
+            results.append(make(elt) if make else self.visit(elt))
             return
         generator = generators[0]
         iterable = self.visit(generator.iter)
         if isinstance(iterable, VectorValue) and not iterable.is_matrix:
             items = iterable.entries
+        elif isinstance(iterable, VectorValue):  # a matrix, as in upstream: its rows, as vectors
+            items = [iterable.row(i) for i in range(iterable.shape[0])]
         elif is_runtime(iterable):
             raise self.fail(f"a comprehension inside a kernel iterates at compile time, so it cannot iterate "
                             f"over {describe(iterable)}", kind="type")
@@ -139,7 +155,7 @@ class ExprTranslator(DynamicIndexing):
                     raise self.fail("the conditions of a comprehension inside a kernel must be known at compile time",
                                     kind="type", hint="use qd.select(...) or an if statement for kernel values.")
                 if all(conditions):
-                    self.unroll_comprehension(elt, generators[1:], results)
+                    self.unroll_comprehension(elt, generators[1:], results, make)
             finally:
                 self.pop_scope()
 
@@ -157,6 +173,8 @@ class ExprTranslator(DynamicIndexing):
                             kind="type", hint="index an array to use its elements, e.g. x[i].")
         if isinstance(op, ast.MatMult) and (is_runtime(left) or is_runtime(right)):
             return self.ops.matmul(left, right)
+        if isinstance(op, ast.Mod) and isinstance(left, str) and has_kernel_values(right):
+            return percent_formatted(self, left, right)  # "x = %d" % x: text for print() and assert
         if is_runtime(left) or is_runtime(right) or (is_number(left) and is_number(right)):
             return self.checked(lambda: self.ops.bin(BINARY_OPS[op_type], left, right))
         return self.python_op(_PYTHON_BINARY[op_type], left, right)
@@ -393,7 +411,8 @@ class ExprTranslator(DynamicIndexing):
         if not array.element_shape:
             return Expr(f"(load {array.name} ({' '.join(indices)}) ())")
         # ElementLoads, so that a runtime index into the element merges into one load (dynamic_index.py).
-        entries = [ElementLoad(array.name, indices, e) for e in element_indices(array.element_shape)]
+        clamp_shape = array.element_shape if getattr(array, "clamp", False) else None
+        entries = [ElementLoad(array.name, indices, e, clamp_shape) for e in element_indices(array.element_shape)]
         return VectorValue(entries, array.element_shape)
 
     def vector_element(self, vector, index):

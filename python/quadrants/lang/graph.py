@@ -1,9 +1,17 @@
-# python/quadrants/lang/graph.py: the qd.graph namespace: parallel_context() and parallel() sections.
+# python/quadrants/lang/graph.py: the qd.graph namespace: do_while() loops, parallel_context() and parallel() sections.
 #
 # Inside a @qd.kernel(graph=True) these are never called: the translator recognizes the `with` statements
 # (graph_sections.py) and translates each section's body in place. Called from Python they are context
 # managers that do nothing, so a helper shared by Python code and kernels runs in both.
 from contextlib import contextmanager
+
+
+def do_while(flag):
+    """`while qd.graph.do_while(flag):` in a @qd.kernel(graph=True): runs the body, then again while the 0-d qd.i32
+    ndarray `flag` is nonzero (at least once: a do-while). The body's top-level for loops stay parallel; the host
+    side reads `flag` after each iteration (graph_do_while.py). Only meaningful inside kernels."""
+    raise RuntimeError("qd.graph.do_while() can only be used as `while qd.graph.do_while(flag):` inside a "
+                       "@qd.kernel(graph=True); outside kernels, write an ordinary Python loop.")
 
 
 @contextmanager
@@ -22,4 +30,4 @@ def parallel():
     yield
 
 
-__all__ = ["parallel", "parallel_context"]
+__all__ = ["do_while", "parallel", "parallel_context"]

@@ -12,7 +12,7 @@
 import ast
 
 from . import builtins as qd_builtins
-from . import graph, graph_spelling
+from . import checkpoint as checkpoint_module, graph, graph_spelling
 
 _CONSTRUCTS = ((graph.parallel_context, "parallel_context"), (graph.parallel, "parallel"))
 
@@ -22,6 +22,8 @@ class GraphSectionTranslator:
     in a region's body and "section" in a section's body (inlined funcs included)."""
 
     def visit_With(self, node):
+        if self.is_checkpoint(node):
+            raise self.checkpoint_error()
         name = self.graph_construct(node)
         graph_spelling.warn_if_deprecated(node.items[0].context_expr.func, name, self.ctx.source.filename,
                                           node.lineno)
@@ -29,6 +31,18 @@ class GraphSectionTranslator:
             self.graph_region(node)
         else:
             self.graph_section(node)
+
+    def is_checkpoint(self, node):
+        expr = node.items[0].context_expr if len(node.items) == 1 else None
+        return expr is not None and self.calls(expr, checkpoint_module.checkpoint)
+
+    def checkpoint_error(self):
+        """qd.checkpoint in a kernel: upstream's message where checkpoints=True is missing; else the construct is
+        refused outright, since quadrants has no checkpoint/resume (checkpoint.py)."""
+        if not self.kernel_options.get("checkpoints"):
+            return self.fail("qd.checkpoint(...) requires @qd.kernel(graph=True, checkpoints=True)",
+                             hint="add checkpoints=True to the kernel's decorator.")
+        return self.fail(checkpoint_module.NOT_IMPLEMENTED, hint=checkpoint_module.NOT_IMPLEMENTED_HINT)
 
     def graph_construct(self, node):
         """'parallel_context' or 'parallel' for the with statement's context manager; anything else fails."""

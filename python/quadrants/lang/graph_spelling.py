@@ -1,8 +1,8 @@
 # python/quadrants/lang/graph_spelling.py: how kernel source spells the qd.graph constructs, current or deprecated.
 #
 # The deprecated flat names (qd.graph_parallel) are the very objects qd.graph holds, so only the source
-# text tells the two spellings apart. do_while is listed although quadrants does not implement it, so that
-# a section can reject `while qd.graph.do_while(...)` by name (graph_sections.py).
+# text tells the two spellings apart. Sections reject `while qd.graph.do_while(...)` by name (graph_sections.py);
+# graph_do_while.py resolves it.
 import ast
 import warnings
 

@@ -4,6 +4,10 @@
 # current_cfg(), get_max_shared_memory_bytes() and get_cuda_compute_capability(). The rest of upstream's
 # impl is the internals of its own frontend and has no counterpart here.
 from .. import _dtypes, _runtime
+from .builtins import Builtin, kernel_only
+
+# impl.call_internal("name", *args) in a kernel: one of upstream's runtime functions (lang/extra_builtins.py).
+call_internal = Builtin("call_internal", kernel_only("lang.impl.call_internal"), "call_internal")
 
 
 class _Program:

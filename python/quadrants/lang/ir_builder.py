@@ -96,11 +96,21 @@ class NameAllocator:
 
 
 class BlockBuilder:
-    """A stack of statement lists: statements go to the innermost open block."""
+    """A stack of statement lists: statements go to the innermost open block.
+
+    Each open block also keeps the arrays that qd.stop_grad() named in it: as upstream, that holds for the
+    whole block (statements before the call too) and the blocks nested in it, so their loads are wrapped
+    in `(un stop_grad ...)` when the block is closed (the kernel body: whenever it is read).
+    """
 
     def __init__(self):
         self._blocks = [[]]
+        self._stopped = [set()]
         self.loc = None
+
+    def stop_gradient(self, array_name):
+        """Loads of `array_name` in the innermost open block pass no gradient (see the class comment)."""
+        self._stopped[-1].add(array_name)
 
     def emit(self, head, blocks=(), loc=None):
         """Appends a statement; `loc` defaults to the position of the statement being translated."""
@@ -111,9 +121,78 @@ class BlockBuilder:
 
     def open(self):
         self._blocks.append([])
+        self._stopped.append(set())
 
     def close(self):
-        return self._blocks.pop()
+        block = self._blocks.pop()
+        _stop_gradients(block, self._stopped.pop())
+        return block
 
     def top(self):
+        _stop_gradients(self._blocks[0], self._stopped[0])  # idempotent: wrapped loads are not wrapped again
         return self._blocks[0]
+
+
+_STOP_GRAD_HEAD = "(un stop_grad "
+
+
+def _stop_gradients(stmts, names):
+    """Wraps every `(load NAME ...)` of the statements (and their nested blocks) for NAME in names."""
+    if not names:
+        return
+    for stmt in stmts:
+        stmt.head = _wrap_loads(stmt.head, names)
+        for block in stmt.blocks:
+            _stop_gradients(block, names)
+
+
+def _wrap_loads(text, names):
+    out, k = [], 0
+    for start in _load_starts(text):
+        end = _sexpr_end(text, start)
+        if start < k:  # inside a load already copied (its indices are integers: nothing to stop)
+            continue
+        name = text[start + 6:].split(" ", 1)[0]
+        out.append(text[k:start])
+        load = text[start:end]
+        wrap = name in names and not text.endswith(_STOP_GRAD_HEAD, 0, start)
+        out.append(_STOP_GRAD_HEAD + load + ")" if wrap else load)
+        k = end
+    return "".join(out) + text[k:]
+
+
+def _load_starts(text):
+    """Where each `(load ` of the text opens, outside string literals."""
+    k, in_string = 0, False
+    while k < len(text):
+        c = text[k]
+        if in_string:
+            k += 1 if c == "\\" else 0
+            in_string = c != '"'
+        elif c == '"':
+            in_string = True
+        elif text.startswith("(load ", k):
+            yield k
+        k += 1
+
+
+def _sexpr_end(text, start):
+    """The index just past the parenthesized expression that opens at text[start] (strings skipped)."""
+    depth, k, in_string = 0, start, False
+    while k < len(text):
+        c = text[k]
+        if in_string:
+            if c == "\\":
+                k += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+        k += 1
+    raise AssertionError(f"_sexpr_end(): unbalanced IR text {text!r}")

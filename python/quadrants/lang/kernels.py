@@ -656,6 +656,11 @@ def kernel(fn=None, **options):
                         f"{', '.join(sorted(_ACCEPTED_KERNEL_OPTIONS))}.")
     if fn is None:
         return functools.partial(kernel, **options)
+    if options.get("checkpoints") and not (options.get("graph") or options.get("gpu_graph")):
+        code = fn.__code__
+        raise QuadrantsSyntaxError(f"@qd.kernel(checkpoints=True) requires graph=True (kernel '{fn.__name__}')",
+                                   code.co_filename, code.co_firstlineno,
+                                   hint="write @qd.kernel(graph=True, checkpoints=True).")
     global _fast_kernel_class
     definition = KernelDefinition(fn, options)
     if definition.needs_python_dispatch:
@@ -677,3 +682,19 @@ def func(fn=None, **options):
     if fn is None:
         return functools.partial(func, **options)
     return RealFunc(fn) if options.get("is_real_function") else Func(fn)
+
+
+_pure_warned = False
+
+
+def pure(fn):
+    """@qd.pure: upstream's deprecated spelling of @qd.kernel(fastcache=True). Every kernel is cached on disk
+    here, so it returns the kernel unchanged (after a one-time DeprecationWarning, as upstream warns)."""
+    global _pure_warned
+    if not callable(fn):
+        raise TypeError(f"@qd.pure decorates a kernel, but got {type(fn).__name__}.")
+    if not _pure_warned:
+        _pure_warned = True
+        warnings.warn("@qd.pure is deprecated; use @qd.kernel(fastcache=True) (upstream removes it in v4.0.0).",
+                      DeprecationWarning, stacklevel=2)
+    return fn

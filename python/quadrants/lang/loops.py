@@ -298,6 +298,8 @@ class LoopTranslator:
         raise self.fail("loop variables must be plain names")
 
     def visit_While(self, node):
+        if self.is_graph_do_while(node):
+            return self.graph_do_while(node)  # graph_do_while.py
         if node.orelse:
             raise self.fail("'while ... else' is not supported inside kernels")
         loc = self.builder.loc

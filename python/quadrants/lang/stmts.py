@@ -7,18 +7,21 @@ from .component_refs import ComponentsRef, members_target
 from .compound_params import CompoundRef
 from .dynamic_index import SelectTarget
 from .exprs import BINARY_OPS, element_index_parts, element_indices, is_runtime
-from .ir_builder import Expr, string_text
+from .ir_builder import Expr
 from .loops import LoopTranslator
 from .matrix_slices import has_slice, sliced
+from .print_format import merged_print_items, print_item_text
 from .sparse_access import FieldRef, activate_for_store
 from .return_values import tuple_items
 from .struct_values import StructField, StructTarget, StructType, is_struct, same_struct_type
 from .types import VectorType, scalar_dtype_name
 from . import tile_slices
 from .simt_values import SharedArray, SharedTarget
-from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
+from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 from .._swizzles import out_of_range_message, swizzle_indices
+
+MAX_ASSERT_VALUES = 8  # kMaxAssertValues in src/ir/ir.h
 
 # Augmented assignments that are atomic on arrays (and on kernel-scope locals inside parallel loops).
 _SUBSCRIPT_UPDATE_HOOKS = {ast.Add: "_qd_subscript_iadd", ast.Sub: "_qd_subscript_isub"}
@@ -408,13 +411,30 @@ class StmtTranslator(LoopTranslator):
     def visit_Assert(self, node):
         cond = self.visit(node.test)
         message = self.visit(node.msg) if node.msg is not None else ast.unparse(node.test)
-        if not isinstance(message, str):
-            raise self.fail("the message of an assert inside a kernel must be a constant string", kind="type")
+        if not isinstance(message, (str, FormattedText)):
+            raise self.fail(f"the message of an assert inside a kernel must be a string, an f-string or a '%' "
+                            f"format of kernel values, but got {describe(message)}", kind="type")
         if not is_runtime(cond):
-            if not cond:
-                raise self.fail(f"compile-time assertion failed: {message}", kind="type")
-            return
-        self.builder.emit(f"assert {self.ops.text(self.scalar(cond, 'an assert condition'))} {string_text(message)}")
+            if cond:
+                return
+            # As upstream, a condition known to be false is still an assert of the kernel, checked when it runs
+            # in debug mode (and ignored otherwise), not an error of the compile: qd.static_assert is that.
+            cond = Expr("(const i32 0)")
+        items = self.assert_message_items(message)
+        self.builder.emit(f"assert {self.ops.text(self.scalar(cond, 'an assert condition'))} {items}")
+
+    def assert_message_items(self, message):
+        """The IR items of an assert's message, as print()'s: the kernel error record carries at most
+        MAX_ASSERT_VALUES of its values (src/ir/ir.h, kMaxAssertValues) to the host, which formats them."""
+        items = []
+        self.print_items(message, items)
+        items = merged_print_items(items) or [""]
+        values = sum(not isinstance(item, str) for item in items)
+        if values > MAX_ASSERT_VALUES:
+            raise self.fail(f"an assert message can show at most {MAX_ASSERT_VALUES} kernel values, but this one "
+                            f"shows {values}", kind="type",
+                            hint="split the check into several asserts, or show fewer values.")
+        return " ".join(print_item_text(self.ops, item) for item in items)
 
     def visit_Return(self, node):
         if self.ctx.real_function is not None:

@@ -373,12 +373,19 @@ class StructTranslator:
 
     def visit_Dict(self, node):
         """A dict display with compile-time keys, e.g. the members of qd.Struct({"a": 1, "b": x})."""
-        if any(key is None for key in node.keys):
-            raise self.fail("'**' inside a dict display is not supported inside kernels")
-        keys = [self.visit(key) for key in node.keys]
-        if any(isinstance(key, (Expr, VectorValue)) for key in keys):
-            raise self.fail("dict keys inside kernels must be compile-time values", kind="type")
-        return dict(zip(keys, (self.visit(value) for value in node.values)))
+        result = {}
+        for key_node, value_node in zip(node.keys, node.values):
+            value = self.visit(value_node)
+            if key_node is None:  # {**d}: the entries of a dict known at compile time
+                if not isinstance(value, dict):
+                    raise self.fail(f"'**' inside a dict display needs a dict, but got {describe(value)}", kind="type")
+                result.update(value)
+                continue
+            key = self.visit(key_node)
+            if isinstance(key, (Expr, VectorValue)):
+                raise self.fail("dict keys inside kernels must be compile-time values", kind="type")
+            result[key] = value
+        return result
 
 
 def _field_label(field, value_node):

@@ -15,6 +15,8 @@ from .compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array
 from .data_oriented import bakes_primitives, is_compound
 from .tensor_params import ARRAY, unwrap
 from .exprs import ExprTranslator
+from . import checkpoint as checkpoint_module
+from .graph_do_while import GraphDoWhileTranslator
 from .graph_sections import GraphSectionTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from .literals import check_default_int
@@ -56,7 +58,7 @@ class FunctionContext:
 
 
 class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
-                 RealFunctionTranslator, GraphSectionTranslator):
+                 RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -431,6 +433,9 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.ctx.return_annotation = returns  # a ReturnSpec or None (return_values.py)
     tr.set_loc(tr.ctx.source.tree)
     tr.visit_body(tr.ctx.source.tree.body)
+    if tr.kernel_options.get("checkpoints"):  # after the body, so that its own errors come first (checkpoint.py)
+        raise tr.fail(checkpoint_module.NOT_IMPLEMENTED, hint=checkpoint_module.NOT_IMPLEMENTED_HINT,
+                      node=tr.ctx.source.tree)
     tr.leave_function(saved)
     tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]
     for leaf in tr.leaves.plan:

@@ -754,6 +754,18 @@ QD_FUNC void qd_report_assert(const QdLaunchContext* ctx, int32_t assert_index) 
   ctx->error->dim = 0;
 }
 
+// A failed assert whose message shows runtime values: as qd_report_assert, with the n values (each
+// already a long long, unsigned long long or double: see ir::assert_conversion) as bits in index[0..n).
+QD_FUNC void qd_report_assert_values(const QdLaunchContext* ctx, int32_t assert_index, int32_t n,
+                                     const int64_t* values) {
+  if (!qd_claim_error(ctx)) return;
+  ctx->error->code = 2;
+  ctx->error->arg_index = assert_index;
+  ctx->error->ndim = n;
+  ctx->error->dim = 0;
+  for (int32_t k = 0; k < n; ++k) ctx->error->index[k] = values[k];
+}
+
 // An array extent the kernel reads as an i32 (its index type) but that does not fit one: code 3, so the
 // launcher raises instead of letting the extent wrap and a loop silently run zero times.
 QD_FUNC bool qd_check_i32_extent(const QdLaunchContext* ctx, int32_t arg_index, int32_t dim, int64_t extent) {
@@ -797,6 +809,22 @@ QD_FUNC bool qd_ad_push(const QdLaunchContext* ctx, QdAdStack<T, N>& stack, T va
 
 template <class T>
 QD_FUNC T qd_load_checked(const T* data, int64_t offset) { return offset < 0 ? T() : data[offset]; }
+
+// qd.volatile_load: a read the compiler must perform every time (spin-waits on another thread's store).
+// It reads an unsigned integer of T's size, in one access, and reinterprets it: f16 may be a class type
+// (CUDA's __half), which cannot be copied out of a volatile object.
+template <int Bytes> struct QdVolatileBits;
+template <> struct QdVolatileBits<1> { typedef uint8_t type; };
+template <> struct QdVolatileBits<2> { typedef uint16_t type; };
+template <> struct QdVolatileBits<4> { typedef uint32_t type; };
+template <> struct QdVolatileBits<8> { typedef uint64_t type; };
+template <class T>
+QD_FUNC T qd_volatile_load(const T* data, int64_t offset) {
+  typedef typename QdVolatileBits<sizeof(T)>::type Bits;
+  return qd_bit_cast<T>(*(const volatile Bits*)(data + offset));
+}
+template <class T>
+QD_FUNC T qd_volatile_load_checked(const T* data, int64_t offset) { return offset < 0 ? T() : qd_volatile_load(data, offset); }
 
 // A runtime element index in release mode: kept inside [0, extent), so a wrong one cannot leave the array.
 QD_FUNC int64_t qd_clamp_index(int64_t index, int64_t extent) {

@@ -5,6 +5,7 @@
 // neither allocates nor waits for the device unless the caller needs a result. The slot is free again
 // once the event recorded after its last use has completed. A frame too large for a slot gets a
 // buffer of its own, freed in stream order after the last task.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -241,21 +242,67 @@ void launch_task(const CudaCompiledKernel& kernel, size_t task, const LoadedTask
                           std::to_string(loaded.grid) + " blocks of " + std::to_string(loaded.block) + " threads)");
 }
 
+// What a qd.graph.do_while loop reads on the host after its last task: the condition arrays (in the
+// arguments) and, where the launch has them, the frame's returned flag and the debug error flag (0: none).
+struct LoopReadback {
+  const QdArg* args;
+  cuda::CUdeviceptr returned_flag;
+  cuda::CUdeviceptr error_flag;
+};
+
+// Whether the loop goes back to its first task: its condition is nonzero, and no task ran a `return` or
+// failed a debug check (those skip the statements that would end the loop). The host waits for the stream:
+// the condition is device memory the iteration's tasks just wrote.
+bool repeats(const CudaCompiledKernel& kernel, const CudaLoopEnd& end, const LoopReadback& readback,
+             CUstream stream) {
+  const cuda::DriverApi& api = cuda::driver();
+  int32_t values[3] = {0, 0, 0};
+  const auto cond = reinterpret_cast<cuda::CUdeviceptr>(readback.args[end.cond_param].data);
+  std::string what = "cuMemcpyDtoHAsync(qd.graph.do_while condition of kernel '" + kernel.name + "')";
+  cuda::check(api.cuMemcpyDtoHAsync(&values[0], cond, sizeof(int32_t), stream), what);
+  if (readback.returned_flag) {
+    cuda::check(api.cuMemcpyDtoHAsync(&values[1], readback.returned_flag, sizeof(int32_t), stream), what);
+  }
+  if (readback.error_flag) {
+    cuda::check(api.cuMemcpyDtoHAsync(&values[2], readback.error_flag, sizeof(int32_t), stream), what);
+  }
+  cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(qd.graph.do_while of kernel '" + kernel.name + "')");
+  return values[0] != 0 && values[1] == 0 && values[2] == 0;
+}
+
+// Runs the tasks in order; after a task that ends qd.graph.do_while loops, the innermost one that repeats
+// sends the launch back to its first task (an enclosing loop ending there is asked only once it is done).
+void run_tasks(const CudaCompiledKernel& kernel, const std::vector<LoadedTask>& tasks, void** params,
+               CUstream stream, const LoopReadback& readback) {
+  size_t task = 0;
+  while (task < tasks.size()) {
+    launch_task(kernel, task, tasks[task], params, stream);
+    size_t next = task + 1;
+    for (const CudaLoopEnd& end : kernel.tasks[task].loop_ends) {
+      if (!repeats(kernel, end, readback, stream)) continue;
+      next = static_cast<size_t>(end.first_task);
+      break;
+    }
+    task = next;
+  }
+}
+
 // Enqueues the kernel's tasks on the stream, after the copies into qd arrays (enqueued on the legacy
 // default stream) and before later copies, host reads and DLPack consumers, which order themselves
-// after the legacy default stream (include/quadrants/cuda.h), all without blocking the host.
+// after the legacy default stream (include/quadrants/cuda.h), all without blocking the host (except where
+// a qd.graph.do_while reads its condition back).
 void launch_tasks(const CudaCompiledKernel& kernel, const std::vector<LoadedTask>& tasks, void** params,
-                  CUstream stream, int device_id) {
+                  CUstream stream, int device_id, const LoopReadback& readback) {
   if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
   if (!kernel_profiling()) {
-    for (size_t task = 0; task < tasks.size(); ++task) launch_task(kernel, task, tasks[task], params, stream);
+    run_tasks(kernel, tasks, params, stream, readback);
   } else {
     // The profiler times the kernel alone: earlier work on the stream finishes first, then the host
     // waits for this kernel (as upstream's profiler does, launches are synchronous while it is on).
     const cuda::DriverApi& api = cuda::driver();
     cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(before profiling '" + kernel.name + "')");
     auto start = std::chrono::steady_clock::now();
-    for (size_t task = 0; task < tasks.size(); ++task) launch_task(kernel, task, tasks[task], params, stream);
+    run_tasks(kernel, tasks, params, stream, readback);
     cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel.name + "')");
     record_kernel_time(kernel.name,
                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -305,7 +352,7 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
     cuda::CUdeviceptr scratch = error_scratch(dev);
     cuda::CUdeviceptr pointers[3] = {scratch, scratch, scratch + sizeof(QdKernelError)};
     void* params[4] = {const_cast<QdArg*>(args), &pointers[0], &pointers[1], &pointers[2]};
-    launch_tasks(*kernel, tasks, params, stream, device_id);
+    launch_tasks(*kernel, tasks, params, stream, device_id, {args, 0, 0});  // no frame, no return, no checks
     return {};
   }
   Layout layout = layout_for(kernel->args_by_value ? 0 : num_args, kernel->frame_bytes);
@@ -325,7 +372,11 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
   cuda::CUdeviceptr pointers[4] = {base, base + layout.frame, base + layout.error, base + layout.flag};
   void* params[4] = {kernel->args_by_value ? const_cast<QdArg*>(args) : static_cast<void*>(&pointers[0]),
                      &pointers[1], &pointers[2], &pointers[3]};
-  launch_tasks(*kernel, tasks, params, stream, device_id);
+  // The frame's returned flag (cuda_renderer.cpp) exists where the frame reaches past it.
+  const int64_t returned_flag = 8 * std::max<int64_t>(1, static_cast<int64_t>(returned));
+  LoopReadback readback{args, kernel->frame_bytes >= returned_flag + 4 ? base + layout.frame + returned_flag : 0,
+                        kernel->debug ? base + layout.flag : 0};
+  launch_tasks(*kernel, tasks, params, stream, device_id, readback);
   if (returned == 0 && !kernel->debug) return {};
   // Error record, flag and the returned values at the start of the frame lie together; one copy reads them.
   size_t read_end = returned ? layout.frame + returned * sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
