@@ -128,6 +128,32 @@ def test_two_dimensional_loops_give_distinct_streams():
     assert abs(np.corrcoef(out[:-1].ravel(), out[1:].ravel())[0, 1]) < 0.02
 
 
+def test_each_parallel_loop_and_each_run_of_it_draws_its_own_numbers():
+    # Two loops over the same indices, and one loop run again by qd.graph.do_while, shared the launch's
+    # key and so drew the same numbers.
+    qd.init(arch=qd.cpu, random_seed=5)
+
+    @qd.kernel(graph=True)
+    def draw(first: qd.types.ndarray(qd.f32, ndim=1), rows: qd.types.ndarray(qd.f32, ndim=2),
+             left: qd.types.ndarray(qd.i32, ndim=0)):
+        for i in range(first.shape[0]):
+            first[i] = qd.random(qd.f32)
+        while qd.graph.do_while(left):
+            for i in range(rows.shape[1]):
+                rows[left[()] - 1, i] = qd.random(qd.f32)
+            left[()] = left[()] - 1
+
+    def run():
+        first, rows, left = np.zeros(64, np.float32), np.zeros((4, 64), np.float32), np.array(4, np.int32)
+        draw(first, rows, left)
+        return np.concatenate([first[None], rows])
+
+    drawn = run()
+    assert len(np.unique(drawn)) == drawn.size
+    qd.init(arch=qd.cpu, random_seed=5)
+    assert np.array_equal(run(), drawn)  # still reproducible
+
+
 def test_serial_code_funcs_and_inner_loops_draw_fresh_numbers():
     qd.init(arch=qd.cpu, random_seed=8)
 

@@ -2,9 +2,10 @@
 #
 # Every number is (rand_bits KEY SEQ) (Philox4x32-10, docs/IR.md), a pure function; the state lives
 # in ordinary IR locals, so passes and every backend need nothing special:
-# - the launch key: each launch takes the next value of a per-runtime u64 counter (a hidden 0-d field
-#   that qd.init seeds from random_seed) with one atomic, so two launches never repeat numbers;
-# - the stream: each parallel iteration mixes its loop indices into the launch key, so the numbers
+# - the keys: the serial code of each launch, and each run of each parallel loop, takes the next value of a
+#   per-runtime u64 counter (a hidden 0-d field that qd.init seeds from random_seed) with one atomic in serial
+#   code, so no two launches, loops or repeated runs of a loop (qd.graph.do_while) share numbers;
+# - the stream: each parallel iteration mixes its loop indices into its loop's key, so the numbers
 #   depend on the iteration, never on which thread runs it or how many there are;
 # - the sequence: a local counter of the calls made so far in that iteration (or in the serial code).
 # The same seed therefore gives the same numbers on any thread count.
@@ -42,12 +43,16 @@ class RandomTranslator:
     def random_launch_key(self):
         """The IR name of this launch's key, read once at the start of the kernel."""
         if self.random_key_name is None:
-            from .. import _runtime
-
-            state = self.global_array(_runtime.random_state(), "_qd_random_state")
             self.random_key_name = self.names.fresh("_qd_random_key")
-            self.random_key_text = f"(atomic add {state.name} () () (const u64 1))"
+            self.random_key_text = self.random_key_draw()
         return self.random_key_name
+
+    def random_key_draw(self):
+        """IR taking the next key from the per-runtime counter."""
+        from .. import _runtime
+
+        state = self.global_array(_runtime.random_state(), "_qd_random_state")
+        return f"(atomic add {state.name} () () (const u64 1))"
 
     def open_random_scope(self, index_names):
         """A stream for one parallel iteration whose IR loop indices are index_names."""
@@ -62,13 +67,17 @@ class RandomTranslator:
         return scope
 
     def close_random_scope(self, scope, block):
-        """block with the stream's locals declared first, when its body called qd.random()."""
+        """block with the stream's locals declared first, when its body called qd.random(). Each run of the loop
+        takes a key of its own, declared just before the loop in the enclosing serial code: two loops of a kernel,
+        or a loop that qd.graph.do_while runs again, would otherwise repeat one another's numbers."""
         self.random_scopes.pop()
         if not scope.used:
             return block
         from .ir_builder import Stmt
 
-        return [Stmt(text) for text in scope.declarations(self.random_launch_key())] + block
+        loop_key = self.names.fresh("_qd_random_loop_key")
+        self.builder.emit(f"decl {loop_key} u64 {self.random_key_draw()}")
+        return [Stmt(text) for text in scope.declarations(loop_key)] + block
 
     def serial_random_scope(self):
         if not self.random_scopes:
