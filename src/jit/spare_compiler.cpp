@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cerrno>
 #include <exception>
 #include <mutex>
@@ -99,6 +100,12 @@ bool hand_over(int fd, const std::string& body) {
   return written;
 }
 
+// QD_SPARE_COMPILER=0: no spares (an idle one holds about 28 MB, which many processes may not want to spend).
+bool turned_off() {
+  const char* setting = std::getenv("QD_SPARE_COMPILER");
+  return setting && std::string(setting) == "0";
+}
+
 bool matches(const Spare& spare, const std::vector<std::string>& argv, const std::string& prefix) {
   return spare.owner == ::getpid() && spare.argv == argv && spare.prefix == prefix;
 }
@@ -107,9 +114,10 @@ bool matches(const Spare& spare, const std::vector<std::string>& argv, const std
 
 void start_spare(const std::vector<std::string>& argv, const std::string& prefix) {
   std::lock_guard<std::mutex> lock(spare_mutex);
-  if (disabled || (waiting && matches(*waiting, argv, prefix))) return;
+  if (!disabled && !turned_off() && waiting && matches(*waiting, argv, prefix)) return;
   if (waiting && waiting->owner == ::getpid()) discard(*waiting);
   waiting.reset();
+  if (disabled || turned_off()) return;
   Spare spare;
   spare.argv = argv;
   spare.prefix = prefix;

@@ -155,6 +155,20 @@ TEST_F(JitSpare, DisabledSparesStartNoMore) {
   jit::remove_tree(cache);
 }
 
+TEST_F(JitSpare, EnvironmentTurnsSparesOff) {
+  std::string cache = in_child_with_own_cache([] {
+    jit::start_spare(kCompile, kPrefix);
+    bool was_waiting = jit::spare_waiting();
+    ::setenv("QD_SPARE_COMPILER", "0", 1);
+    jit::start_spare(kCompile, kPrefix);  // stops the waiting one, starts none
+    bool off = !jit::spare_waiting();
+    ::setenv("QD_SPARE_COMPILER", "1", 1);
+    jit::start_spare(kCompile, kPrefix);
+    std::exit(was_waiting && off && jit::spare_waiting() ? 0 : 1);
+  });
+  jit::remove_tree(cache);
+}
+
 TEST_F(JitSpare, SpareOfAKilledProcessEndsByItself) {
   // _exit skips the destructors, as SIGKILL would: the spare must see the end of its input and finish.
   std::string cache = in_child_with_own_cache([] {
