@@ -77,7 +77,7 @@ from .linear_solve import solve  # noqa: E402  qd.solve(A, b) inside kernels
 from .decompositions import polar_decompose, svd  # noqa: E402  2x2 and 3x3, inside kernels
 from .eigen_decompositions import eig, make_spd, sym_eig  # noqa: E402  small matrices, inside kernels
 from . import experimental  # noqa: E402  qd.experimental.real_func, upstream's deprecated alias
-from .lang.checkpoint import checkpoint  # noqa: E402  upstream's yield/resume marker; not implemented in kernels
+from .lang.checkpoint import GraphStatus, checkpoint  # noqa: E402  upstream's yield/resume marker and launch status
 from .lang import graph  # noqa: E402  qd.graph: parallel_context() regions of parallel() sections in graph kernels
 # upstream's deprecated flat spellings, the same objects; kernels using them warn (lang/graph_spelling.py)
 from .lang.graph import do_while as graph_do_while, parallel as graph_parallel, parallel_context as graph_parallel_context  # noqa: E402,E501

@@ -1,4 +1,4 @@
-# tests/python/test_graph_do_while_ours.py: `while qd.graph.do_while(flag):` loops in graph kernels, and qd.checkpoint.
+# tests/python/test_graph_do_while_ours.py: `while qd.graph.do_while(flag):` loops in graph kernels.
 #
 # Results are compared with the serial program's; the IR checks make sure the loops inside stay parallel_fors in a
 # graph_do_while, and the CUDA checks (NVRTC, the driver emulation) that CUDA plans the loop as a range of tasks
@@ -199,7 +199,7 @@ def test_outside_kernels_it_says_how_to_use_it():
         qd.graph.do_while(None)
 
 
-# ---- qd.checkpoint: a no-op in Python, refused in kernels (not implemented) ------------------------------------
+# ---- qd.checkpoint: a no-op in Python, refused without checkpoints=True (tests/python/test_checkpoint_ours.py) ----
 def test_checkpoint_is_a_no_op_outside_kernels():
     ran = []
     with qd.checkpoint(0, None):
@@ -207,21 +207,13 @@ def test_checkpoint_is_a_no_op_outside_kernels():
     assert ran == [1]
 
 
-def test_checkpoint_kernels_are_refused_rather_than_run_without_resume():
-    @qd.kernel(graph=True, checkpoints=True)
-    def k(x: qd.types.ndarray(qd.i32, ndim=1), flag: qd.types.ndarray(qd.i32, ndim=0)):
-        with qd.checkpoint(0, yield_on=flag):
-            for i in range(x.shape[0]):
-                x[i] = x[i] + 1
-
+def test_checkpoint_needs_the_checkpoints_option():
     @qd.kernel(graph=True)
     def no_option(x: qd.types.ndarray(qd.i32, ndim=1), flag: qd.types.ndarray(qd.i32, ndim=0)):
         with qd.checkpoint(0, yield_on=flag):
             for i in range(x.shape[0]):
                 x[i] = x[i] + 1
 
-    with pytest.raises(qd.QuadrantsSyntaxError, match="not implemented in quadrants"):
-        k(i32(0, (N,)), i32(0))
     with pytest.raises(qd.QuadrantsSyntaxError, match=r"checkpoints=True"):
         no_option(i32(0, (N,)), i32(0))
     with pytest.raises(qd.QuadrantsSyntaxError, match=r"checkpoints=True\) requires graph=True"):

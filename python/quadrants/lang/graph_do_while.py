@@ -39,6 +39,7 @@ class GraphDoWhileTranslator:
         self.push_scope()
         try:
             self.visit_body(node.body)
+            self.checkpoint_loop_end()  # checkpoint_translate.py: only a resumed launch's first iteration skips
         finally:
             self.pop_scope()
         body = self.builder.close()

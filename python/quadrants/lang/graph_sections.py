@@ -23,7 +23,10 @@ class GraphSectionTranslator:
 
     def visit_With(self, node):
         if self.is_checkpoint(node):
-            raise self.checkpoint_error()
+            index = self.checkpoint_index(node)  # checkpoint_translate.py
+            if index is None:
+                raise self.checkpoint_error()
+            return self.translate_checkpoint(node, index)
         name = self.graph_construct(node)
         graph_spelling.warn_if_deprecated(node.items[0].context_expr.func, name, self.ctx.source.filename,
                                           node.lineno)
@@ -37,12 +40,15 @@ class GraphSectionTranslator:
         return expr is not None and self.calls(expr, checkpoint_module.checkpoint)
 
     def checkpoint_error(self):
-        """qd.checkpoint in a kernel: upstream's message where checkpoints=True is missing; else the construct is
-        refused outright, since quadrants has no checkpoint/resume (checkpoint.py)."""
+        """qd.checkpoint where it is no checkpoint: upstream's message where checkpoints=True is missing; else it
+        is away from the kernel's top level and the qd.graph.do_while bodies there (checkpoint_scan.py)."""
+        if not self.ctx.is_kernel:
+            return self.fail("qd.checkpoint() can only be used inside @qd.kernel, not @qd.func")
         if not self.kernel_options.get("checkpoints"):
             return self.fail("qd.checkpoint(...) requires @qd.kernel(graph=True, checkpoints=True)",
                              hint="add checkpoints=True to the kernel's decorator.")
-        return self.fail(checkpoint_module.NOT_IMPLEMENTED, hint=checkpoint_module.NOT_IMPLEMENTED_HINT)
+        return self.fail("qd.checkpoint() can only be used at the kernel top level or directly inside a "
+                         "qd.graph.do_while() body", hint="move the with statement out of the enclosing block.")
 
     def graph_construct(self, node):
         """'parallel_context' or 'parallel' for the with statement's context manager; anything else fails."""

@@ -19,6 +19,7 @@ import weakref
 from .. import _logging, _runtime
 from ..ndarray import Ndarray
 from ..struct import StructType
+from .checkpoint_kernel import CheckpointKernel, checkpoint_return_spec, resume_param
 from .compound_params import (
     DiscoverLeaves,
     MemberTypeError,
@@ -172,6 +173,8 @@ class KernelDefinition:
         self.options = options or {}  # @qd.kernel(graph=True, ...): graph allows qd.graph regions (graph_sections.py)
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
+        if self.options.get("checkpoints"):  # the checkpoint a launch starts from (checkpoint_kernel.py)
+            self.params.append(resume_param(KernelParam))
         self.template_positions = [k for k, p in enumerate(self.params) if p.kind == "template"]
         self.runtime_positions = [k for k, p in enumerate(self.params) if p.kind in ("scalar", "vector", "array")]
         self.struct_positions = [k for k, p in enumerate(self.params) if p.kind == "struct"]
@@ -218,6 +221,8 @@ class KernelDefinition:
 
     def _return_spec(self):
         annotation = self.annotations.get("return")
+        if self.options.get("checkpoints"):  # the index of the checkpoint that yielded (checkpoint_kernel.py)
+            return checkpoint_return_spec(self.fn, annotation)
         try:
             spec = return_spec(annotation)
         except TypeError as exc:
@@ -471,6 +476,9 @@ class Kernel(KernelMixin):
                               f"for the qd.template-annotated kernel parameter '{definition.params[k].name}', which "
                               "upstream Quadrants deprecates; annotate the parameter with the dataclass type instead.",
                               DeprecationWarning, stacklevel=4)
+        if templated_floats.enabled():
+            templated_floats.check_template_arguments(self.fn.__name__, definition.params,
+                                                      definition.template_positions, args)
         values = definition.slot_values(args)
         translation, regular, leaves = definition.discover(args, values)
         entry = self._make_entry(translation, regular, leaves, values)
@@ -639,8 +647,8 @@ class BoundFunc:
 _fast_kernel_class = None
 
 # Upstream's options. Compiled kernels are always cached on disk (fastcache, pure), and launches are not
-# captured into CUDA graphs (graph, gpu_graph, checkpoints); graph=True (gpu_graph, its old name) only
-# allows qd.graph.parallel_context() regions in the kernel, which run their sections in order.
+# captured into CUDA graphs (graph, gpu_graph); graph=True (gpu_graph, its old name) allows qd.graph constructs
+# in the kernel, and checkpoints=True qd.checkpoint yield/resume (checkpoint_kernel.py).
 _ACCEPTED_KERNEL_OPTIONS = frozenset({"fastcache", "pure", "graph", "gpu_graph", "checkpoints"})
 
 

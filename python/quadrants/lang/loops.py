@@ -35,6 +35,9 @@ class LoopSpace:
 
 class LoopTranslator:
     def visit_For(self, node):
+        index = self.checkpoint_index(node)  # a checkpoints=True kernel's implicit checkpoint (checkpoint_translate.py)
+        if index is not None:
+            return self.translate_checkpoint(node, index)
         if node.orelse:
             raise self.fail("'for ... else' is not supported inside kernels")
         iter_node = self.chosen_iterable(node.iter)

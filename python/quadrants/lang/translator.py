@@ -15,7 +15,7 @@ from .compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array
 from .data_oriented import bakes_primitives, is_compound
 from .tensor_params import ARRAY, unwrap
 from .exprs import ExprTranslator
-from . import checkpoint as checkpoint_module
+from .checkpoint_translate import CheckpointTranslator
 from .graph_do_while import GraphDoWhileTranslator
 from .graph_sections import GraphSectionTranslator
 from .ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
@@ -58,7 +58,7 @@ class FunctionContext:
 
 
 class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
-                 RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator):
+                 RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator, CheckpointTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -432,10 +432,9 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.ctx.kernel_params = {param.name for param in params}
     tr.ctx.return_annotation = returns  # a ReturnSpec or None (return_values.py)
     tr.set_loc(tr.ctx.source.tree)
+    tr.begin_checkpoints()  # checkpoint_translate.py: a checkpoints=True kernel's resume point
     tr.visit_body(tr.ctx.source.tree.body)
-    if tr.kernel_options.get("checkpoints"):  # after the body, so that its own errors come first (checkpoint.py)
-        raise tr.fail(checkpoint_module.NOT_IMPLEMENTED, hint=checkpoint_module.NOT_IMPLEMENTED_HINT,
-                      node=tr.ctx.source.tree)
+    tr.end_checkpoints()
     tr.leave_function(saved)
     tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]
     for leaf in tr.leaves.plan:
@@ -447,6 +446,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
         ndim = getattr(ref, "storage_ndim", ref.ndim)  # a sparse field's pool has a dim more (sparse_access.py)
         contiguous = int(getattr(container._array, "is_contiguous", True))  # a component view is strided
         param_texts.append(f"(array {ref.name} {ref.dtype_name} {ndim} ({shape}) {contiguous} 1)")
+    tr.record_checkpoint_flags(param_texts)
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
         f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}) "
