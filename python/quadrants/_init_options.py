@@ -39,7 +39,7 @@ OPTIONS = {
     "cfg_optimization": (True, IGNORED, _COMPILER),
     "check_out_of_bound": (False, APPLIED, None),
     "opt_level": (1, IGNORED, _COMPILER),
-    "raise_on_templated_floats": (False, IGNORED, _COMPILER),
+    "raise_on_templated_floats": (False, APPLIED, None),  # lang/templated_floats.py
     "print_preprocessed_ir": (False, IGNORED, _LLVM),
     "print_ir": (False, APPLIED, None),
     "print_accessor_ir": (False, IGNORED, _LLVM),

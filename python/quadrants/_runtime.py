@@ -276,9 +276,10 @@ def reset():
     from .lang import impl
 
     impl.get_runtime().clear()  # through the class, so hooks applications wrap around clear() run
-    from . import field_components
+    from . import field_checks, field_components
 
     field_components.forget_composed_fields()
+    field_checks.forget()
     for array in list(_live_arrays):
         array._release()
     _live_arrays.clear()

@@ -10,7 +10,7 @@ import numbers
 from . import _runtime
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, field_checks
 from ._container import ArrayContainer, MatrixContainer, _encode, normalize_shape
 from ._element_ref import element_ref
 from .lang.errors import QuadrantsRuntimeError, QuadrantsSyntaxError
@@ -84,6 +84,8 @@ class Field(ArrayContainer):
                                 "qd.root.dense(qd.i, n).place(x).")
         self._set_memory_order(order, kwargs.get("layout"), shape is not None)
         if not _twin:  # a gradient or dual has none of its own
+            if shape is None:
+                field_checks.declared(self)
             self._make_twins(kwargs.get("needs_grad"), kwargs.get("needs_dual"), shape is None)
         if shape is not None:
             from .snode import field_node_for_shape
@@ -102,9 +104,10 @@ class Field(ArrayContainer):
             self._soa = True
 
     def _make_twins(self, needs_grad, needs_dual, shapeless):
-        """.grad/.dual: asked for, they are placed beside the field when it is placed. A float field made
-        without a shape has both anyway, unplaced, as upstream: `place(x, x.grad)` puts them where the
-        program wants them, and kernels use them only once placed."""
+        """.grad/.dual: asked for on a field made with a shape, they are placed beside it. A float field made
+        without a shape has both, unplaced, as upstream: `place(x, x.grad)` or `qd.root.lazy_grad()` puts them
+        where the program wants them, and one asked for must be placed before a kernel compiles
+        (field_checks.py)."""
         from .ad._grads import dual_twin, grad_twin
 
         for attr, wanted, twin in (("grad", needs_grad, grad_twin), ("dual", needs_dual, dual_twin)):
@@ -113,7 +116,9 @@ class Field(ArrayContainer):
             name = f"{self.name}.{attr}" if self.name else None
             made = twin(self, lambda n=name: type(self)(self.dtype, None, self._element_shape, _twin=True, name=n), bool(wanted))
             if made is not None:
-                made._follows_primal = bool(wanted)
+                made._follows_primal = bool(wanted) and not shapeless
+                if wanted and shapeless:
+                    field_checks.twin_needed(attr, made, self)
                 if getattr(self, "_qd_layout", None) is not None:  # laid out as the primal (field_order.py)
                     made._qd_layout = self._qd_layout
                 setattr(self, attr, made)

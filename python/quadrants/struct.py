@@ -39,9 +39,10 @@ class StructType:
     """
 
     def __init__(self, members, methods=None, name=None):
-        self.members = {}
-        for key, member_type in members.items():
-            self.members[key] = check_member_type(key, member_type, name)
+        from .lang.unpacked import expand_members
+
+        # An unpacked vector member becomes scalar members; _unpacked_groups maps its name to them.
+        self.members, self._unpacked_groups = expand_members(members, check_member_type, name)
         self.methods = dict(methods or {})
         self.name = name
 
@@ -392,6 +393,8 @@ class Struct:
         return object.__getattribute__(self, name)
 
     def __getattr__(self, name):
+        if name in self._keys():  # a member named with a leading underscore (`_r0` of an unpacked vector member)
+            return self._get(name)
         raise AttributeError(f"struct with members {', '.join(self._keys())} has no member or method '{name}'.")
 
     def __setattr__(self, name, value):

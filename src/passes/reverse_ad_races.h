@@ -122,9 +122,10 @@ class CrossIterationCheck {
   [[noreturn]] void fail(const std::string& array) {
     throw KernelUserError(KernelUserError::Kind::syntax,
                           "Kernel '" + kernel_name_ + "': iterations of a parallel loop read '" + array +
-                              "' at another element than they write it (a cross-iteration read-after-write), so "
-                              "its gradient cannot be computed correctly. Run the loop in order with "
-                              "qd.loop_config(serialize=True), or read from a copy of the array.",
+                              "' at another element than they write it, so its gradient cannot be computed "
+                              "correctly. Cross-iteration read-after-write through an array has no reverse in a "
+                              "parallel loop: run the loop in order with qd.loop_config(serialize=True), or read "
+                              "from a copy of the array.",
                           loop_.loc.line, loop_.loc.col);
   }
 

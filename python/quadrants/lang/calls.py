@@ -19,6 +19,7 @@ from .source import function_source
 from .stmts import returns_early
 from .struct_values import Struct, StructField, StructType
 from .types import RefType, Template, VectorType, scalar_dtype_name
+from .unpacked import reject as reject_unpacked
 from .print_format import SpecValue, formatted_text, merged_print_items, print_item_text
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
@@ -161,6 +162,7 @@ class CallTranslator:
             self.expect_arity(func, args, kwargs, 1)
             return self.ops.cast(scalar_dtype_name(func), self.scalar_or_vector(args[0], "a cast"))
         if isinstance(func, VectorType):
+            reject_unpacked(func, "instantiate")
             return self.construct_typed_vector(func, args)
         if isinstance(func, StructType) or func is Struct:  # struct_values.py
             return self.construct_struct(func, args, kwargs)
@@ -493,6 +495,8 @@ class CallTranslator:
 
     def bind_func_argument(self, name, value, annotation):
         """Funcs take scalars and vectors by value (a fresh local), everything else by reference."""
+        if isinstance(annotation, VectorType):
+            reject_unpacked(annotation, f"annotate @qd.func parameter '{name}' with")
         if is_dataclass_type(annotation):
             given = value.cls if isinstance(value, CompoundRef) else type(value)
             if not issubclass(given, annotation) or is_runtime(value):

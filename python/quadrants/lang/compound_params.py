@@ -112,6 +112,9 @@ def member_kind(annotation):
         if getattr(annotation, "_data_oriented", False):
             return None  # data_oriented objects are passed as qd.template() parameters of their own
     if isinstance(annotation, VectorType):
+        from .unpacked import reject
+
+        reject(annotation, "annotate a @dataclasses.dataclass member with")  # upstream's error there too
         return None
     if annotation in (int, float, bool):
         return "scalar"

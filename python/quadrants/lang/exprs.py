@@ -13,6 +13,7 @@ from .matrix_slices import has_slice, sliced
 from .sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
 from .component_refs import ComponentsRef, members_element
 from .struct_values import StructField, StructVar, is_struct
+from .unpacked import UnpackedGroup
 from . import tile_slices
 from .simt_values import SharedArray
 from .print_format import field_value, has_kernel_values, percent_formatted
@@ -375,6 +376,8 @@ class ExprTranslator(DynamicIndexing):
             return self.struct_field_element(base, index, node.value)
         if isinstance(base, VectorValue):
             return self.vector_element(base, index)
+        if isinstance(base, UnpackedGroup):  # s.r[i] of an unpacked vector member (unpacked.py)
+            return base.entry(index, self.fail)
         if is_runtime(index):
             raise self.fail(f"{describe(base)} can only be indexed with compile-time values", kind="type",
                             hint="use a constant index, or unroll the loop with qd.static(range(...)).")

@@ -36,6 +36,8 @@ from .source import function_source
 from .tensor_params import is_tensor_annotation, slot_value, unwrap
 from .translator import translate_kernel
 from .types import NdarrayType, Template, VectorType, scalar_dtype_name
+from . import templated_floats
+from .unpacked import reject as reject_unpacked
 
 
 class KernelParam:
@@ -121,6 +123,7 @@ def _kernel_params(fn, annotations):
         elif isinstance(annotation, NdarrayType) or annotation is NdarrayType:
             params.append(KernelParam(p.name, "array", annotation if annotation is not NdarrayType else NdarrayType()))
         elif isinstance(annotation, VectorType):
+            reject_unpacked(annotation, f"annotate kernel parameter '{p.name}' with")
             params.append(KernelParam(p.name, "vector", annotation))
         else:
             try:
@@ -233,10 +236,12 @@ class KernelDefinition:
 
     def translate(self, spec, slot_values, leaves=None, struct_values=None):
         """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
+        from ..field_checks import check_placed
         from ..field_components import check_composed_fields
 
-        check_composed_fields()  # as upstream before it compiles: each vector field's members in one shape
-        if self.return_spec is not None:
+        check_placed()  # as upstream before it compiles: declared fields and needed gradients are placed
+        check_composed_fields()  # and each vector field's members in one shape
+        if self.return_spec is not None and not self.options.get("checkpoints"):
             source = function_source(self.fn)
             if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree)):
                 raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
@@ -672,10 +677,12 @@ def kernel(fn=None, **options):
     global _fast_kernel_class
     definition = KernelDefinition(fn, options)
     if definition.needs_python_dispatch:
-        return Kernel(definition).function
-    if _fast_kernel_class is None:
-        _fast_kernel_class = _make_fast_kernel_class()
-    return _fast_kernel_class(definition)
+        compiled = Kernel(definition).function
+    else:
+        if _fast_kernel_class is None:
+            _fast_kernel_class = _make_fast_kernel_class()
+        compiled = _fast_kernel_class(definition)
+    return CheckpointKernel(compiled, definition) if options.get("checkpoints") else compiled
 
 
 def func(fn=None, **options):

@@ -170,8 +170,10 @@ class LoopTranslator:
                             hint=f"write one name per dimension, or a single name for an index vector of {ndim}.")
         return [n.id for n in names]
 
-    def bind_loop_indices(self, targets, index_names, offsets, space):
-        """Binds the Python loop variables to the IR indices plus their offsets (0 for serial loops)."""
+    def bind_loop_indices(self, targets, index_names, offsets, space, reassigned=()):
+        """Binds the Python loop variables to the IR indices plus their offsets (0 for serial loops). A loop
+        variable the body assigns to (`i = qd.cast(i, qd.i32)`, which upstream accepts) is a copy: the IR's
+        loop indices are read-only."""
         if space.zero_dim:
             self.declare(targets[0], VectorValue([], (0,)))
             return
@@ -184,7 +186,7 @@ class LoopTranslator:
             self.declare(targets[0], VectorValue(values, (len(values),)))
             return
         for target, index_name, value in zip(targets, index_names, values):
-            if value.text == f"(var {index_name})":
+            if value.text == f"(var {index_name})" and target not in reassigned:
                 self.bind(target, LocalVar(index_name, self.parallel_depth))
             else:
                 self.declare(target, value)
@@ -242,7 +244,7 @@ class LoopTranslator:
         self.builder.open()
         self.push_scope()
         try:
-            self.bind_loop_indices(targets, index_names, offsets, space)
+            self.bind_loop_indices(targets, index_names, offsets, space, _assigned_names(node.body))
             if space.guard is not None:
                 space.guard(self, index_names, kind)
             self.visit_body(node.body)
@@ -384,3 +386,19 @@ def _breaks_directly(stmts):
             if _breaks_directly(getattr(stmt, field, [])):
                 return True
     return False
+
+
+def _assigned_names(stmts):
+    """The plain names that assignments in stmts bind (`x = ...`, `x += ...`, `a, x = ...`); a name found where it
+    is not the loop variable's (a nested scope) only costs a copy."""
+    names = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return names

@@ -578,6 +578,11 @@ def field_attribute(tr, ref, attr):
         from .kernels import BoundFunc
 
         return BoundFunc(fill, ref)
+    # A float field has an unplaced gradient/dual upstream, which kernels cannot use; an integer field has none.
+    if attr in ("grad", "dual") and getattr(ref.field, attr, None) is None and ref.field.dtype.numpy.kind == "f":
+        kind, name = ("Gradient" if attr == "grad" else "Dual"), getattr(ref.field, "name", None) or ref.label
+        raise tr.fail(f"{kind} {name}.{attr} has not been placed, check whether `needs_{attr}=True` is set for "
+                      f"field '{name}'", hint=f"create the field with needs_{attr}=True.")
     try:
         return tr.capture(getattr(ref.field, attr))
     except AttributeError:

@@ -15,6 +15,7 @@ from .sparse_access import FieldRef, activate_for_store
 from .return_values import tuple_items
 from .struct_values import StructField, StructTarget, StructType, is_struct, same_struct_type
 from .types import VectorType, scalar_dtype_name
+from .unpacked import UnpackedGroup
 from . import tile_slices
 from .simt_values import SharedArray, SharedTarget
 from .values import ArrayRef, FormattedText, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
@@ -245,7 +246,10 @@ class StmtTranslator(LoopTranslator):
                 return base.target(self, self.visit(node.slice))
             if isinstance(base, StructField):
                 return self.struct_field_target(base, self.visit(node.slice), node.value)
-            return self.vector_target_element(self.lvalue(node.value), self.visit(node.slice))
+            base = self.lvalue(node.value)
+            if isinstance(base, UnpackedGroup):  # s.r[i] = v of an unpacked vector member (unpacked.py)
+                return base.entry(self.visit(node.slice), self.fail)
+            return self.vector_target_element(base, self.visit(node.slice))
         if isinstance(node, ast.Attribute):
             base = self.lvalue(node.value)
             if isinstance(base, StructTarget):

@@ -12,6 +12,7 @@ import ast
 from ..struct import Struct, StructField, StructType
 from .ir_builder import Expr
 from .types import Template, VectorType, scalar_dtype_name
+from .unpacked import UnpackedGroup, group_of
 from .values import LocalVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import describe, is_number
 
@@ -103,6 +104,9 @@ class StructTranslator:
         value = self.as_struct_value(value)
         if attr in value.members:
             return value.members[attr]
+        group = group_of(value.struct_type, attr)
+        if group is not None:  # s.r of an unpacked vector member: only s.r[i] follows (unpacked.py)
+            return UnpackedGroup(attr, group[0], value.members)
         method = value.struct_type.methods.get(attr) if value.struct_type is not None else None
         if isinstance(method, Func):
             return BoundFunc(method, value)
@@ -176,6 +180,9 @@ class StructTranslator:
         return StructTarget(field._struct_type, members)
 
     def struct_member_target(self, target, attr):
+        group = group_of(target.struct_type, attr)
+        if group is not None and attr not in target.members:  # s.r[i] = v of an unpacked vector member
+            return UnpackedGroup(attr, group[0], target.members)
         if attr not in target.members:
             raise self.fail(f"{_type_name(target.struct_type, target.members)} has no member '{attr}' (its members: "
                             f"{', '.join(target.members)})", kind="type")

@@ -26,6 +26,7 @@ from .source import function_source
 from .sparse_access import kernel_ref
 from .stmts import StmtTranslator
 from .struct_values import StructTranslator, is_struct
+from .templated_floats import check_captured
 from .types import NdarrayType
 from .values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
 from .vector_ops import Ops, describe
@@ -149,6 +150,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
                 if isinstance(table[name], types.GeneratorType):  # used once, it would be empty at a recompile
                     raise self.fail("Cannot store generators in variables, inside kernels or functions", kind="value",
                                     hint=f"make it a tuple outside the kernel: {name} = tuple(...).")
+                check_captured(self, name, table[name])  # qd.init(raise_on_templated_floats=True)
                 return self.capture(table[name], name)
         raise self.fail(f'name "{name}" is not defined', kind="name")  # upstream's class and wording
 

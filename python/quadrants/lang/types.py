@@ -115,6 +115,8 @@ class VectorType:
     Called inside a kernel, `qd.math.vec3(x, y, z)` builds a vector; dtype None means default_fp.
     """
 
+    unpacked = False  # qd.types.vector(..., unpacked=True): a struct member stored as scalars (unpacked.py)
+
     def __init__(self, shape, dtype=None):
         self.shape = tuple(shape)
         self.dtype = dtype
@@ -138,19 +140,25 @@ class VectorType:
     def __call__(self, *args):
         """In Python scope: vec3(1, 2, 3), vec4(v3, 1.0), mat2([[1, 2], [3, 4]]) or mat3(1) (all ones)."""
         from ..matrix import construct_typed
+        from .unpacked import reject
 
+        reject(self, "instantiate")
         return construct_typed(self, args)
 
     def field(self, shape=None, **kwargs):
         """qd.field(self, shape, ...): a field with elements of this type."""
         from ..field import field
+        from .unpacked import reject
 
+        reject(self, "create a field of")
         return field(self, shape, **kwargs)
 
     def ndarray(self, shape=None, **kwargs):
         """qd.ndarray(self, shape, ...): an ndarray with elements of this type."""
         from ..ndarray import ndarray
+        from .unpacked import reject
 
+        reject(self, "create an ndarray of")
         return ndarray(self, shape, **kwargs)
 
     def __eq__(self, other):
@@ -164,7 +172,8 @@ class VectorType:
 
     def __repr__(self):
         kind = "matrix" if len(self.shape) == 2 else "vector"
-        return f"qd.types.{kind}({', '.join(map(str, self.shape))}, {self.dtype!r})"
+        unpacked = ", unpacked=True" if self.unpacked else ""
+        return f"qd.types.{kind}({', '.join(map(str, self.shape))}, {self.dtype!r}{unpacked})"
 
 
 class _ElementShape(tuple):
@@ -214,9 +223,14 @@ class AnyElementType:
         return f"qd.types.{'vector' if self.element_dim == 1 else 'matrix'}(dtype={self.dtype!r})"
 
 
-def vector(n=None, dtype=None):
-    """The type of n-vectors of `dtype`; without n, vectors of any size (an ndarray annotation's dtype)."""
-    return AnyElementType(1, dtype) if n is None else VectorType((n,), dtype)
+def vector(n=None, dtype=None, unpacked=False):
+    """The type of n-vectors of `dtype`; without n, vectors of any size (an ndarray annotation's dtype).
+    unpacked=True: only as a struct member, stored as n scalar members (lang/unpacked.py)."""
+    if n is None:
+        return AnyElementType(1, dtype)
+    vector_type = VectorType((n,), dtype)
+    vector_type.unpacked = bool(unpacked)
+    return vector_type
 
 
 def matrix(n=None, m=None, dtype=None):
