@@ -3,10 +3,6 @@
 # Each launch's effect is counted per stage (+1, +10, +100 into one array), so a skipped, repeated or extra stage
 # shows in the sum. The IR checks make sure guarded loops stay parallel_fors (tasks on CUDA); the CUDA checks compile
 # the kernels with NVRTC and run them on the driver emulation, where yields go through CUDA's returned-value path.
-import os
-import pathlib
-import subprocess
-import sys
 from enum import IntEnum
 
 import numpy as np
@@ -14,10 +10,9 @@ import pytest
 
 import quadrants as qd
 from quadrants import _core
+from emulated_cuda import run_on_cuda_emulation
 
 N = 16
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-EMULATOR = ROOT / "build" / "cpp" / "cuda_emulator"
 
 
 class Stage(IntEnum):
@@ -170,15 +165,7 @@ print("ran on", qd.lang.impl.current_cfg().arch)
 
 
 def test_runs_on_the_cuda_driver_emulation(tmp_path):
-    driver = EMULATOR / "libqd_emulated_driver.so"
-    if not driver.exists():
-        pytest.skip("the CUDA driver emulation is not built")
-    env = dict(os.environ, QD_CUDA_DRIVER_PATH=str(driver), QD_NVRTC_PATH=str(EMULATOR / "libqd_emulated_nvrtc.so"),
-               QD_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", _EMULATED_RUN], env=env, capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "ran on qd.cuda" in proc.stdout
+    assert "ran on qd.cuda" in run_on_cuda_emulation(_EMULATED_RUN, tmp_path)
 
 
 # ---- errors ----------------------------------------------------------------------------------------------------

@@ -3,20 +3,15 @@
 # Results are compared with the serial program's; the IR checks make sure the loops inside stay parallel_fors in a
 # graph_do_while, and the CUDA checks (NVRTC, the driver emulation) that CUDA plans the loop as a range of tasks
 # that its launcher repeats. Every compile error is checked by its message.
-import os
-import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import quadrants as qd
 from quadrants import _core
+from emulated_cuda import run_on_cuda_emulation
 
 N = 32
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-EMULATOR = ROOT / "build" / "cpp" / "cuda_emulator"
 
 
 def i32(value, shape=()):
@@ -141,15 +136,7 @@ print("ran on", qd.lang.impl.current_cfg().arch)
 
 
 def test_runs_on_the_cuda_driver_emulation(tmp_path):
-    driver = EMULATOR / "libqd_emulated_driver.so"
-    if not driver.exists():
-        pytest.skip("the CUDA driver emulation is not built")
-    env = dict(os.environ, QD_CUDA_DRIVER_PATH=str(driver), QD_NVRTC_PATH=str(EMULATOR / "libqd_emulated_nvrtc.so"),
-               QD_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-c", _EMULATED_RUN], env=env, capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "ran on qd.cuda" in proc.stdout
+    assert "ran on qd.cuda" in run_on_cuda_emulation(_EMULATED_RUN, tmp_path)
 
 
 # ---- errors ---------------------------------------------------------------------------------------------
