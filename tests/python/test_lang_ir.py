@@ -182,6 +182,45 @@ def test_a_func_called_at_the_kernels_top_level_has_parallel_top_level_loops_unl
     assert rest.count("(for ") == 4, stmts  # in the if: phase's two loops and the inner one; find's loop
 
 
+def test_a_loop_under_a_compile_time_if_is_parallel_only_when_the_if_is_static():
+    # Upstream: a qd.static if keeps a top-level loop parallel; any other if over it, a constant condition
+    # included, makes it serial (only the taken branch is compiled either way). We parallelized the loops of
+    # `if True:` / `if CAPTURED_FLAG:` branches, which changes what order-dependent loops compute.
+    FLAG = True
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(), n: qd.i32):
+        if qd.static(FLAG):
+            for i in range(n):
+                x[i] = 1
+        if FLAG:
+            for i in range(n):
+                x[i] += 2
+        if True:
+            for i in range(n):
+                x[i] += 3
+        else:
+            for i in range(n):
+                x[i] = -1
+
+    stmts = body(k, array("f32", 1), scalar())
+    assert [s.split(" ")[0] for s in stmts] == ["(parallel_for", "(for", "(for"], stmts
+
+
+def test_break_in_a_loop_under_a_constant_if_is_allowed_since_the_loop_is_serial():
+    @qd.kernel
+    def count() -> qd.i32:
+        a = 0
+        if True:
+            for i in range(1000):
+                if i == 100:
+                    break
+                a += 1
+        return a
+
+    assert count() == 100
+
+
 def test_serialized_loop_with_break_becomes_a_serial_for():
     @qd.kernel
     def k(x: qd.types.ndarray()):

@@ -374,9 +374,16 @@ class StmtTranslator(LoopTranslator):
 
     def visit_If(self, node):
         cond = self.visit(node.test)
-        if not is_runtime(cond):
-            # A compile-time condition (qd.static or a captured constant) keeps one branch only.
-            self.visit_body(node.body if cond else node.orelse)
+        if not is_runtime(cond):  # only one branch is compiled
+            branch = node.body if cond else node.orelse
+            if _is_static_test(node.test):
+                self.visit_body(branch)  # qd.static: the branch stands where the if was
+                return
+            # Any other compile-time condition (True, a captured constant) is an ordinary if to upstream, which
+            # documents that a non-static if over a for loop stops it being parallelized: the branch is not
+            # top-level code, so its loops run serially, as they would under a runtime condition.
+            for stmt in self.translate_block(branch, scope=False):
+                self.builder.append(stmt)
             return
         loc = self.builder.loc
         text = self.ops.text(self.scalar(cond, "an if condition"))
