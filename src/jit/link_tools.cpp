@@ -21,11 +21,15 @@ struct LinkTools {
 
 using Discoveries = std::map<std::vector<std::string>, std::shared_future<LinkTools>>;
 std::mutex tools_mutex;                   // guards `discoveries`
-Discoveries* discoveries = new Discoveries;  // never freed: a forked child cannot wait on its parent's futures
+Discoveries* discoveries = new Discoveries;  // never freed: see the fork handler
+// The maps a forked child inherited. Destroying one could wait forever on a future of a thread the child does
+// not have, so they are kept, and kept reachable (so that leak checkers do not report them).
+std::vector<Discoveries*>* inherited = new std::vector<Discoveries*>;
 
 [[maybe_unused]] const int fork_handler = pthread_atfork(nullptr, nullptr, [] {
   new (&tools_mutex) std::mutex();
-  discoveries = new Discoveries;  // the parent's may wait on threads the child does not have
+  inherited->push_back(discoveries);
+  discoveries = new Discoveries;
 });
 
 bool is_regular_file(const std::string& path) {
