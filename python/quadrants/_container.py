@@ -70,6 +70,7 @@ class ArrayContainer:
     """Dense storage with outer dims `shape` and element dims `_element_shape` appended after them."""
 
     _kind = "array"
+    _pooled = False  # a field under a pooled pointer (field.py) holds chunks, not an array of its shape
 
     def __init__(self, dtype, shape, element_shape=(), _array=None):
         config = _runtime.config()  # initializes with defaults if qd.init() was not called
@@ -115,6 +116,9 @@ class ArrayContainer:
         other = getattr(other, "_unwrap", lambda: other)()  # a qd.Tensor copies as what it wraps
         if not isinstance(other, ArrayContainer):
             raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
+        if other._pooled:  # copy what its elements read as, not its chunks
+            self.from_numpy(other.to_numpy(keep_dims=True).reshape(other._numpy_shape))
+            return
         self._array.copy_from(other._array, "copy_from", parallel=True)
 
     def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):

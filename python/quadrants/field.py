@@ -319,16 +319,14 @@ class Field(ArrayContainer):
         """Copies another field or ndarray of the same shape into this one (activating every cell)."""
         self._check_storage()
         other = getattr(other, "_unwrap", lambda: other)()  # a qd.Tensor copies as what it wraps
-        if self._layout is None:
+        if self._layout is not None:
+            self._layout.activate_all()
+        if not self._pooled:
             ArrayContainer.copy_from(self, other)
             return
-        self._layout.activate_all()
-        if self._pooled or getattr(other, "_pooled", False):
-            if not isinstance(other, ArrayContainer):
-                raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
-            self.from_numpy(other.to_numpy(keep_dims=True).reshape(other._numpy_shape))
-        else:
-            ArrayContainer.copy_from(self, other)
+        if not isinstance(other, ArrayContainer):
+            raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
+        self.from_numpy(other.to_numpy(keep_dims=True).reshape(other._numpy_shape))
 
     def __iter__(self):
         raise NotImplementedError("Struct for is only available in Quadrants scope: loop over a field inside a "

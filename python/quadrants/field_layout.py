@@ -99,14 +99,13 @@ class FieldLayout:
 
     def gather(self):
         """The field as a dense numpy array (inactive cells zero)."""
-        pool, field = self.pool, self.field
+        field = self.field
         element_shape = field._element_shape
         chunks = self._pool_view()[self._slot_words() & SLOT_MASK]  # pointer shape + block + element
         order, count = self._to_blocks_axes()
+        # chunks are (pointer cells..., block...): put each cell axis back before its block axis, then merge them.
         inverse = list(np.argsort(order)) + list(range(count, count + len(element_shape)))
-        split = [s for a, b in zip(self.node.dims, self.block_shape())
-                 for s in ((pool._axis_extent[a], b) if a in pool.dims else (b,))]
-        return chunks.reshape(tuple(split) + element_shape).transpose(inverse).reshape(field.shape + element_shape)
+        return chunks.transpose(inverse).reshape(field.shape + element_shape)
 
     def scatter(self, values):
         """Writes a dense numpy array (the field's numpy shape) into the chunks of the active cells."""
