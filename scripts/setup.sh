@@ -21,9 +21,10 @@ if ! $PY -c "import torch" 2>/dev/null; then
   $PY -m pip install -q torch==2.13.0
 fi
 # nvidia-cuda-nvrtc: NVRTC for compile-checking generated CUDA on machines without a GPU; distributed and ray:
-# the scale-out examples' tests (ray: about 45 s and 285 MB the first time).
+# the scale-out examples' tests (ray: about 45 s and 285 MB the first time); sphinx and myst-parser: the
+# documentation site (scripts/build_docs.sh, tests/python/test_docs.py).
 $PY -m pip install -q numpy pytest hypothesis nanobind scikit-build-core array-api-compat nvidia-cuda-nvrtc \
-  "dask[distributed]" ray 2>&1 \
+  "dask[distributed]" ray sphinx myst-parser 2>&1 \
   | { grep -v "^WARNING: Location" || true; }
 
 bash scripts/build.sh
