@@ -11,7 +11,8 @@
 #             compiling the kernels;
 #   glibc231  scripts/build_wheel.sh --python 3.11 --root bullseye into dist/glibc2.31: built in the Debian 11
 #             root (glibc 2.31, GCC 10) with a Python 3.11 built there, so tagged manylinux_2_31, and checked
-#             in that root with torch==2.13.0, GCC 10 compiling the kernels.
+#             in that root with torch==2.13.0, GCC 10 compiling the kernels, then with GCC 9 (Ubuntu 20.04's
+#             default compiler) compiling them.
 # Roots are made once under build/roots (scripts/debian_root.sh; root needed). Prints a closing table:
 # wheel, tag, size, where it was checked, and its install-to-first-kernel time there. Exits non-zero when a
 # build or a check fails. scripts/run_tests.sh runs the cp313 row on full runs; this script runs all three.
@@ -54,7 +55,16 @@ for r in "${ROWS[@]}"; do
       t0=$SECONDS
       bash "$REPO/scripts/build_wheel.sh" --python 3.11 --root bullseye "$REPO/dist/glibc2.31"
       echo "[wheel_matrix] glibc 2.31 wheel built in $((SECONDS - t0)) s"
-      row glibc231 "$REPO/dist/glibc2.31" "Debian 11, glibc 2.31" --root bullseye --python 3.11 ;;
+      row glibc231 "$REPO/dist/glibc2.31" "Debian 11, glibc 2.31" --root bullseye --python 3.11
+      # GCC 9, Ubuntu 20.04's default compiler, compiling the kernels of the same wheel in the same root.
+      QD_ROOT_OUT=$REPO/dist/glibc2.31 bash "$REPO/scripts/debian_root.sh" bullseye --run bash -c '
+        set -euo pipefail
+        command -v g++-9 >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++-9 >/dev/null
+        work=$(mktemp -d) && cd "$work" && python3.11 -m venv venv
+        venv/bin/pip install -q --only-binary :all: /out/quadrants-*.whl 2>&1 | { grep -v "^WARNING: Loc" || true; }
+        cp /src/scripts/wheel_smoke.py . && QD_CACHE_DIR=$work/cache CXX=g++-9 venv/bin/python wheel_smoke.py numpy
+        echo "[wheel_matrix] glibc231: kernels compiled by $(g++-9 --version | head -1)"
+        cd / && rm -rf "$work"' ;;
     *) echo "wheel_matrix.sh: unknown row $r (cp313, trixie, glibc231)" >&2; exit 2 ;;
   esac
 done
