@@ -29,6 +29,18 @@ def test_extras_are_declared():
 
 
 @needs_install
+def test_genesis_extra_installs_genesis_requirements_but_never_quadrants():
+    # `pip install "quadrants[genesis]"` must not pull any quadrants (Genesis pins upstream's 1.3.3, which would
+    # replace this package); scripts/genesis_install_check.sh compares the list with Genesis' own metadata.
+    from packaging.requirements import Requirement
+
+    genesis = [Requirement(r) for r in _dist.requires or [] if 'extra == "genesis"' in r]
+    names = {req.name.lower() for req in genesis}
+    assert {"mujoco", "trimesh", "numba", "pydantic"} <= names, names
+    assert "quadrants" not in names and "genesis-world" not in names
+
+
+@needs_install
 def test_license_readme_classifiers_and_urls_are_declared():
     md = _dist.metadata
     assert md["License-Expression"] == "Apache-2.0"
