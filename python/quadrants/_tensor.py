@@ -2,11 +2,11 @@
 #
 # Programs and upstream's tests import qd.tensor's pieces from here. Each name is ours (_compat_names.py,
 # ndarray_layout.py) under upstream's spelling; nothing here has behaviour of its own except _with_layout's checks.
-from ._compat_names import Backend, Tensor, tensor  # the same objects as qd.Backend, qd.Tensor, qd.tensor
-from ._compat_names import matrix_tensor as _tensor_mat  # noqa: F401  what qd.Matrix.tensor calls
-from ._compat_names import vector_tensor as _tensor_vec  # noqa: F401  what qd.Vector.tensor calls
-from .field_order import order_string
-from .ndarray_layout import checked_layout, is_identity
+from quadrants.data.tensor import Backend, Tensor, tensor  # the same objects as qd.Backend, qd.Tensor, qd.tensor
+from quadrants.data.tensor import matrix_tensor as _tensor_mat  # noqa: F401  what qd.Matrix.tensor calls
+from quadrants.data.tensor import vector_tensor as _tensor_vec  # noqa: F401  what qd.Vector.tensor calls
+from quadrants.data.field_order import order_string
+from quadrants.data.ndarray_layout import checked_layout, is_identity
 
 __all__ = ["Backend", "Tensor", "tensor"]
 
@@ -15,7 +15,7 @@ def _with_layout(ndarray, layout):
     """Tags an ndarray (or a qd.Tensor of one) allocated at its physical shape with `layout`: its memory, row-major
     in that shape, is then seen in canonical order, and `shape` is the canonical shape. The gradient and dual follow.
     Returns the bare ndarray, as upstream."""
-    from .ndarray import Ndarray
+    from quadrants.data.ndarray import Ndarray
 
     if isinstance(ndarray, Tensor):
         ndarray = ndarray._unwrap()

@@ -6,7 +6,7 @@ def real_func(fn):
     """Deprecated alias of qd.real_func, kept because upstream programs still use it."""
     _warnings.warn("qd.experimental.real_func is deprecated because it is no longer experimental. "
                    "Use qd.real_func instead.", DeprecationWarning, stacklevel=2)
-    from ._compat_names import real_func as _real_func
+    from quadrants.data.tensor import real_func as _real_func
 
     return _real_func(fn)
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 pytestmark = pytest.mark.skipif(not _core.nvrtc_available(), reason="NVRTC not found")
 

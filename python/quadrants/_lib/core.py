@@ -1,8 +1,10 @@
 # python/quadrants/_lib/core.py: the queries programs make of upstream's compiled core module
 # (`from quadrants._lib import core`), answered from quadrants' own runtime. Our compiled core is
 # quadrants._core; this module holds no logic of its own.
-from .. import _compat_names, _dtypes, _runtime
-from ..lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
+from quadrants.data import tensor as _compat_names
+from quadrants.base import dtypes as _dtypes
+from quadrants.runtime import init as _runtime
+from quadrants.lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
 
 Arch = _runtime.Arch
 

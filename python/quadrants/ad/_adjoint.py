@@ -7,8 +7,8 @@
 import sys
 import warnings
 
-from .. import _runtime
-from ._grads import dual_of, grad_of
+from quadrants.runtime import init as _runtime
+from quadrants.data.grads import dual_of, grad_of
 
 
 class NoGradients(RuntimeError):
@@ -150,8 +150,8 @@ class AdjointLaunchers:
         return text, [_field_grad(containers[k]) for k in fields]
 
     def _make(self, args, mask, plan):
-        from .. import _core
-        from ..lang.compound_params import PlanChanged, PlannedLeaves
+        from quadrants.runtime import _core
+        from quadrants.frontend.compound_params import PlanChanged, PlannedLeaves
 
         definition = self.definition
         values = definition.slot_values(args)

@@ -1,6 +1,7 @@
 # python/quadrants/lang/__init__.py: the kernel language: @qd.kernel, @qd.func, types, math and atomics.
-from . import math, types
-from .builtins import (
+from quadrants.library import math
+from quadrants.types import annotations as types
+from quadrants.frontend.builtins import (
     abs,
     acos,
     asin,
@@ -48,17 +49,17 @@ from .builtins import (
     tanh,
     volatile_load,
 )
-from .data_oriented import data_oriented
-from .misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
-from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from .kernels import func, kernel, pure
-from .math_bits import one, zero  # qd.zero(x) / qd.one(x): x's shape and type, filled
-from .perf_dispatch import perf_dispatch
-from .struct import Struct, StructField, dataclass
-from .types import ref, template
-from . import util  # noqa: E402  qd.lang.util: upstream's helpers (to_numpy_type, has_pytorch)
-from . import simt  # noqa: E402  qd.simt: block, subgroup and grid operations
-from .simt.tile import outer  # noqa: E402  qd.outer(a, b): a rank-1 update of a qd.simt tile
+from quadrants.kernels.data_oriented import data_oriented
+from quadrants.lang.misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
+from quadrants.base.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.kernels.kernel import func, kernel, pure
+from quadrants.library.math_bits import one, zero  # qd.zero(x) / qd.one(x): x's shape and type, filled
+from quadrants.kernels.perf_dispatch import perf_dispatch
+from quadrants.lang.struct import Struct, StructField, dataclass
+from quadrants.types.annotations import ref, template
+from quadrants.lang import util  # noqa: E402  qd.lang.util: upstream's helpers (to_numpy_type, has_pytorch)
+from quadrants.lang import simt  # noqa: E402  qd.simt: block, subgroup and grid operations
+from quadrants.library.simt.tile import outer  # noqa: E402  qd.outer(a, b): a rank-1 update of a qd.simt tile
 
 __all__ = [
     "simt", "outer",

@@ -2,7 +2,7 @@
 #
 # The field classes are quadrants/field.py's. _DLPackV1Adapter is upstream's name for the producer that lets
 # np.from_dlpack take a capsule from to_dlpack() (interop.CapsuleProducer), device read from the capsule.
-from ..field import Field, MatrixField, ScalarField  # noqa: F401
-from ..interop import CapsuleProducer as _DLPackV1Adapter  # noqa: F401
+from quadrants.data.field import Field, MatrixField, ScalarField  # noqa: F401
+from quadrants.runtime.dlpack import CapsuleProducer as _DLPackV1Adapter  # noqa: F401
 
 __all__ = ["Field", "ScalarField"]

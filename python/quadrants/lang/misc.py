@@ -1,8 +1,17 @@
 # python/quadrants/lang/misc.py: upstream's quadrants.lang.misc, as far as programs and upstream's test
 # helpers import from it: the arch names and the queries about what this machine supports.
-from .. import _runtime
-from .._compat_names import amdgpu, arm64, extension, is_arch_supported, is_extension_supported, metal, python, \
-    vulkan, x64  # noqa: F401
+from quadrants.runtime import init as _runtime
+from quadrants.data.tensor import (
+    amdgpu,
+    arm64,
+    extension,
+    is_arch_supported,
+    is_extension_supported,
+    metal,
+    python,
+    vulkan,
+    x64,
+)  # noqa: F401
 
 cpu = _runtime.cpu
 cuda = _runtime.cuda

@@ -8,12 +8,12 @@
 # A matrix is host memory in compressed sparse rows (numpy), with duplicates summed as upstream does.
 import numpy as np
 
-from .. import _dtypes
-from ..lang.data_oriented import data_oriented
-from ..lang.kernels import func
-from ..lang.builtins import atomic_add
-from ..lang.errors import QuadrantsRuntimeError
-from ..ndarray import Ndarray, ndarray as make_ndarray
+from quadrants.base import dtypes as _dtypes
+from quadrants.kernels.data_oriented import data_oriented
+from quadrants.kernels.kernel import func
+from quadrants.frontend.builtins import atomic_add
+from quadrants.base.errors import QuadrantsRuntimeError
+from quadrants.data.ndarray import Ndarray, ndarray as make_ndarray
 
 _STORAGE_FORMATS = ("col_major", "row_major")
 

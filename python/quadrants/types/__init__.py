@@ -6,10 +6,10 @@
 # import ndarray`). A name added there later is found through __getattr__ below.
 import types as _python_types
 
-from .. import _dtypes
-from ..lang import types as _lang_types
-from . import primitive_types
-from .primitive_types import *  # noqa: F401,F403  f32, float32, ...: upstream exports the dtypes here too
+from quadrants.base import dtypes as _dtypes
+from quadrants.types import annotations as _lang_types
+from quadrants.types import primitive_types
+from quadrants.types.primitive_types import *  # noqa: F401,F403  f32, float32, ...: upstream exports the dtypes here too
 
 for _name, _value in vars(_lang_types).items():
     if not _name.startswith("_") and not isinstance(_value, _python_types.ModuleType):

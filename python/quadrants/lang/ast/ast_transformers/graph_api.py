@@ -2,4 +2,4 @@
 #
 # Programs and upstream's tests import matches / is_deprecated_spelling / warn_if_deprecated from here; they
 # live in lang/graph_spelling.py.
-from ...graph_spelling import is_deprecated_spelling, matches, warn_if_deprecated  # noqa: F401
+from quadrants.frontend.graph_spelling import is_deprecated_spelling, matches, warn_if_deprecated  # noqa: F401
