@@ -18,7 +18,7 @@ KERNEL = textwrap.dedent("""
     import sys
     import numpy as np
     import quadrants as qd
-    from quadrants import _core
+    from quadrants.runtime import _core
     if "--no-fallback" in sys.argv:
         _core.set_fallback_compiler([], "")
     qd.init(arch=qd.cpu)

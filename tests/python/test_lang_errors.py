@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.kernels.kernel import _located_error
+from quadrants.kernels.definition import _located_error
 from quadrants.frontend.source import function_source
 
 ARRAY = ("array", "f32", 1, (), True, True)

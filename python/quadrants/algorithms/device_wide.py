@@ -1,11 +1,11 @@
-# python/quadrants/algorithms.py: upstream's quadrants.algorithms, as far as it is built here: parallel_sort (a
-# host-driven radix sort, _parallel_sort.py), the scratch sizing of the device-wide ops, and the composable sort
+# python/quadrants/algorithms/device_wide.py: upstream's quadrants.algorithms, as far as it is built here: parallel_sort (a
+# host-driven radix sort, algorithms/parallel_sort.py), the scratch sizing of the device-wide ops, and the composable sort
 # as a compile-time error until it is built on qd.simt.
 #
 # Genesis imports `sort` and `sort_scratch_slots` at module level (genesis/engine/bvh.py) and calls them only for
 # its device-wide radix sort, which it picks on GPUs; on the CPU it sorts with its own kernels.
 from quadrants.algorithms.parallel_sort import parallel_sort
-from quadrants.kernels.kernel import func
+from quadrants.frontend.funcs import func
 from quadrants.types.annotations import template
 
 BLOCK_DIM = 256  # threads per block of upstream's device-wide reduce, scan and sort kernels

@@ -1,4 +1,4 @@
-# python/quadrants/_parallel_sort.py: qd.algorithms.parallel_sort, a stable LSD radix sort of a 1-D field or
+# python/quadrants/algorithms/parallel_sort.py: qd.algorithms.parallel_sort, a stable LSD radix sort of a 1-D field or
 # ndarray of keys (and the values that travel with them), built from ordinary kernels.
 """How the sort runs.
 
@@ -19,11 +19,14 @@ small load and store kernels specialize on the user's containers.
 import math
 import warnings
 
-import quadrants as qd
-
-from quadrants.kernels.kernel import func, kernel
-from quadrants.types.annotations import ndarray, template
+from quadrants.base import dtypes as qdt
 from quadrants.data.ndarray import ScalarNdarray, make_ndarray
+from quadrants.data.tensor import Tensor
+from quadrants.frontend import builtins as ops
+from quadrants.frontend.funcs import func
+from quadrants.kernels.kernel import kernel
+from quadrants.runtime import init as _runtime
+from quadrants.types.annotations import ndarray, template
 
 RADIX_BITS = 8
 RADIX_BUCKETS = 1 << RADIX_BITS
@@ -33,35 +36,35 @@ SCAN_CHUNK = 1024  # hist entries one thread scans in step 2
 _MAX_TILES = {"cpu": 256, "cuda": 8192}
 _MIN_TILE_SIZE = {"cpu": 1024, "cuda": 64}
 
-_WIDE = (qd.i64, qd.u64, qd.f64)  # keys sorted as 64-bit ordered bits; the others as 32-bit
+_WIDE = (qdt.i64, qdt.u64, qdt.f64)  # keys sorted as 64-bit ordered bits; the others as 32-bit
 
 
 # Each transform is one small @qd.func per kind of key; the kernels pick one with qd.static at compile time.
 @func
 def _float_to_bits(key):
-    bits = qd.bit_cast(qd.cast(key, qd.f32), qd.u32)
-    return bits ^ qd.select(bits >> 31 == qd.u32(1), qd.u32(0xFFFFFFFF), qd.u32(0x80000000))
+    bits = ops.bit_cast(ops.cast(key, qdt.f32), qdt.u32)
+    return bits ^ ops.select(bits >> 31 == qdt.u32(1), qdt.u32(0xFFFFFFFF), qdt.u32(0x80000000))
 
 
 @func
 def _double_to_bits(key):
-    bits = qd.bit_cast(key, qd.u64)
-    return bits ^ qd.select(bits >> 63 == qd.u64(1), qd.u64(0xFFFFFFFFFFFFFFFF), qd.u64(0x8000000000000000))
+    bits = ops.bit_cast(key, qdt.u64)
+    return bits ^ ops.select(bits >> 63 == qdt.u64(1), qdt.u64(0xFFFFFFFFFFFFFFFF), qdt.u64(0x8000000000000000))
 
 
 @func
 def _int_to_bits(key):
-    return qd.bit_cast(qd.cast(key, qd.i32), qd.u32) ^ qd.u32(0x80000000)
+    return ops.bit_cast(ops.cast(key, qdt.i32), qdt.u32) ^ qdt.u32(0x80000000)
 
 
 @func
 def _long_to_bits(key):
-    return qd.bit_cast(key, qd.u64) ^ qd.u64(0x8000000000000000)
+    return ops.bit_cast(key, qdt.u64) ^ qdt.u64(0x8000000000000000)
 
 
 @func
 def _unsigned_to_bits(key):
-    return qd.cast(key, qd.u32)
+    return ops.cast(key, qdt.u32)
 
 
 @func
@@ -71,23 +74,23 @@ def _unsigned_long_to_bits(key):
 
 @func
 def _bits_to_float(bits):
-    return qd.bit_cast(bits ^ qd.select(bits >> 31 == qd.u32(1), qd.u32(0x80000000), qd.u32(0xFFFFFFFF)), qd.f32)
+    return ops.bit_cast(bits ^ ops.select(bits >> 31 == qdt.u32(1), qdt.u32(0x80000000), qdt.u32(0xFFFFFFFF)), qdt.f32)
 
 
 @func
 def _bits_to_double(bits):
-    return qd.bit_cast(bits ^ qd.select(bits >> 63 == qd.u64(1), qd.u64(0x8000000000000000),
-                                        qd.u64(0xFFFFFFFFFFFFFFFF)), qd.f64)
+    return ops.bit_cast(bits ^ ops.select(bits >> 63 == qdt.u64(1), qdt.u64(0x8000000000000000),
+                                        qdt.u64(0xFFFFFFFFFFFFFFFF)), qdt.f64)
 
 
 @func
 def _bits_to_int(bits):
-    return qd.bit_cast(bits ^ qd.u32(0x80000000), qd.i32)
+    return ops.bit_cast(bits ^ qdt.u32(0x80000000), qdt.i32)
 
 
 @func
 def _bits_to_long(bits):
-    return qd.bit_cast(bits ^ qd.u64(0x8000000000000000), qd.i64)
+    return ops.bit_cast(bits ^ qdt.u64(0x8000000000000000), qdt.i64)
 
 
 @func
@@ -97,76 +100,76 @@ def _bits_to_unsigned(bits):
 
 # key dtype -> (to ordered bits, back from them); narrow keys widen to 32 bits first, which keeps their order
 _TRANSFORMS = {
-    qd.f16: (_float_to_bits, _bits_to_float), qd.f32: (_float_to_bits, _bits_to_float),
-    qd.f64: (_double_to_bits, _bits_to_double),
-    qd.i8: (_int_to_bits, _bits_to_int), qd.i16: (_int_to_bits, _bits_to_int), qd.i32: (_int_to_bits, _bits_to_int),
-    qd.i64: (_long_to_bits, _bits_to_long),
-    qd.u8: (_unsigned_to_bits, _bits_to_unsigned), qd.u16: (_unsigned_to_bits, _bits_to_unsigned),
-    qd.u32: (_unsigned_to_bits, _bits_to_unsigned), qd.u64: (_unsigned_long_to_bits, _bits_to_unsigned),
+    qdt.f16: (_float_to_bits, _bits_to_float), qdt.f32: (_float_to_bits, _bits_to_float),
+    qdt.f64: (_double_to_bits, _bits_to_double),
+    qdt.i8: (_int_to_bits, _bits_to_int), qdt.i16: (_int_to_bits, _bits_to_int), qdt.i32: (_int_to_bits, _bits_to_int),
+    qdt.i64: (_long_to_bits, _bits_to_long),
+    qdt.u8: (_unsigned_to_bits, _bits_to_unsigned), qdt.u16: (_unsigned_to_bits, _bits_to_unsigned),
+    qdt.u32: (_unsigned_to_bits, _bits_to_unsigned), qdt.u64: (_unsigned_long_to_bits, _bits_to_unsigned),
 }
 
 
 @kernel
-def _load_keys(keys: qd.Tensor, base: qd.i32, n: qd.i32, bits: ndarray(), index: ndarray(),
+def _load_keys(keys: Tensor, base: qdt.i32, n: qdt.i32, bits: ndarray(), index: ndarray(),
                key_dtype: template()):
     for i in range(n):
-        bits[i] = qd.static(_TRANSFORMS[key_dtype][0])(keys[base + i])
+        bits[i] = ops.static(_TRANSFORMS[key_dtype][0])(keys[base + i])
         index[i] = i
 
 
 @kernel
-def _store_keys(keys: qd.Tensor, base: qd.i32, n: qd.i32, bits: ndarray(), key_dtype: template()):
+def _store_keys(keys: Tensor, base: qdt.i32, n: qdt.i32, bits: ndarray(), key_dtype: template()):
     for i in range(n):
-        keys[base + i] = qd.cast(qd.static(_TRANSFORMS[key_dtype][1])(bits[i]), key_dtype)
+        keys[base + i] = ops.cast(ops.static(_TRANSFORMS[key_dtype][1])(bits[i]), key_dtype)
 
 
 @kernel
-def _gather_values(values: qd.Tensor, base: qd.i32, n: qd.i32, index: ndarray(), out: ndarray()):
+def _gather_values(values: Tensor, base: qdt.i32, n: qdt.i32, index: ndarray(), out: ndarray()):
     for i in range(n):
         out[i] = values[base + index[i]]
 
 
 @kernel
-def _store_values(values: qd.Tensor, base: qd.i32, n: qd.i32, sorted_values: ndarray()):
+def _store_values(values: Tensor, base: qdt.i32, n: qdt.i32, sorted_values: ndarray()):
     for i in range(n):
         values[base + i] = sorted_values[i]
 
 
 @kernel
 def _radix_pass(src_bits: ndarray(), src_index: ndarray(), dst_bits: ndarray(), dst_index: ndarray(),
-                hist: ndarray(), chunk_sums: ndarray(), n: qd.i32, tiles: qd.i32, tile_size: qd.i32,
-                shift: qd.i32):
+                hist: ndarray(), chunk_sums: ndarray(), n: qdt.i32, tiles: qdt.i32, tile_size: qdt.i32,
+                shift: qdt.i32):
     """One stable counting sort of (src_bits, src_index) by the digit at shift into (dst_bits, dst_index)."""
     # Each thread owns one tile and its column of hist, so plain (non-atomic) updates are race-free.
     for t in range(tiles):
         for d in range(RADIX_BUCKETS):
             hist[d * tiles + t] = 0
-        for i in range(t * tile_size, qd.min(t * tile_size + tile_size, n)):
-            slot = qd.cast((src_bits[i] >> shift) & 0xFF, qd.i32) * tiles + t
+        for i in range(t * tile_size, ops.min(t * tile_size + tile_size, n)):
+            slot = ops.cast((src_bits[i] >> shift) & 0xFF, qdt.i32) * tiles + t
             hist[slot] = hist[slot] + 1
     hist_len = RADIX_BUCKETS * tiles
     chunks = (hist_len + SCAN_CHUNK - 1) // SCAN_CHUNK
     for c in range(chunks):
         total = 0
-        for j in range(c * SCAN_CHUNK, qd.min(c * SCAN_CHUNK + SCAN_CHUNK, hist_len)):
+        for j in range(c * SCAN_CHUNK, ops.min(c * SCAN_CHUNK + SCAN_CHUNK, hist_len)):
             total += hist[j]
         chunk_sums[c] = total
     running = 0
-    qd.loop_config(serialize=True)
+    ops.loop_config(serialize=True)
     for c in range(chunks):
         count = chunk_sums[c]
         chunk_sums[c] = running
         running += count
     for c in range(chunks):
         offset = chunk_sums[c]
-        for j in range(c * SCAN_CHUNK, qd.min(c * SCAN_CHUNK + SCAN_CHUNK, hist_len)):
+        for j in range(c * SCAN_CHUNK, ops.min(c * SCAN_CHUNK + SCAN_CHUNK, hist_len)):
             count = hist[j]
             hist[j] = offset
             offset += count
     for t in range(tiles):
-        for i in range(t * tile_size, qd.min(t * tile_size + tile_size, n)):
+        for i in range(t * tile_size, ops.min(t * tile_size + tile_size, n)):
             key_bits = src_bits[i]
-            slot = qd.cast((key_bits >> shift) & 0xFF, qd.i32) * tiles + t
+            slot = ops.cast((key_bits >> shift) & 0xFF, qdt.i32) * tiles + t
             position = hist[slot]
             hist[slot] = position + 1
             dst_bits[position] = key_bits
@@ -189,7 +192,7 @@ def _base_index(container):
 
 def _tiling(n):
     """(tiles, tile_size) for n keys on the current arch."""
-    arch = "cuda" if qd.lang.impl.current_cfg().arch is qd.cuda else "cpu"
+    arch = "cuda" if _runtime.config().arch is _runtime.cuda else "cpu"
     tile_size = max(_MIN_TILE_SIZE[arch], -(-n // _MAX_TILES[arch]))
     return -(-n // tile_size), tile_size
 
@@ -219,15 +222,15 @@ def parallel_sort(keys, values=None):
                              f"they must match.")
     if n <= 1:
         return
-    bits_dtype = qd.u64 if key_dtype in _WIDE else qd.u32
+    bits_dtype = qdt.u64 if key_dtype in _WIDE else qdt.u32
     tiles, tile_size = _tiling(n)
     bits = [ScalarNdarray(bits_dtype, (n,)) for _ in range(2)]
-    index = [ScalarNdarray(qd.i32, (n,)) for _ in range(2)]
-    hist = ScalarNdarray(qd.i32, (RADIX_BUCKETS * tiles,))
-    chunk_sums = ScalarNdarray(qd.i32, (math.ceil(RADIX_BUCKETS * tiles / SCAN_CHUNK),))
+    index = [ScalarNdarray(qdt.i32, (n,)) for _ in range(2)]
+    hist = ScalarNdarray(qdt.i32, (RADIX_BUCKETS * tiles,))
+    chunk_sums = ScalarNdarray(qdt.i32, (math.ceil(RADIX_BUCKETS * tiles / SCAN_CHUNK),))
     keys_base = _base_index(keys)
     _load_keys(keys, keys_base, n, bits[0], index[0], key_dtype)
-    passes = (64 if bits_dtype == qd.u64 else 32) // RADIX_BITS  # even, so the result lands back in bits[0]
+    passes = (64 if bits_dtype == qdt.u64 else 32) // RADIX_BITS  # even, so the result lands back in bits[0]
     for p in range(passes):
         src, dst = p % 2, 1 - p % 2
         _radix_pass(bits[src], index[src], bits[dst], index[dst], hist, chunk_sums, n, tiles, tile_size,

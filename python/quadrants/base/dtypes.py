@@ -1,4 +1,4 @@
-# python/quadrants/_dtypes.py: dtype objects (qd.f32, ...) and their numpy/torch equivalents.
+# python/quadrants/base/dtypes.py: dtype objects (qd.f32, ...) and their numpy/torch equivalents.
 import numpy as np
 
 
@@ -109,13 +109,6 @@ def is_signed(dtype):
     if not is_integral(found):
         raise TypeError(f"qd.types.is_signed() expects an integer dtype, but got {dtype!r}.")
     return found in (i8, i16, i32, i64)
-
-
-def is_tensor(dtype):
-    """Whether `dtype` is a vector or matrix type rather than a scalar dtype."""
-    from quadrants.types.annotations import VectorType
-
-    return isinstance(dtype, VectorType)
 
 
 def _known(dtype, what):

@@ -1,4 +1,4 @@
-# python/quadrants/lang/errors.py: the exception classes, with upstream Quadrants' names and bases.
+# python/quadrants/base/errors.py: the exception classes, with upstream Quadrants' names and bases.
 #
 # The bases follow upstream, so `except TypeError` or `pytest.raises(qd.QuadrantsSyntaxError)` written
 # for Quadrants catch ours: compile errors derive from QuadrantsCompilationError and from the builtin

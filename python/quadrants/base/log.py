@@ -1,4 +1,4 @@
-# python/quadrants/_logging.py: qd._logging and qd.set_logging_level, through Python's logger "quadrants".
+# python/quadrants/base/log.py: qd._logging and qd.set_logging_level, through Python's logger "quadrants".
 #
 # Upstream logs through its C++ logger; here every message goes to logging.getLogger("quadrants"), so an
 # application routes, filters and formats quadrants' messages like any other library's. No handler is

@@ -1,4 +1,4 @@
-# python/quadrants/_swizzles.py: vector swizzles (v.x, v.xy, v.bgr, v.stp), shared by kernels and Python scope.
+# python/quadrants/base/swizzles.py: vector swizzles (v.x, v.xy, v.bgr, v.stp), shared by kernels and Python scope.
 #
 # A swizzle's letters come from one group: xyzw, rgba or stpq; reads may repeat a component (v.xxz), writes may
 # not (v.xx = ... would name one component twice). Upstream's words come first in the errors, which its tests

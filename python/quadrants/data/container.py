@@ -1,13 +1,14 @@
-# python/quadrants/_container.py: behaviour shared by fields and ndarrays: copies, indexing, DLPack.
+# python/quadrants/data/container.py: behaviour shared by fields and ndarrays: copies, indexing, DLPack.
 import numbers
 
 import numpy as np
 
-from quadrants.runtime import _core, init as _runtime
 from quadrants.base import dtypes as _dtypes
+from quadrants.base.errors import InvalidShapeTypeError, InvalidShapeValueError, QuadrantsIndexError
 from quadrants.data.element_ref import element_ref
+from quadrants.runtime import _core, init as _runtime
 from quadrants.runtime.dlpack import import_dlpack
-
+from quadrants.types.annotations import VectorType
 
 # Upstream's limit for an ndarray's extents: loop indices over them are i32.
 _MAX_NDARRAY_EXTENT = 2**31 - 1
@@ -17,8 +18,6 @@ def normalize_shape(shape, what):
     """The shape as a tuple of ints; `what` ('qd.ndarray()', 'qd.field()') names the container in errors, which
     are upstream's QuadrantsRuntimeError and also a TypeError or ValueError. Zero extents are allowed (empty
     containers), unlike upstream's ndarrays."""
-    from quadrants.base.errors import InvalidShapeTypeError, InvalidShapeValueError
-
     if shape is None:
         return ()
     if isinstance(shape, numbers.Integral):
@@ -252,7 +251,6 @@ class ArrayContainer:
             message = f"Expected {len(self.shape)} indices for shape {self.shape}, but got {len(key)}"
             if self._kind == "field":
                 raise FieldIndexError(f"{message}. Slicing is not supported on qd.field.")
-            from quadrants.base.errors import QuadrantsIndexError  # lazily: the lang package imports this module
 
             raise QuadrantsIndexError(f"{message}: a {len(self.shape)}d {self._kind} indexed with {len(key)}d indices.")
         return [int(k) for k in key]
@@ -311,8 +309,6 @@ class MatrixContainer:
 
     @property
     def element_type(self):
-        from quadrants.types.annotations import VectorType
-
         return VectorType(self._element_shape, self.dtype)
 
     def _export_shape(self, keep_dims):

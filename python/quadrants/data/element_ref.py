@@ -1,4 +1,4 @@
-# python/quadrants/_element_ref.py: one vector/matrix element of a field or ndarray, read and written through.
+# python/quadrants/data/element_ref.py: one vector/matrix element of a field or ndarray, read and written through.
 #
 # `x[i]` on a container of vectors or matrices returns one of these, as in Quadrants: a qd.Vector or
 # qd.Matrix whose entries live in the container, so `x[i][j] = v`, `x[i][j] += v`, `x[i].x = v` and
@@ -8,8 +8,8 @@ import numbers
 
 import numpy as np
 
-from quadrants.data.matrix_math import check_key, plain
 from quadrants.data.matrix import Matrix, Vector
+from quadrants.data.matrix_math import check_key, plain
 
 
 def element_ref(container, index):

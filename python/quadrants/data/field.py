@@ -1,4 +1,4 @@
-# python/quadrants/field.py: qd.field and the vector/matrix fields behind qd.Vector.field / qd.Matrix.field.
+# python/quadrants/data/field.py: fields: what every field is (Field), and scalar fields.
 #
 # A field is placed in an SNode tree (snode.py): qd.field(dtype, shape) places it in a dense node of
 # qd.root at once; qd.field(dtype) waits for `node.place(x)`. Until its tree is finalized a field has no
@@ -7,14 +7,19 @@
 # (order=, layout=qd.Layout.SOA, a column-major SNode path) is decided when the array is made (field_order.py).
 import numbers
 
-from quadrants.runtime import init as _runtime
 import numpy as np
 
-from quadrants.base import dtypes as _dtypes
-from quadrants.data import field_checks
-from quadrants.data.container import ArrayContainer, MatrixContainer, _encode, normalize_shape
-from quadrants.data.element_ref import element_ref
+from quadrants.base import dtypes as _dtypes, registry
 from quadrants.base.errors import QuadrantsRuntimeError, QuadrantsSyntaxError
+from quadrants.data import field_checks
+from quadrants.data.container import ArrayContainer, _encode, normalize_shape
+from quadrants.data.element_ref import element_ref
+from quadrants.data.field_layout import FieldLayout
+from quadrants.data.field_order import allocate, memory_order, order_string, parse_order
+from quadrants.data.grads import dual_twin, grad_twin
+from quadrants.data.snode import field_node_for_shape
+from quadrants.runtime import init as _runtime
+from quadrants.types.enums import Layout
 
 _OPTIONS = {"name", "needs_grad", "order", "layout", "offset", "needs_dual", "ndim"}
 
@@ -27,8 +32,6 @@ def _check_field_options(kwargs, shape):
         raise TypeError(f"qd.field() got unexpected keyword argument(s): {', '.join(sorted(unknown))}.")
     layout = kwargs.get("layout")
     if layout is not None:
-        from quadrants.types.enums import Layout
-
         if layout not in (Layout.AOS, Layout.SOA, Layout.NULL):
             raise ValueError(f"layout= expects qd.Layout.AOS or qd.Layout.SOA, but got {layout!r}.")
     offset, order = kwargs.get("offset"), kwargs.get("order")
@@ -40,8 +43,6 @@ def _check_field_options(kwargs, shape):
         return None, None
     ndim = 1 if isinstance(shape, numbers.Integral) else len(tuple(shape))
     if order is not None:
-        from quadrants.data.field_order import parse_order
-
         order = parse_order(order, ndim)
         order = None if order == tuple(range(ndim)) else order
     if offset is None:
@@ -89,16 +90,12 @@ class Field(ArrayContainer):
                 field_checks.declared(self)
             self._make_twins(kwargs.get("needs_grad"), kwargs.get("needs_dual"), shape is None)
         if shape is not None:
-            from quadrants.data.snode import field_node_for_shape
-
             shape = normalize_shape(shape, f"qd.{self._kind}()")
             field_node_for_shape(shape).place(self, offset=offset)
 
     def _set_memory_order(self, order, layout, has_shape):
         """order= and layout= (field_order.py reads them when the array is allocated). As upstream, SOA applies
         to a field made with a shape: one placed later by the program is laid out by its SNodes."""
-        from quadrants.types.enums import Layout
-
         if order is not None:
             self._qd_layout = order  # upstream's attribute name, which qd.Tensor and pickling read too
         if layout == Layout.SOA and has_shape and self._element_shape:
@@ -109,8 +106,6 @@ class Field(ArrayContainer):
         without a shape has both, unplaced, as upstream: `place(x, x.grad)` or `qd.root.lazy_grad()` puts them
         where the program wants them, and one asked for must be placed before a kernel compiles
         (field_checks.py)."""
-        from quadrants.data.grads import dual_twin, grad_twin
-
         for attr, wanted, twin in (("grad", needs_grad, grad_twin), ("dual", needs_dual, dual_twin)):
             if not wanted and not (shapeless and self.dtype.numpy.kind == "f"):
                 continue
@@ -138,13 +133,19 @@ class Field(ArrayContainer):
                             "whose activity a pickle would not keep; pickle x.to_numpy() instead.")
         offset = self._layout.offset if self._layout is not None else None
         grad = self.grad.to_numpy() if self.grad is not None else None
-        return _unpickle_field, (self.dtype, self.shape, self._element_shape, self.name, offset, self.to_numpy(),
-                                 grad, getattr(self, "_qd_layout", None), getattr(self, "_soa", False))
+        return _unpickle_field, (self._pickle_class(), self.dtype, self.shape, self._element_shape, self.name, offset,
+                                 self.to_numpy(), grad, getattr(self, "_qd_layout", None), getattr(self, "_soa", False))
+
+    def _pickle_class(self):
+        """The class a pickled copy is made as (component fields come back as plain scalar fields)."""
+        return ScalarField
+
+    def _is_placed(self):
+        """Whether the field has an SNode (field_checks.py asks before a kernel compiles)."""
+        return self._place_node is not None
 
     # ---- placement and storage (snode.py) -------------------------------------------------------
     def _place(self, node, offset):
-        from quadrants.data.field_layout import FieldLayout
-
         self._place_node = node
         self.shape = node.shape
         if offset is not None or node._activity_path():
@@ -160,8 +161,6 @@ class Field(ArrayContainer):
                 twin._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
 
     def _allocate(self):
-        from quadrants.data.field_order import allocate, memory_order
-
         layout = self._layout
         array = None
         if layout is None or layout.pool is None:  # a pool's chunks have a layout of their own (field_layout.py)
@@ -350,100 +349,6 @@ class _ThroughLayout:
         self._array = field._layout
 
 
-class MatrixField(MatrixContainer, Field):
-    """A field of vectors (element shape (n,)) or matrices (element shape (n, m))."""
-
-    def __init__(self, dtype, shape, element_shape, **kwargs):
-        super().__init__(dtype, shape, self._checked_element_shape(element_shape), **kwargs)
-
-    def get_scalar_field(self, *indices):
-        """The scalar field of entry (i, j) (of a vector: i) of every element, sharing storage with this field;
-        on a field without a shape, it is placed on its own (field_components.py)."""
-        from quadrants.data.field_components import scalar_field_of
-
-        return scalar_field_of(self, indices)
-
-    def _get_dynamic_index_stride(self):
-        """Bytes between an element's consecutive entries, or None where they are not in one array."""
-        from quadrants.data.field_components import dynamic_index_stride
-
-        return dynamic_index_stride(self)
-
-    def _place(self, node, offset):
-        from quadrants.data import field_components
-
-        field_components.check_placed_whole(self)
-        super()._place(node, offset)
-        field_components.bind_members(self)
-
-    def _allocate(self):
-        from quadrants.data.field_components import bind_members
-
-        super()._allocate()
-        bind_members(self)
-
-    @property
-    def _composed(self):
-        from quadrants.data.field_components import is_composed
-
-        return is_composed(self)
-
-    def __getitem__(self, key):
-        if not self._composed:
-            return Field.__getitem__(self, key)
-        members, index = self._members_at(key)
-        return element_ref(members, index) if len(index) == len(self.shape) else members._array.get(index)
-
-    def __setitem__(self, key, value):
-        if not self._composed:
-            Field.__setitem__(self, key, value)
-            return
-        members, index = self._members_at(key)
-        if len(index) != len(self.shape):
-            members._array.set(index, value)
-            return
-        values = self._element_values(value)
-        for e in np.ndindex(*self._element_shape):
-            members._array.set(index + list(e), values[e].item())
-
-    def _members_at(self, key):
-        """A composed field's element access: the members, and the index (outer dims, maybe an entry)."""
-        from quadrants.data.field_components import MemberArrays, composed_shape
-
-        self.shape = composed_shape(self)
-        return _Members(self, MemberArrays(self)), ArrayContainer._index(self, key)
-
-    def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):
-        if self._composed:
-            from quadrants.data.field_components import composed_to_numpy
-
-            return composed_to_numpy(self, dtype, keep_dims)
-        return Field.to_numpy(self, dtype, keep_dims, copy=copy)
-
-    def from_numpy(self, arr):
-        if self._composed:
-            from quadrants.data.field_components import composed_from_numpy
-
-            return composed_from_numpy(self, arr)
-        return Field.from_numpy(self, arr)
-
-    def fill(self, value):
-        if self._composed:
-            from quadrants.data.field_components import composed_fill
-
-            return composed_fill(self, value)
-        return Field.fill(self, value)
-
-
-class _Members:
-    """What element_ref reads and writes an element of a composed vector/matrix field through: its members."""
-
-    def __init__(self, field, arrays):
-        self.dtype = field.dtype
-        self._element_shape = field._element_shape
-        self._array = arrays
-
-
 class ScalarField(Field):
     """A field of scalars (upstream's class name: qd.field(qd.f32, ...) is a ScalarField)."""
 
@@ -460,34 +365,19 @@ def hidden_field(dtype, shape):
     return HiddenField(dtype, shape)
 
 
-def _unpickle_field(dtype, shape, element_shape, name, offset, data, grad, order=None, soa=False):
-    from quadrants.data.field_order import order_string
-    from quadrants.types.enums import Layout
-
+def _unpickle_field(cls, dtype, shape, element_shape, name, offset, data, grad, order=None, soa=False):
     options = {"name": name, "offset": offset, "needs_grad": grad is not None,
                "order": order_string(order) if order is not None else None, "layout": Layout.SOA if soa else None}
-    restored = MatrixField(dtype, shape, element_shape, **options) if element_shape else \
-        ScalarField(dtype, shape, (), **options)
+    restored = cls(dtype, shape, element_shape, **options)
     restored.from_numpy(data)
     if grad is not None:
         restored.grad.from_numpy(grad)
     return restored
 
 
-def field(dtype, shape=None, **kwargs):
-    """A field of scalars, qd.field(qd.f32, shape=(4, 4)), of vectors/matrices, qd.field(qd.math.vec3, shape=4),
-    or of structs, qd.field(qd.types.struct(...), shape=4). Without a shape it is placed later:
-    qd.root.dense(qd.i, 4).place(x)."""
-    from quadrants.types.annotations import VectorType
-    from quadrants.data.struct import StructType
-
-    if isinstance(dtype, VectorType):
-        return MatrixField(element_dtype(dtype), shape, dtype.shape, **kwargs)
-    if isinstance(dtype, StructType):  # a struct field: one field per member (struct.py)
-        return dtype.field(shape, **kwargs)
-    return ScalarField(dtype, shape, (), **kwargs)
-
-
 def element_dtype(vector_type):
     """The scalar dtype of a qd.types.vector/matrix: Python's float (default_fp) where it has none."""
     return float if vector_type.dtype is None else vector_type.dtype
+
+
+registry.provide("hidden_field", hidden_field)  # the masks and lengths of SNodes (snode.py)

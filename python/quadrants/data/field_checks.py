@@ -1,4 +1,4 @@
-# python/quadrants/field_checks.py: upstream's placement checks before a kernel compiles.
+# python/quadrants/data/field_checks.py: upstream's placement checks before a kernel compiles.
 #
 # A field made without a shape waits for `node.place(x)`; upstream raises a RuntimeError at the next kernel
 # compile while one is still unplaced ("These field(s) are not placed"). Its gradient (needs_grad=True) or dual
@@ -12,6 +12,8 @@ import gc
 import os
 import sys
 import weakref
+
+from quadrants.base import registry
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # quadrants/
 _BAR = "=" * 44 + "\n"
@@ -40,6 +42,7 @@ def twin_needed(kind, twin, primal):
     _twins[kind][twin] = _declared.get(primal) or _declaration_site()
 
 
+@registry.on_reset
 def forget():
     """qd.reset(): the fields of the old runtime are no longer checked."""
     _declared.clear()
@@ -47,18 +50,9 @@ def forget():
         table.clear()
 
 
-def _is_placed(field):
-    from quadrants.data.field_components import all_members, is_composed
-
-    if field._place_node is not None:
-        return True
-    # A vector/matrix field whose components were placed one by one (get_scalar_field()).
-    return is_composed(field) and all(member._place_node is not None for member in all_members(field))
-
-
 def _unplaced(table):
     """Drops the placed fields of table; returns [(field, site)] of those still unplaced."""
-    for field in [f for f in list(table) if _is_placed(f)]:
+    for field in [f for f in list(table) if f._is_placed()]:
         del table[field]
     return list(table.items())
 

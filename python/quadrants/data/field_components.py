@@ -1,4 +1,4 @@
-# python/quadrants/field_components.py: get_scalar_field(): one entry of a vector/matrix field as a scalar field.
+# python/quadrants/data/field_components.py: get_scalar_field(): one entry of a vector/matrix field as a scalar field.
 #
 # A vector/matrix field placed as a whole keeps one array with the element dims last; its component (i, j) is a
 # ScalarField over a strided view of that array (Array.component), so writes through either are seen by both,
@@ -7,16 +7,18 @@
 # A field made without a shape can instead have its components placed one by one, as upstream allows
 # (`qd.root.dense(qd.i, 8).place(v.get_scalar_field(0))`): the vector field is then "composed" of n*m scalar
 # fields, each its own array. Python scope gathers and scatters through them; kernels see a ComponentsRef
-# (lang/exprs.py) whose elements are vectors of the members' loads and stores. Its members must end up with
+# (frontend/exprs.py) whose elements are vectors of the members' loads and stores. Its members must end up with
 # one shape; upstream checks that when the program materializes (check_composed_fields, from impl.py).
 import numbers
 import weakref
 
 import numpy as np
 
-from quadrants.runtime import init as _runtime
-from quadrants.data.field import MatrixField, NoStorage, ScalarField
+from quadrants.base import registry
 from quadrants.base.errors import QuadrantsRuntimeError
+from quadrants.data.field import NoStorage, ScalarField
+from quadrants.data.field_layout import FieldLayout
+from quadrants.runtime import init as _runtime
 
 _composed = weakref.WeakSet()  # vector/matrix fields with a member placed on its own
 
@@ -34,8 +36,6 @@ class ComponentField(ScalarField):
 
     def _bind_to_parent(self):
         """A view of the parent's storage, under its SNode and layout (the parent is placed as a whole)."""
-        from quadrants.data.field_layout import FieldLayout
-
         parent = self._parent
         self._place_node, self.shape = parent._place_node, parent.shape
         if parent._layout is not None:
@@ -117,6 +117,7 @@ def member_shapes(field):
     return shapes
 
 
+@registry.on_reset
 def forget_composed_fields():
     """qd.reset(): fields of the old runtime are no longer checked (a traceback may still hold one)."""
     _composed.clear()

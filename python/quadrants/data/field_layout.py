@@ -1,4 +1,4 @@
-# python/quadrants/field_layout.py: the Python-scope side of a field's layout: offsets, cell activity, pools.
+# python/quadrants/data/field_layout.py: the Python-scope side of a field's layout: offsets, cell activity, pools.
 #
 # A field under pointer/bitmasked/dynamic nodes (its "activity path", outermost first) has zeros in every
 # inactive cell. A cell of node S that holds element I of the field is I // (field extent / S extent)
@@ -17,6 +17,8 @@
 # and a counter of chunks handed out. The pool is allocated zero-filled by calloc, whose pages the OS
 # maps only when first written, so memory follows the chunks used, not the pool's size.
 import numpy as np
+
+from quadrants.data.container import ArrayContainer
 
 INACTIVE = 1 << 29
 LOCK = 1 << 30
@@ -70,8 +72,6 @@ class FieldLayout:
 
     def _pool_view(self):
         """A numpy view of the field's array on the CPU (a pooled field's pool)."""
-        from quadrants.data.container import ArrayContainer
-
         field = self.field
 
         class _Export:
@@ -204,8 +204,6 @@ class FieldLayout:
 
     def clear_inactive(self):
         """Zeroes the elements of inactive cells (after a fill or copy that wrote every element)."""
-        from quadrants.data.container import ArrayContainer
-
         active = self.active_elements()
         if active is None or active.all():
             return

@@ -1,4 +1,4 @@
-# python/quadrants/field_order.py: the memory order of a dense field's array (qd.field(order=...),
+# python/quadrants/data/field_order.py: the memory order of a dense field's array (qd.field(order=...),
 # qd.Layout.SOA, and the axis order of the dense SNodes a field is placed under).
 #
 # A field's array is always indexed in canonical order: outer dims, then element dims. Where memory holds the
@@ -7,8 +7,8 @@
 # exports already go through strides, so the order changes addresses and speed, never results.
 #
 # A memory order lists the array's dims from outermost to innermost in memory, canonical numbering.
-from quadrants.runtime import _core, init as _runtime
 from quadrants.base.errors import QuadrantsSyntaxError
+from quadrants.runtime import _core, init as _runtime
 
 
 def parse_order(order, ndim):

@@ -1,8 +1,8 @@
-# python/quadrants/ad/_grads.py: the `.grad` companions of fields and ndarrays created with needs_grad=True.
+# python/quadrants/data/grads.py: the `.grad` and `.dual` companions of fields and ndarrays (needs_grad/needs_dual=True).
 import weakref
 
+from quadrants.base.errors import QuadrantsRuntimeError
 from quadrants.runtime import init as _runtime
-from quadrants.frontend.tensor_params import unwrap
 
 # field -> the qd.init() generation it was made in: the fields whose gradient clear_all_gradients()
 # zeroes (those of earlier generations were freed by qd.reset()).
@@ -15,8 +15,6 @@ def _check_float(primal, required):
     if primal.dtype.numpy.kind == "f":
         return True
     if required:
-        from quadrants.base.errors import QuadrantsRuntimeError
-
         kind = "field" if getattr(primal, "_kind", None) == "field" else "ndarray"
         raise QuadrantsRuntimeError(f"{primal.dtype.name} is not supported for {kind} with `needs_grad=True` or "
                                     "`needs_dual=True`: only float dtypes have gradients.")
@@ -61,12 +59,6 @@ def clear_all_duals():
             dual.fill(0)
 
 
-def dual_of(container):
-    """The dual container paired with a field or ndarray argument (or a qd.Tensor of one), or None."""
-    container = unwrap(container)
-    return getattr(container, "dual", None) if hasattr(container, "_array") else None
-
-
 def clear_all_gradients():
     """Sets the gradient of every field created with needs_grad=True to zero."""
     generation = _runtime.generation()
@@ -77,9 +69,3 @@ def clear_all_gradients():
         grad = primal.grad
         if grad is not None and getattr(grad, "_place_node", True) is not None and hasattr(grad._array, "fill"):
             grad.fill(0)
-
-
-def grad_of(container):
-    """The gradient container paired with a field or ndarray argument (or a qd.Tensor of one), or None."""
-    container = unwrap(container)
-    return getattr(container, "grad", None) if hasattr(container, "_array") else None

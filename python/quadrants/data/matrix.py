@@ -1,18 +1,20 @@
-# python/quadrants/matrix.py: qd.Matrix / qd.Vector: Python-scope values and the .field/.ndarray constructors.
+# python/quadrants/data/matrix.py: qd.Matrix / qd.Vector: Python-scope values and the .field/.ndarray constructors.
 #
 # A value keeps its entries in a numpy array, shape (n,) for a vector and (n, m) for a matrix, and computes
 # with numpy, as Quadrants does in Python scope: `+ - * / // % ** @` and comparisons go entry by entry, and
 # `a == b` is a vector of bools that is true as a whole when every entry is equal (`a != b` when any
-# differs). Inside kernels the frontend scalarizes vectors instead (lang/vector_ops.py); a value a kernel
+# differs). Inside kernels the frontend scalarizes vectors instead (frontend/vector_ops.py); a value a kernel
 # reads from Python is a compile-time constant there. Elements of vector/matrix fields and ndarrays are
-# values read and written through (_element_ref.py); what numpy computes from them is detached.
+# values read and written through (element_ref.py); what numpy computes from them is detached.
 import operator
 
 import numpy as np
 
+from quadrants.base import registry
+from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsValueError, SwizzleValueError
+from quadrants.base.swizzles import length_message, out_of_range_message, swizzle_indices
 from quadrants.data import matrix_math as mm
 from quadrants.data.matrix_math import describe_shape
-from quadrants.base.swizzles import length_message, out_of_range_message, swizzle_indices
 
 
 def _rebuild(values):
@@ -33,7 +35,7 @@ def wrap_result(out, truth=None):
     return value
 
 
-class Matrix:
+class Matrix(mm.MatrixValue):
     """A small matrix value in Python scope: qd.Matrix([[1, 2], [3, 4]], qd.f32).
 
     A flat list gives a vector-shaped value, as in Quadrants; qd.Vector is the usual way to make one.
@@ -131,7 +133,7 @@ class Matrix:
         return f"{'Vector' if len(self._shape) == 1 else 'Matrix'}({self.to_list()})"
 
     def __reduce__(self):
-        # Copies and pickles are plain values, also of a container's element (see _element_ref.py).
+        # Copies and pickles are plain values, also of a container's element (see data/element_ref.py).
         return _rebuild, (self.to_numpy(),)
 
     __hash__ = object.__hash__  # by identity, as in Quadrants, although == compares entries
@@ -254,8 +256,6 @@ class Matrix:
     def trace(self):
         """The sum of the diagonal of a square matrix."""
         if self._values.ndim != 2 or self._values.shape[0] != self._values.shape[1]:
-            from quadrants.base.errors import QuadrantsValueError  # a ValueError, and upstream's QuadrantsCompilationError
-
             raise QuadrantsValueError(f"trace() expected a square matrix, got shape {self._values.shape}.")
         return wrap_result(np.trace(self._values))
 
@@ -309,23 +309,17 @@ class Matrix:
     @staticmethod
     def field(n, m, dtype, shape=None, **kwargs):
         """A field of n x m matrices; its numpy shape is shape + (n, m)."""
-        from quadrants.data.field import MatrixField
-
-        return MatrixField(dtype, shape, (n, m), **kwargs)
+        return registry.get("matrix_field")(dtype, shape, (n, m), **kwargs)
 
     @staticmethod
     def ndarray(n, m, dtype, shape=None, needs_grad=False, needs_dual=False):
         """An ndarray of n x m matrices (a qd.MatrixNdarray); its numpy shape is shape + (n, m)."""
-        from quadrants.data.ndarray import MatrixNdarray
-
-        return MatrixNdarray(n, m, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
+        return registry.get("matrix_ndarray")(n, m, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
     def tensor(n, m, dtype, shape, **kwargs):
         """Upstream's qd.Matrix.tensor: a field or ndarray of n x m matrices by backend=, in a qd.MatrixTensor."""
-        from quadrants.data.tensor import matrix_tensor
-
-        return matrix_tensor(n, m, dtype, shape, **kwargs)
+        return registry.get("matrix_tensor")(n, m, dtype, shape, **kwargs)
 
     # --- swizzles: v.x, v.xy, v.rgba = ... (vectors only, as in Quadrants) ------------------------
     def __getattr__(self, name):
@@ -348,8 +342,6 @@ class Matrix:
             return
         values = list(value.to_list() if isinstance(value, Matrix) else value)
         if len(values) != len(indices):
-            from quadrants.base.errors import SwizzleValueError
-
             raise SwizzleValueError(length_message(name, len(values)))
         for i, v in zip(indices, values):
             self[i] = v
@@ -364,7 +356,6 @@ class Matrix:
         if max(indices) >= self.n:
             if not assigning:
                 raise AttributeError(out_of_range_message(name, self.n))
-            from quadrants.base.errors import QuadrantsSyntaxError
 
             raise QuadrantsSyntaxError(out_of_range_message(name, self.n))
 
@@ -422,26 +413,23 @@ class Vector(Matrix):
     @staticmethod
     def field(n, dtype, shape=None, **kwargs):
         """A field of n-vectors; its numpy shape is shape + (n,)."""
-        from quadrants.data.field import MatrixField
-
-        return MatrixField(dtype, shape, (n,), **kwargs)
+        return registry.get("matrix_field")(dtype, shape, (n,), **kwargs)
 
     @staticmethod
     def ndarray(n, dtype, shape=None, needs_grad=False, needs_dual=False):
         """An ndarray of n-vectors (a qd.VectorNdarray); its numpy shape is shape + (n,)."""
-        from quadrants.data.ndarray import VectorNdarray
-
-        return VectorNdarray(n, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
+        return registry.get("vector_ndarray")(n, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
     def tensor(n, dtype, shape, **kwargs):
         """Upstream's qd.Vector.tensor: a field or ndarray of n-vectors by backend=, in a qd.VectorTensor."""
-        from quadrants.data.tensor import vector_tensor
-
-        return vector_tensor(n, dtype, shape, **kwargs)
+        return registry.get("vector_tensor")(n, dtype, shape, **kwargs)
 
 
 def construct_typed(vector_type, args):
     """`qd.math.vec3(1, 2, 3)`, `vec4(v3, 1)`, `vec3([1, 2, 3])`, `mat2([[1, 2], [3, 4]])` or `mat3(1)`
     (every entry 1) in Python scope: entries are concatenated in order, converted to the type's dtype."""
     return Matrix._wrap(mm.typed_entries(vector_type, args))
+
+
+registry.provide("typed_matrix", construct_typed)  # vec3(1, 2, 3) of a qd.types.vector type (types/annotations.py)

@@ -1,4 +1,4 @@
-# python/quadrants/_matrix_math.py: numpy helpers behind Python-scope qd.Vector/qd.Matrix values.
+# python/quadrants/data/matrix_math.py: numpy helpers behind Python-scope qd.Vector/qd.Matrix values.
 #
 # Entries, operands and shapes are checked here, so that a bad value gets an error naming what was
 # expected and what was given; matrix.py wraps the numpy results as values.
@@ -6,7 +6,16 @@ import numbers
 
 import numpy as np
 
+from quadrants.runtime import init as _runtime
+
 _NUMERIC_KINDS = "biuf"  # bool, signed, unsigned, float: what a vector entry may be
+
+
+class MatrixValue:
+    """The base of qd.Matrix and qd.Vector (matrix.py): entries in the numpy array `_values`. The helpers here
+    recognize values by this class, so that they need not import the classes built on them."""
+
+    __slots__ = ()
 
 
 def describe_shape(shape):
@@ -21,8 +30,6 @@ def describe_shape(shape):
 
 def cook(dt, what):
     """The DataType for dt (Python's float and int are default_fp and default_ip); TypeError naming `what`."""
-    from quadrants.runtime import init as _runtime
-
     try:
         return _runtime.cook_dtype(dt)
     except TypeError:
@@ -31,13 +38,11 @@ def cook(dt, what):
 
 def entries_of(arr, dt, who, vector):
     """The entries of qd.Vector(arr, dt) / qd.Matrix(arr, dt) as a numpy array of 1 (or, for matrices, 2) dims."""
-    from quadrants.data.matrix import Matrix
-
-    if isinstance(arr, Matrix):
+    if isinstance(arr, MatrixValue):
         arr = arr._values
     elif not isinstance(arr, (list, tuple, np.ndarray)):
         raise TypeError(f"qd.{who}() takes a list, tuple or numpy array of numbers, but got {type(arr).__name__}.")
-    elif any(isinstance(x, Matrix) for x in arr):
+    elif any(isinstance(x, MatrixValue) for x in arr):
         raise TypeError(f"qd.{who}() takes numbers (or rows of numbers), but got a list of vectors; "
                         "build a matrix from vectors with qd.Matrix.rows([...]) or qd.Matrix.cols([...]).")
     numpy_dtype = None if dt is None else cook(dt, f"qd.{who}(arr, dt)").numpy
@@ -59,9 +64,7 @@ def entries_of(arr, dt, who, vector):
 
 def plain(value):
     """value with Vector/Matrix values turned into numpy arrays, for numpy assignment."""
-    from quadrants.data.matrix import Matrix
-
-    return value._values if isinstance(value, Matrix) else value
+    return value._values if isinstance(value, MatrixValue) else value
 
 
 def check_key(key, shape):
@@ -72,9 +75,7 @@ def check_key(key, shape):
 
 def operand(x):
     """x as a number or numpy array for arithmetic with a value, or None when it cannot be one."""
-    from quadrants.data.matrix import Matrix
-
-    if isinstance(x, Matrix):
+    if isinstance(x, MatrixValue):
         return x._values
     if isinstance(x, (numbers.Number, np.generic)):
         return x
@@ -191,13 +192,11 @@ def unit(n, i, dt):
 
 def stack_rows(rows, what):
     """A matrix from a list of vectors or lists of numbers, one per row."""
-    from quadrants.data.matrix import Matrix
-
     if not isinstance(rows, (list, tuple)) or not rows:
         raise TypeError(f"{what} takes a non-empty list of vectors or lists, but got {rows!r}.")
     arrays = []
     for row in rows:
-        if isinstance(row, Matrix) and row.ndim == 1:
+        if isinstance(row, MatrixValue) and row.ndim == 1:
             arrays.append(row._values)
         elif isinstance(row, (list, tuple)):
             arrays.append(entries_of(list(row), None, "Vector", vector=True))
@@ -210,9 +209,7 @@ def stack_rows(rows, what):
 
 
 def describe_value(value):
-    from quadrants.data.matrix import Matrix
-
-    if isinstance(value, Matrix):
+    if isinstance(value, MatrixValue):
         return describe_shape(value._shape)
     return f"{value!r} ({type(value).__name__})"
 
@@ -233,9 +230,7 @@ def typed_entries(vector_type, args):
 
 
 def _flatten(arg, who):
-    from quadrants.data.matrix import Matrix
-
-    if isinstance(arg, Matrix):
+    if isinstance(arg, MatrixValue):
         return arg._values.ravel().tolist()
     if isinstance(arg, np.ndarray):
         return arg.ravel().tolist()

@@ -1,4 +1,4 @@
-# python/quadrants/ndarray.py: qd.ndarray, an array passed to kernels as an argument.
+# python/quadrants/data/ndarray.py: qd.ndarray, an array passed to kernels as an argument.
 #
 # The classes are upstream's: qd.ScalarNdarray(dtype, shape), qd.VectorNdarray(n, dtype, shape) and
 # qd.MatrixNdarray(n, m, dtype, shape), all qd.Ndarray. qd.ndarray() and qd.Vector/Matrix.ndarray() pick one;
@@ -6,8 +6,14 @@
 import math
 import numbers
 
+from quadrants.base import dtypes as _dtypes, registry
 from quadrants.data.container import ArrayContainer, MatrixContainer
-from quadrants.base import dtypes as _dtypes
+from quadrants.data.field import element_dtype
+from quadrants.data.grads import dual_twin, grad_twin
+from quadrants.data.ndarray_layout import physical_shape, set_layout
+from quadrants.data.struct import StructType, unsupported_ndarray_message
+from quadrants.runtime.dlpack import import_dlpack
+from quadrants.types.annotations import NdarrayElementType, NdarrayTypeMetadata, VectorType
 
 
 class Ndarray(ArrayContainer):
@@ -43,21 +49,15 @@ class Ndarray(ArrayContainer):
 
     @_qd_layout.setter
     def _qd_layout(self, layout):
-        from quadrants.data.ndarray_layout import set_layout
-
         set_layout(self, layout)
 
     @property
     def _physical_shape(self):
         """The shape of the row-major allocation: the canonical shape permuted by the layout (upstream's name)."""
-        from quadrants.data.ndarray_layout import physical_shape
-
         return physical_shape(self.shape, self._memory_layout)
 
     def get_type(self):
         """Upstream's type record of this ndarray: element_type, shape, layout and needs_grad."""
-        from quadrants.types.annotations import NdarrayTypeMetadata
-
         return NdarrayTypeMetadata(self.element_type, self.shape, self.grad is not None)
 
     def has_grad(self):
@@ -68,8 +68,6 @@ class Ndarray(ArrayContainer):
 
     def _empty_like(self):
         """A new zeroed ndarray of the same class, dtype, shape, element shape and memory order."""
-        from quadrants.data.ndarray_layout import make_in_layout
-
         return make_in_layout(self.dtype, self.shape, self._element_shape, self._memory_layout)
 
     def __deepcopy__(self, memo):
@@ -93,8 +91,6 @@ class Ndarray(ArrayContainer):
 
     def _add_twins(self, needs_grad, needs_dual):
         """needs_grad / needs_dual: the zeroed gradient and dual ndarrays (floating-point dtypes only)."""
-        from quadrants.data.grads import dual_twin, grad_twin
-
         if needs_grad:
             self.grad = grad_twin(self, self._empty_like, True)
         if needs_dual:
@@ -119,8 +115,6 @@ class _ElementNdarray(MatrixContainer, Ndarray):
     @property
     def element_type(self):
         """qd.types.vector/matrix of the elements; also upstream's tensor type, with element_type() and shape()."""
-        from quadrants.types.annotations import NdarrayElementType
-
         return NdarrayElementType(self._element_shape, self.dtype)
 
 
@@ -159,10 +153,16 @@ def make_ndarray(dtype, shape, element_shape=(), needs_grad=False, needs_dual=Fa
                      f"{tuple(element_shape)}.")
 
 
+def make_in_layout(dtype, shape, element_shape, layout, needs_grad=False, needs_dual=False):
+    """A zeroed ndarray of canonical shape `shape` stored in `layout` (upstream's qd.tensor(..., layout=...))."""
+    array = make_ndarray(dtype, physical_shape(shape, layout), element_shape, needs_grad, needs_dual)
+    if layout is not None:
+        set_layout(array, layout)
+    return array
+
+
 def _unpickle(dtype, shape, element_shape, data, tensor_layout=None):
     """The pickled ndarray: canonical `shape`, stored in `tensor_layout` (qd.tensor(layout=...)), holding `data`."""
-    from quadrants.data.ndarray_layout import make_in_layout
-
     array = make_in_layout(dtype, shape, element_shape, tensor_layout)
     array.from_numpy(data)
     return array
@@ -170,13 +170,19 @@ def _unpickle(dtype, shape, element_shape, data, tensor_layout=None):
 
 def ndarray(dtype, shape=None, needs_grad=False, needs_dual=False):
     """An ndarray of scalars, qd.ndarray(qd.i32, shape=(10,)), or of vectors/matrices, qd.ndarray(qd.math.vec3, 10)."""
-    from quadrants.data.field import element_dtype
-    from quadrants.types.annotations import VectorType
-
     if isinstance(dtype, VectorType):
         return make_ndarray(element_dtype(dtype), shape, dtype.shape, needs_grad, needs_dual)
-    from quadrants.data.struct import StructType, unsupported_ndarray_message
 
     if isinstance(dtype, StructType):
         raise TypeError(unsupported_ndarray_message(dtype))
     return ScalarNdarray(dtype, shape, needs_grad, needs_dual)
+
+
+def from_dlpack(obj):
+    """A qd.ndarray sharing memory with any DLPack producer: writes on either side are seen by both."""
+    return Ndarray._wrap(import_dlpack(obj))
+
+
+registry.provide("ndarray", ndarray)  # vec3.ndarray(...) (types/annotations.py)
+registry.provide("vector_ndarray", VectorNdarray)  # qd.Vector.ndarray (matrix.py)
+registry.provide("matrix_ndarray", MatrixNdarray)

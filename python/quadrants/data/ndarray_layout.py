@@ -1,4 +1,4 @@
-# python/quadrants/ndarray_layout.py: the memory order of an ndarray (qd.tensor(..., layout=...), upstream's
+# python/quadrants/data/ndarray_layout.py: the memory order of an ndarray (qd.tensor(..., layout=...), upstream's
 # `_qd_layout` tag and quadrants._tensor._with_layout).
 #
 # As upstream, an ndarray in a layout is a row-major allocation of its *physical* shape (the canonical shape
@@ -57,13 +57,3 @@ def set_layout(ndarray, layout):
     for twin in (ndarray.grad, ndarray.dual):
         if twin is not None and twin._memory_layout != layout:
             set_layout(twin, layout)
-
-
-def make_in_layout(dtype, shape, element_shape, layout, needs_grad=False, needs_dual=False):
-    """A zeroed ndarray of canonical shape `shape` stored in `layout` (upstream's qd.tensor(..., layout=...))."""
-    from quadrants.data.ndarray import make_ndarray
-
-    array = make_ndarray(dtype, physical_shape(shape, layout), element_shape, needs_grad, needs_dual)
-    if layout is not None:
-        set_layout(array, layout)
-    return array

@@ -1,8 +1,8 @@
-# python/quadrants/snode.py: SNodes, the layout tree of fields: qd.root, dense/pointer/bitmasked/dynamic, place.
+# python/quadrants/data/snode.py: SNodes, the layout tree of fields: qd.root, dense/pointer/bitmasked/dynamic, place.
 #
 # An SNode tree only describes where fields live; kernels never see it. A field's shape along an axis
 # is the product of the extents of that axis on its path from the root (root.dense(qd.i, 4).dense(qd.i,
-# 8) gives 32). The lowering (field_layout.py on the host, lang/sparse_access.py in kernels) keeps:
+# 8) gives 32). The lowering (field_layout.py on the host, frontend/sparse_access.py in kernels) keeps:
 # - one dense array per field, in the memory order of its dense path (field_order.py);
 # - per pointer/bitmasked node a hidden activity array, one byte per cell of that node (snode.shape);
 # - per dynamic node a hidden i32 length per cell of its parent.
@@ -11,8 +11,12 @@
 # field gets its storage when created or placed); a qd.FieldsBuilder's tree when finalize() is called.
 import numbers
 
-from quadrants.runtime import init as _runtime
+from quadrants.base import registry
 from quadrants.base.errors import QuadrantsRuntimeError
+from quadrants.data.container import ArrayContainer
+from quadrants.data.grads import dual_twin, grad_twin
+from quadrants.runtime import init as _runtime
+from quadrants.types.enums import SNodeGradType
 
 _KINDS_WITH_MASKS = ("pointer", "bitmasked")
 MAX_AXES = 8
@@ -93,9 +97,7 @@ class SNode:
 
     @property
     def ptr(self):
-        """Upstream's C++ SNode handle, for its autodiff queries (_compat_names.SNodeHandle)."""
-        from quadrants.data.tensor import SNodeHandle
-
+        """Upstream's C++ SNode handle, for its autodiff queries (SNodeHandle below)."""
         return SNodeHandle(self)
 
     # ---- building -------------------------------------------------------------------------------
@@ -147,8 +149,6 @@ class SNode:
 
     def place(self, *fields, offset=None):
         """Places fields in this node: each gets one element per cell (shape: self.shape)."""
-        from quadrants.data.field import Field
-
         self._check_open("place()")
         for item in fields:
             if isinstance(item, (list, tuple)):
@@ -157,7 +157,7 @@ class SNode:
                 leaves = [leaf for _, leaf in item.leaves()]
                 self.place(*leaves, offset=offset)
                 _placed_struct(item, self.shape, leaves[0]._place_node)
-            elif isinstance(item, Field):
+            elif isinstance(item, ArrayContainer) and item._kind == "field":
                 self._place_field(item, offset)
             else:
                 raise QuadrantsRuntimeError(f"place() takes fields, but got {type(item).__name__}.")
@@ -166,15 +166,11 @@ class SNode:
     def lazy_grad(self):
         """Gives every float field of this node's tree that has no gradient one, placed beside it (upstream's
         qd.root.lazy_grad()); fields made with needs_grad=True have theirs already."""
-        from quadrants.data.grads import grad_twin
-
         self._check_open("lazy_grad()")
         self._lazy_twins("grad", grad_twin)
 
     def lazy_dual(self):
         """As lazy_grad(), for duals (forward mode)."""
-        from quadrants.data.grads import dual_twin
-
         self._check_open("lazy_dual()")
         self._lazy_twins("dual", dual_twin)
 
@@ -217,8 +213,7 @@ class SNode:
 
     def _allocate(self):
         """Storage of the node's hidden arrays (fields get theirs in Field._place / _allocate)."""
-        from quadrants.data.field import hidden_field
-
+        hidden_field = registry.get("hidden_field")  # field.py: fields sit above the nodes they are placed in
         if self._pooled and self._slots is None:
             self._slots = hidden_field("i32", self.shape)
             self._next = hidden_field("i32", (1,))
@@ -539,3 +534,35 @@ def field_node_for_shape(shape):
     if not shape:
         return node
     return node._child("dense", axes(*range(len(shape))), list(shape), allow_empty=True)
+
+
+class SNodeHandle:
+    """x.snode.ptr: upstream's handle of the C++ SNode; answers the autodiff queries upstream programs make
+    about the field a place node holds."""
+
+    def __init__(self, node):
+        self._node = node
+
+    def _twin(self, attr):
+        field = self._node._field
+        twin = getattr(field, attr, None)
+        return twin is not None and twin._place_node is not None
+
+    def has_adjoint(self):
+        return self._twin("grad")
+
+    def has_dual(self):
+        return self._twin("dual")
+
+    def has_adjoint_checkbit(self):
+        """Whether the field has the read marks of qd.ad.Tape(validation=True) (quadrants/ad/_validation.py),
+        made the first time such a Tape checks a kernel that uses it."""
+        return getattr(self._node._field, "_qd_read_marks", None) is not None
+
+    def get_snode_grad_type(self):
+        field = self._node._field
+        if getattr(field, "_grad_of", None) is not None:
+            return SNodeGradType.ADJOINT
+        if getattr(field, "_dual_of", None) is not None:
+            return SNodeGradType.DUAL
+        return SNodeGradType.PRIMAL

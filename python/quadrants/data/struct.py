@@ -1,22 +1,23 @@
-# python/quadrants/struct.py: struct types (qd.types.struct, @qd.dataclass), qd.Struct values and struct fields.
+# python/quadrants/data/struct.py: struct types (qd.types.struct, @qd.dataclass) and qd.Struct values.
 #
 # A struct type is an ordered set of named members, each a scalar dtype, a vector/matrix type or another
 # struct type. A struct field is one container per member (scalar and vector/matrix fields, a nested
 # struct field for a struct member), all of one shape: kernels read and write the member containers, so
-# the IR never sees a struct (lang/struct_values.py scalarizes struct values as vector_ops.py does
+# the IR never sees a struct (frontend/struct_values.py scalarizes struct values as vector_ops.py does
 # vectors). In Python scope a struct value is a qd.Struct whose members are numbers, qd.Vector/qd.Matrix
-# values and nested qd.Structs; `f[i]` of a struct field is a qd.Struct that reads and writes the field.
+# values and nested qd.Structs; `f[i]` of a struct field (struct_field.py) is a qd.Struct that reads and writes the field.
 import collections.abc
 import numbers
 import types
 
 import numpy as np
 
-from quadrants.runtime import init as _runtime
-from quadrants.data.field import Field, MatrixField, element_dtype
+from quadrants.base import registry
 from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.types.annotations import VectorType, scalar_dtype_name
 from quadrants.data.matrix import Matrix
+from quadrants.runtime import init as _runtime
+from quadrants.types.annotations import VectorType, scalar_dtype_name
+from quadrants.types.unpacked import expand_members
 
 _MEMBER_KINDS = "a scalar dtype (qd.f32, qd.i32, int, float, bool), a qd.types.vector/matrix type or a struct type"
 
@@ -39,8 +40,6 @@ class StructType:
     """
 
     def __init__(self, members, methods=None, name=None):
-        from quadrants.types.unpacked import expand_members
-
         # An unpacked vector member becomes scalar members; _unpacked_groups maps its name to them.
         self.members, self._unpacked_groups = expand_members(members, check_member_type, name)
         self.methods = dict(methods or {})
@@ -92,25 +91,8 @@ class StructType:
                       for t in self.members.values()])
 
     def field(self, shape=None, **kwargs):
-        """A field of this struct: one member container per member (see StructField)."""
-        name = kwargs.pop("name", None)
-        kwargs.pop("layout", None)  # AOS or SOA: members always live in containers of their own
-        field_dict = {}
-        for key, member_type in self.members.items():
-            member_name = f"{name}.{key}" if name else key
-            if isinstance(member_type, StructType):
-                field_dict[key] = member_type.field(shape, name=member_name, **kwargs)
-            elif isinstance(member_type, VectorType):
-                field_dict[key] = MatrixField(element_dtype(member_type), shape, member_type.shape,
-                                              name=member_name, **kwargs)
-            else:
-                field_dict[key] = Field(member_type, shape, (), name=member_name, **kwargs)
-        result = StructField(field_dict, self.methods, name=name, struct_type=self)
-        for twin in ("grad", "dual"):  # needs_grad/needs_dual: a struct field of the members' twins
-            if kwargs.get(f"needs_{twin}"):
-                setattr(result, twin, StructField({k: getattr(m, twin) for k, m in field_dict.items()}, self.methods,
-                                                  name=f"{name}.{twin}" if name else None, struct_type=self))
-        return result
+        """A field of this struct: one member container per member (struct_field.py)."""
+        return registry.get("struct_field")(self, shape, **kwargs)
 
     # -- the scalars of a value, in one order: for passing structs through scalar kernel parameters --
     def scalar_leaves(self):
@@ -485,7 +467,7 @@ def _rebuild_typed(struct_type, entries):
 class StructElement(Struct):
     """Element `index` of a struct field in Python scope: members read and write the field now.
 
-    Scalar members read as numbers, vector/matrix members as values that write through (_element_ref.py),
+    Scalar members read as numbers, vector/matrix members as values that write through (data/element_ref.py),
     struct members as elements of the nested struct field.
     """
 
@@ -504,7 +486,7 @@ class StructElement(Struct):
     def _set(self, key, value):
         member = object.__getattribute__(self, "_field").field_dict[key]
         index = object.__getattribute__(self, "_index")
-        if isinstance(member, StructField):
+        if hasattr(member, "field_dict"):  # a nested struct field (struct_field.py)
             member[index]._assign(value)
             return
         if isinstance(value, np.ndarray) and value.ndim == 0:
@@ -514,174 +496,4 @@ class StructElement(Struct):
         member[index] = value
 
 
-# ---- struct fields --------------------------------------------------------------------------------
-
-
-class StructField(Field):
-    """A field of structs: one field per member (`f.pos`, `f.get_member_field("pos")`), all of one shape.
-
-    `f[i]` is a struct that reads and writes the field; `f[i] = s` copies a qd.Struct or a dict in.
-    to_numpy()/to_torch() give a dict of arrays per member (nested dicts for struct members), and
-    from_numpy()/from_torch() take one. Kernels take a struct field as a global or a qd.template().
-    """
-
-    def __init__(self, field_dict, struct_methods=None, name=None, struct_type=None):
-        # Not ArrayContainer.__init__: a struct field owns no storage besides its members'.
-        if not field_dict:
-            raise ValueError("A struct field needs at least one member.")
-        for key, member in field_dict.items():
-            if not isinstance(member, Field):
-                raise TypeError(f"Struct field member '{key}' must be a field, but got {type(member).__name__}.")
-        # None: members not placed yet (qd.root.dense(...).place(f) places them and sets the shape, snode.py)
-        shapes = {None if member.shape is None else tuple(member.shape) for member in field_dict.values()}
-        if len(shapes) != 1:
-            raise ValueError(f"The members of a struct field must have one shape, but got "
-                             f"{', '.join(f'{k}: {tuple(m.shape)}' for k, m in field_dict.items())}.")
-        self.field_dict = dict(field_dict)
-        self.struct_methods = dict(struct_methods or {})
-        self.name = name
-        self.shape = shapes.pop()
-        self._struct_type = struct_type
-        self.grad = None
-        self.dual = None
-
-    def __getattr__(self, name):
-        # Only reached when normal lookup fails: members are attributes unless the API has the name.
-        field_dict = self.__dict__.get("field_dict")
-        if field_dict is not None and name in field_dict:
-            return field_dict[name]
-        if name == "_array":
-            raise AttributeError("a struct field has no single array: pass it to a kernel as a global or a "
-                                 "qd.template() argument, or pass one of its members (f.member) as an array")
-        raise AttributeError(f"struct field has no member or attribute '{name}'"
-                             + (f" (its members: {', '.join(field_dict)})" if field_dict else ""))
-
-    @property
-    def keys(self):
-        """The member names, in order."""
-        return list(self.field_dict)
-
-    @property
-    def _members(self):
-        return list(self.field_dict.values())
-
-    @property
-    def _items(self):
-        return self.field_dict.items()
-
-    def get_member_field(self, key):
-        """The field of member `key`."""
-        if key not in self.field_dict:
-            raise KeyError(f"struct field has no member {key!r} (its members: {', '.join(self.field_dict)})")
-        return self.field_dict[key]
-
-    @property
-    def element_type(self):
-        """The struct type of the elements."""
-        if self._struct_type is None:
-            self._struct_type = StructType({k: m.element_type for k, m in self.field_dict.items()},
-                                           self.struct_methods)
-        return self._struct_type
-
-    @property
-    def dtype(self):
-        return self.element_type
-
-    def leaves(self):
-        """(member path, scalar/vector/matrix field) for every member, nested struct members flattened."""
-        for key, member in self.field_dict.items():
-            if isinstance(member, StructField):
-                for path, leaf in member.leaves():
-                    yield (key,) + path, leaf
-            else:
-                yield (key,), member
-
-    def __repr__(self):
-        return f"<qd.StructField {self.element_type!r} shape={self.shape}>"
-
-    # --- copies -------------------------------------------------------------------------------
-    def fill(self, value):
-        """Sets every element: a number sets every scalar of every member; a qd.Struct or a dict each member."""
-        if isinstance(value, (Struct, collections.abc.Mapping)):
-            entries = self._complete(_entries_of(value, "fill()"), "fill()")
-            for key, member in self.field_dict.items():
-                member.fill(entries[key])
-            return
-        for member in self.field_dict.values():
-            member.fill(value)
-
-    def copy_from(self, other):
-        """Copies another struct field with the same members and shape into this one."""
-        if not isinstance(other, StructField) or set(other.field_dict) != set(self.field_dict):
-            raise TypeError(f"copy_from() expects a struct field with the members {', '.join(self.field_dict)}, "
-                            f"but got {other!r}.")
-        for key, member in self.field_dict.items():
-            member.copy_from(other.field_dict[key])
-
-    def to_numpy(self, keep_dims=False, *, copy=True):
-        """{member: numpy array} (nested dicts for struct members); vector members as their fields export.
-        copy=False gives views of the members' memory (each member is an array of its own), as their to_numpy."""
-        return {key: member.to_numpy(keep_dims=keep_dims, copy=copy) for key, member in self.field_dict.items()}
-
-    def to_torch(self, device=None, keep_dims=False, *, copy=True):
-        """{member: torch tensor} (nested dicts for struct members), on `device` (default: the CPU); copy as the
-        members' to_torch (copy=False: tensors sharing their memory, or ValueError)."""
-        return {key: member.to_torch(device=device, keep_dims=keep_dims, copy=copy)
-                for key, member in self.field_dict.items()}
-
-    def from_numpy(self, array_dict):
-        """Copies {member: numpy array} in; every member must be there (nested dicts for struct members)."""
-        self._copy_in(array_dict, "from_numpy")
-
-    def from_torch(self, array_dict):
-        """Copies {member: torch tensor} in; every member must be there (nested dicts for struct members)."""
-        self._copy_in(array_dict, "from_torch")
-
-    def _copy_in(self, array_dict, method):
-        self._check_complete(array_dict, method)  # before any copy, so a bad dict changes nothing
-        for key, member in self.field_dict.items():
-            getattr(member, method)(array_dict[key])
-
-    def _check_complete(self, array_dict, method, path=""):
-        self._complete(array_dict, f"{method}()", path)
-        for key, member in self.field_dict.items():
-            if isinstance(member, StructField):
-                member._check_complete(array_dict[key], method, f"{path}{key}.")
-
-    def _complete(self, mapping, what, path=""):
-        if not isinstance(mapping, collections.abc.Mapping):
-            raise TypeError(f"{what} expects a dict with one entry per member ({', '.join(self.field_dict)})"
-                            f"{' for ' + repr(path[:-1]) if path else ''}, but got {type(mapping).__name__}.")
-        missing = [key for key in self.field_dict if key not in mapping]
-        if missing:
-            raise MissingMemberError(f"{what}: the dict has no entry for member(s) "
-                                     f"{', '.join(repr(path + k) for k in missing)}; a struct field needs one per "
-                                     f"member ({', '.join(path + k for k in self.field_dict)}).")
-        return mapping
-
-    def __dlpack__(self, *args, **kwargs):
-        raise BufferError("A struct field has no single buffer to export; export its members (f.member).")
-
-    def __dlpack_device__(self):
-        return self._members[0].__dlpack_device__()
-
-    # --- Python-scope element access ----------------------------------------------------------
-    def _first_leaf(self):
-        return next(self.leaves())[1]
-
-    def __getitem__(self, key):
-        """The struct at `key`, reading and writing this field."""
-        index = self._first_leaf()._index(key)
-        if len(index) != len(self.shape):
-            raise IndexError(f"Expected {len(self.shape)} indices for shape {self.shape}, but got {len(index)}.")
-        for k, extent in zip(index, self.shape):
-            if not 0 <= k < extent:
-                raise IndexError(f"Index {tuple(index)} is out of bounds for a struct field of shape {self.shape}.")
-        return StructElement(self, tuple(index) if index else None)
-
-    def __setitem__(self, key, value):
-        self[key]._assign(value)
-
-    def _release(self):
-        pass  # the members are released on their own
-
+registry.provide("struct_type", StructType)  # qd.types.struct(...) (types/annotations.py)

@@ -1,22 +1,16 @@
-# python/quadrants/_compat_names.py: names that exist only so programs written for upstream Quadrants
-# run unchanged. Each maps to something quadrants already has, or stands in for something it does not.
+# python/quadrants/data/tensor.py: qd.Tensor, upstream's wrapper around a field or an ndarray, and qd.tensor(), which
+# makes one of either kind (backend=).
 import enum
 
-from quadrants.runtime import _core, init as _runtime
+from quadrants.base import registry
 from quadrants.data.container import ArrayContainer
-
-# --- architectures: upstream's backend names. The host CPU's name is qd.cpu itself; every other
-# name is a backend quadrants lacks, so qd.init() falls back to qd.cpu with a warning (a RuntimeError
-# under enable_fallback=False), as upstream does for a backend it cannot find.
-x64 = _runtime.Arch.by_name.get("x64") or _runtime.Arch("x64")  # the x86-64 CPU: qd.cpu on such a host
-x86_64 = x64  # upstream's other name for x64
-if "x86_64" not in _runtime.Arch.by_name:
-    _runtime.Arch.by_name["x86_64"] = x64
-arm64 = _runtime.Arch.by_name.get("arm64") or _runtime.Arch("arm64")  # the ARM CPU: qd.cpu on such a host
-amdgpu = _runtime.Arch("amdgpu")  # AMD GPUs (HIP): no backend here
-metal = _runtime.Arch("metal")  # Apple GPUs: no backend here
-vulkan = _runtime.Arch("vulkan")  # Vulkan compute: no backend here
-python = _runtime.Arch("python")  # upstream runs kernels as Python; here they run on the CPU
+from quadrants.data.field_factory import field
+from quadrants.data.field_order import order_string
+from quadrants.data.matrix import Matrix, Vector
+from quadrants.data.ndarray import make_in_layout, ndarray
+from quadrants.data.ndarray_layout import checked_layout
+from quadrants.runtime import _core
+from quadrants.types.annotations import VectorType
 
 
 class Backend(enum.IntEnum):
@@ -49,9 +43,7 @@ class Tensor:
 
     @property
     def backend(self):
-        from quadrants.data.ndarray import Ndarray
-
-        return Backend.NDARRAY if isinstance(self._impl, Ndarray) else Backend.FIELD
+        return Backend.NDARRAY if self._impl._kind == "ndarray" else Backend.FIELD
 
     def __getattr__(self, name):
         if name.startswith("_"):  # private names stay the wrapper's (copy and pickle probe them unset)
@@ -123,40 +115,6 @@ class MatrixTensor(_ElementTensor):
 _core.register_tensor_wrapper_type(Tensor)  # kernels take a qd.Tensor as the field or ndarray it wraps
 
 
-class SNodeHandle:
-    """x.snode.ptr: upstream's handle of the C++ SNode; answers the autodiff queries upstream programs make
-    about the field a place node holds."""
-
-    def __init__(self, node):
-        self._node = node
-
-    def _twin(self, attr):
-        field = self._node._field
-        twin = getattr(field, attr, None)
-        return twin is not None and twin._place_node is not None
-
-    def has_adjoint(self):
-        return self._twin("grad")
-
-    def has_dual(self):
-        return self._twin("dual")
-
-    def has_adjoint_checkbit(self):
-        """Whether the field has the read marks of qd.ad.Tape(validation=True) (quadrants/ad/_validation.py),
-        made the first time such a Tape checks a kernel that uses it."""
-        return getattr(self._node._field, "_qd_read_marks", None) is not None
-
-    def get_snode_grad_type(self):
-        from quadrants.types.enums import SNodeGradType
-
-        field = self._node._field
-        if getattr(field, "_grad_of", None) is not None:
-            return SNodeGradType.ADJOINT
-        if getattr(field, "_dual_of", None) is not None:
-            return SNodeGradType.DUAL
-        return SNodeGradType.PRIMAL
-
-
 def wrap(impl):
     """qd.wrap: a field or ndarray in the most specific of Tensor, VectorTensor and MatrixTensor."""
     element_ndim = len(getattr(impl, "_element_shape", ()))
@@ -170,8 +128,6 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     and copies index the canonical shape either way; the memory is in that order: a field is qd.field(order=), an
     ndarray a row-major allocation of the permuted shape seen through a permuted view (ndarray_layout.py).
     """
-    from quadrants.types.annotations import VectorType
-
     if isinstance(dtype, (ArrayContainer, Tensor)):
         raise TypeError(f"qd.tensor() allocates a new tensor; to wrap an existing {type(dtype).__name__}, use "
                         "qd.wrap(impl) instead")
@@ -181,20 +137,12 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     _check_tensor_kwargs("qd.tensor", kwargs, ("needs_grad", "layout"))
     shape_tuple = (shape,) if isinstance(shape, int) else tuple(shape)
     if layout is not None:
-        from quadrants.data.ndarray_layout import checked_layout
-
         layout = checked_layout(layout, len(shape_tuple))
-    from quadrants.data.field import field
-    from quadrants.data.ndarray import ndarray
 
     permuted = layout is not None and layout != tuple(range(len(layout)))
     if _backend_of(backend) is Backend.FIELD:
-        from quadrants.data.field_order import order_string
-
         impl = field(dtype, shape, order=order_string(layout) if permuted else None, **kwargs)
     elif permuted:
-        from quadrants.data.ndarray_layout import make_in_layout
-
         impl = make_in_layout(dtype, shape_tuple, (), layout, kwargs.get("needs_grad", False))
     else:
         impl = ndarray(dtype, shape, **kwargs)
@@ -203,8 +151,6 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
 
 def vector_tensor(n, dtype, shape, *, backend=Backend.NDARRAY, **kwargs):
     """qd.Vector.tensor: qd.Vector.field or qd.Vector.ndarray by backend=, wrapped in qd.VectorTensor."""
-    from quadrants.data.matrix import Vector
-
     _check_tensor_kwargs("qd.Vector.tensor", kwargs, ("needs_grad",))
     make = Vector.field if _backend_of(backend) is Backend.FIELD else Vector.ndarray
     return VectorTensor(make(n, dtype, shape, **kwargs))
@@ -212,8 +158,6 @@ def vector_tensor(n, dtype, shape, *, backend=Backend.NDARRAY, **kwargs):
 
 def matrix_tensor(n, m, dtype, shape, *, backend=Backend.NDARRAY, **kwargs):
     """qd.Matrix.tensor: qd.Matrix.field or qd.Matrix.ndarray by backend=, wrapped in qd.MatrixTensor."""
-    from quadrants.data.matrix import Matrix
-
     _check_tensor_kwargs("qd.Matrix.tensor", kwargs, ("needs_grad",))
     make = Matrix.field if _backend_of(backend) is Backend.FIELD else Matrix.ndarray
     return MatrixTensor(make(n, m, dtype, shape, **kwargs))
@@ -240,54 +184,20 @@ def _check_tensor_kwargs(factory, kwargs, accepted):
                         f"{', '.join(sorted(set(accepted) | {'backend', 'dtype', 'shape'}))}")
 
 
-class extension:
-    """Upstream's optional features, for qd.is_extension_supported(arch, qd.extension.X)."""
-
-    sparse = "sparse"
-    quant = "quant"
-    mesh = "mesh"
-    quant_basic = "quant_basic"
-    data64 = "data64"
-    adstack = "adstack"
-    bls = "bls"
-    assertion = "assertion"
-    extfunc = "extfunc"
+def is_tensor_annotation(annotation):
+    """Whether a parameter annotation is qd.Tensor (or one of its element kinds)."""
+    return isinstance(annotation, type) and issubclass(annotation, Tensor)
 
 
-# What qd.cpu and qd.cuda support: 64-bit data, assertions under qd.init(debug=True), and sparse SNodes
-# (pointer, bitmasked, dynamic: snode.py).
-_SUPPORTED_EXTENSIONS = {extension.data64, extension.assertion, extension.sparse, extension.adstack}
+_WRAPPERS = (Tensor, VectorTensor, MatrixTensor)
 
 
-def is_extension_supported(arch, ext):
-    """Whether quadrants supports extension `ext` on `arch` (nothing on the backends it lacks)."""
-    if ext not in vars(extension).values():
-        raise ValueError(f"is_extension_supported() expects a qd.extension member, but got {ext!r}.")
-    return arch in (_runtime.cpu, _runtime.cuda, _runtime.gpu) and ext in _SUPPORTED_EXTENSIONS
+def unwrap(value):
+    """The field or ndarray inside a qd.Tensor wrapper; any other value as it is."""
+    return value._impl if type(value) in _WRAPPERS or isinstance(value, Tensor) else value
 
 
-def is_extension_enabled(ext):
-    """Whether extension `ext` is on for the current arch (qd.init's; our AD stacks are always on)."""
-    return is_extension_supported(_runtime.config().arch, ext)
+registry.provide("vector_tensor", vector_tensor)  # qd.Vector.tensor (matrix.py)
+registry.provide("matrix_tensor", matrix_tensor)
 
-
-def is_arch_supported(arch):
-    """Whether qd.init(arch=arch) would run on that arch here, without falling back."""
-    return _runtime._is_available(arch)
-
-
-def real_func(fn):
-    """Upstream's @qd.real_func: a function compiled once per signature and called, not inlined, so it may
-    recurse (python/quadrants/lang/real_functions.py)."""
-    from quadrants.kernels.kernel import RealFunc  # lazily: the kernel language imports this module's package
-
-    return RealFunc(fn)
-
-
-# The class of qd.template(); upstream's kernels take `x: qd.Template` as well as `x: qd.template()`.
-from quadrants.types.annotations import Template  # noqa: E402
-
-__all__ = ["x64", "x86_64", "arm64", "amdgpu", "metal", "vulkan", "python", "Backend", "Tensor", "VectorTensor",
-           "MatrixTensor", "wrap", "tensor", "extension", "is_extension_supported", "is_extension_enabled",
-           "is_arch_supported", "real_func",
-           "Template"]
+__all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "wrap", "tensor"]

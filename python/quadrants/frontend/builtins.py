@@ -1,4 +1,4 @@
-# python/quadrants/lang/builtins.py: qd.sqrt, qd.atomic_add, qd.static, qd.ndrange ...: kernel built-ins.
+# python/quadrants/frontend/builtins.py: qd.sqrt, qd.atomic_add, qd.static, qd.ndrange ...: kernel built-ins.
 #
 # Each built-in is a `Builtin`: called from Python it runs its Python fallback; inside a kernel the
 # translator recognizes it and dispatches on `kind` (translator.calls), so this module holds no
@@ -7,6 +7,11 @@ import functools
 import itertools
 
 import numpy as np
+
+from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.data.matrix import Vector
+from quadrants.frontend.random_numbers import python_randn, python_random
+from quadrants.types.annotations import _numpy_dtype
 
 
 class Builtin:
@@ -136,8 +141,6 @@ atomic_cas = _atomic("cas", "atomic_cas")  # (x, expected, desired): stores desi
 
 
 def _python_cast(value, dtype):
-    from quadrants.types.annotations import _numpy_dtype
-
     return _numpy_dtype(dtype).type(value)
 
 
@@ -145,8 +148,6 @@ cast = Builtin("cast", _python_cast, "cast")
 
 
 def _python_bit_cast(value, dtype):
-    from quadrants.types.annotations import _numpy_dtype
-
     return np.asarray(value).view(_numpy_dtype(dtype))[()]
 
 
@@ -154,8 +155,6 @@ bit_cast = Builtin("bit_cast", _python_bit_cast, "bit_cast")
 
 
 def _python_random(dtype=float):
-    from quadrants.frontend.random_numbers import python_random
-
     return python_random(dtype)
 
 
@@ -163,8 +162,6 @@ random = Builtin("random", _python_random, "random")  # qd.random(dtype=float); 
 
 
 def _python_randn(dtype=float):
-    from quadrants.frontend.random_numbers import python_randn
-
     return python_randn(dtype)
 
 
@@ -198,8 +195,6 @@ class NdRange:
     """
 
     def __init__(self, *dims, axes=None):
-        from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
-
         self.bounds = []
         for dim in dims:
             if isinstance(dim, (tuple, list)):
@@ -231,7 +226,6 @@ def _checked_axes(axes, ndim):
     """ndrange(axes=...) as a tuple, or None for the natural order; upstream's errors for anything else."""
     if axes is None:
         return None
-    from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
 
     axes = tuple(axes)
     if any(type(a) is not int for a in axes):  # bool is an int, but True/False as axes is a mistake
@@ -254,8 +248,6 @@ class Grouped:
         self.container = container
 
     def __iter__(self):
-        from quadrants.data.matrix import Vector
-
         if not isinstance(self.container, NdRange):
             kind = type(self.container).__name__
             raise TypeError(f"qd.grouped() outside kernels needs a qd.ndrange(), but got {kind}.")

@@ -1,4 +1,4 @@
-# python/quadrants/lang/calls.py: translation of calls: qd built-ins, casts, vector constructors and methods,
+# python/quadrants/frontend/calls.py: translation of calls: qd built-ins, casts, vector constructors and methods,
 # inlined @qd.func calls, and the binding of kernel and func parameters.
 import ast
 import builtins as _py_builtins
@@ -6,31 +6,31 @@ import inspect
 import math as _py_math
 import operator as _py_operator
 
-from quadrants.frontend import builtins as qd_builtins
-from quadrants.frontend import extra_builtins
-from quadrants.frontend.compound_params import CompoundRef, is_dataclass_type
-from quadrants.frontend.tensor_params import is_tensor_annotation
-from quadrants.frontend.exprs import VectorMethod, is_runtime
+from quadrants.base import dtypes as _dtypes
 from quadrants.base.errors import QuadrantsSyntaxError
-from quadrants.frontend.func_args import ArgumentError, bind_arguments
+from quadrants.data.matrix import Matrix, Vector
+from quadrants.data.snode import SNode
+from quadrants.frontend import builtins as qd_builtins, extra_builtins
+from quadrants.frontend.compound_params import CompoundRef
+from quadrants.frontend.dynamic_index import SelectTarget
+from quadrants.frontend.exprs import VectorMethod
+from quadrants.frontend.funcs import BoundFunc, Func, is_kernel
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.literals import primitive_type_call
-from quadrants.frontend.source import function_source
-from quadrants.frontend.stmts import returns_early
-from quadrants.frontend.struct_values import Struct, StructField, StructType
-from quadrants.types.annotations import RefType, Template, VectorType, scalar_dtype_name
-from quadrants.types.unpacked import reject as reject_unpacked
 from quadrants.frontend.print_format import SpecValue, formatted_text, merged_print_items, print_item_text
+from quadrants.frontend.simt_values import SharedTarget
+from quadrants.frontend.source import function_source
+from quadrants.frontend.struct_values import Struct, StructField, StructType
+from quadrants.frontend.targets import VectorTarget
 from quadrants.frontend.values import (
     ArrayRef,
     FormattedText,
-    LocalVar,
-    ParamVar,
-    StaticBinding,
     VectorValue,
-    VectorVar,
+    is_runtime,
 )
 from quadrants.frontend.vector_ops import describe, is_number
+from quadrants.types.annotations import VectorType, scalar_dtype_name
+from quadrants.types.unpacked import reject as reject_unpacked
 
 # Python functions that mean the same as a qd built-in inside a kernel.
 _PYTHON_EQUIVALENTS = {
@@ -54,8 +54,6 @@ _OPERATOR_FUNCTIONS = {
 
 def _plain_func(fn):
     """The Func that inlines a plain Python function, kept on the function (a cycle the GC collects)."""
-    from quadrants.kernels.kernel import Func
-
     func = fn.__dict__.get("_qd_inlined")
     if func is None:
         func = fn.__dict__["_qd_inlined"] = Func(fn)
@@ -130,7 +128,6 @@ class CallTranslator:
             return self.fill_in_place(node, args, kwargs)
         if isinstance(func, VectorMethod):
             return self.call_vector_method(func, args, kwargs)
-        from quadrants.kernels.kernel import BoundFunc, Func, is_kernel
 
         if isinstance(func, BoundFunc):
             func, args = func.func, [func.instance, *args]
@@ -159,8 +156,6 @@ class CallTranslator:
 
     def call_python(self, func, args, kwargs):
         """Classes and functions that are not kernel built-ins: casts, constructors, compile-time calls."""
-        from quadrants.base import dtypes as _dtypes
-
         if func in (_py_builtins.int, _py_builtins.float, _py_builtins.bool) and len(args) == 1 and not kwargs and \
                 not is_runtime(args[0]) and not isinstance(args[0], (ArrayRef, VectorValue)):
             return self.python_op(lambda: func(args[0]))  # float(3) of a compile-time value stays a Python value
@@ -174,13 +169,11 @@ class CallTranslator:
             return self.construct_typed_vector(func, args)
         if isinstance(func, StructType) or func is Struct:  # struct_values.py
             return self.construct_struct(func, args, kwargs)
-        import quadrants
-
-        if func in (quadrants.Vector, quadrants.Matrix):
+        if func in (Vector, Matrix):
             return self.construct_vector(func, args, kwargs)
-        if func in (quadrants.Matrix.rows, quadrants.Matrix.cols) and len(args) == 1 and not kwargs and \
+        if func in (Matrix.rows, Matrix.cols) and len(args) == 1 and not kwargs and \
                 isinstance(args[0], (list, tuple)) and any(is_runtime(a) for a in args[0]):
-            return self.matrix_of_vectors(args[0], by_rows=func is quadrants.Matrix.rows)
+            return self.matrix_of_vectors(args[0], by_rows=func is Matrix.rows)
         if func is _py_builtins.len and len(args) == 1 and isinstance(args[0], VectorValue):
             return args[0].shape[0]
         if func is _py_builtins.getattr and len(args) == 2 and isinstance(args[0], CompoundRef):
@@ -307,7 +300,6 @@ class CallTranslator:
 
     def call_grouped(self, func, args, kwargs):
         self.expect_arity(func, args, kwargs, 1)
-        from quadrants.data.snode import SNode
 
         if not isinstance(args[0], (ArrayRef, StructField, qd_builtins.NdRange, SNode)):
             raise self.fail(f"qd.grouped() needs an ndarray, a field or qd.ndrange(...), but got {describe(args[0])}",
@@ -416,10 +408,6 @@ class CallTranslator:
 
     def call_atomic_cas(self, node):
         """qd.atomic_cas(x, expected, desired): stores desired where x equals expected; returns the old x."""
-        from quadrants.frontend.dynamic_index import SelectTarget
-        from quadrants.frontend.simt_values import SharedTarget
-        from quadrants.frontend.stmts import VectorTarget
-
         if len(node.args) != 3 or node.keywords:
             raise self.fail("qd.atomic_cas(x, expected, desired) takes 3 arguments", kind="type")
         target = self.lvalue(node.args[0])
@@ -475,123 +463,6 @@ class CallTranslator:
         dtype = self.default_fp if vector_type.dtype is None else scalar_dtype_name(vector_type.dtype)
         return self.ops.cast(dtype, VectorValue(entries, vector_type.shape))
 
-    # ---- funcs and parameters -------------------------------------------------------------------
-    def inline_func(self, func, args, kwargs):
-        if func in self.inline_stack:
-            raise self.fail(f"@qd.func '{func.fn.__name__}' calls itself; recursion is not supported",
-                            hint="rewrite the recursion as a loop.")
-        try:
-            bound = bind_arguments(func.fn.__name__, inspect.signature(func.fn), args, kwargs)  # func_args.py
-        except ArgumentError as exc:
-            raise self.fail(str(exc), kind="syntax") from None
-        source = function_source(func.fn)
-        # Called among the kernel's top-level statements, the func's own top-level loops run in parallel (each
-        # an offloaded task, as upstream); not when it returns early, since a return cannot leave a parallel loop.
-        at_top = self.top_level and not returns_early(source.tree.body)
-        saved = self.enter_function(source, is_kernel=False, inlined_at_top_level=at_top)
-        self.ctx.plain_python = getattr(func, "plain_python", False)
-        self.inline_stack.append(func)
-        try:
-            for name, value in bound.arguments.items():
-                self.bind_func_argument(name, value, func.annotations.get(name))
-            self.ctx.return_annotation = func.annotations.get("return")
-            self.visit_function_body(self.ctx.source.tree.body)
-            return self.ctx.return_value
-        finally:
-            self.inline_stack.pop()
-            self.leave_function(saved)
-
-    def bind_func_argument(self, name, value, annotation):
-        """Funcs take scalars and vectors by value (a fresh local), everything else by reference."""
-        if isinstance(annotation, VectorType):
-            reject_unpacked(annotation, f"annotate @qd.func parameter '{name}' with")
-        if is_dataclass_type(annotation):
-            given = value.cls if isinstance(value, CompoundRef) else type(value)
-            if not issubclass(given, annotation) or is_runtime(value):
-                raise self.fail(f"@qd.func parameter '{name}' is annotated with dataclass {annotation.__qualname__}, "
-                                f"but got {describe(value)}", kind="type",
-                                hint="pass the kernel's dataclass parameter or one of its dataclass members.")
-            self.bind(name, StaticBinding(value))
-            return
-        if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
-            return
-        is_template = isinstance(annotation, (Template, RefType)) or annotation is Template or \
-            is_tensor_annotation(annotation)
-        if is_template and _local_name(value):
-            # A caller's local given to a qd.template() parameter is passed by reference, as upstream: the
-            # func's writes go to the caller's variable. Depth 0 keeps `+=` atomic inside parallel loops
-            # (correct for a private local too, only slower).
-            self.bind(name, LocalVar(_local_name(value), 0))
-            return
-        if is_template and isinstance(value, VectorValue) and all(_local_name(e) for e in value.entries):
-            self.bind(name, VectorVar([_local_name(e) for e in value.entries], value.shape, 0))  # likewise
-            return
-        if is_template or not (is_runtime(value) or is_number(value)):
-            self.bind(name, StaticBinding(value))
-            return
-        if isinstance(annotation, VectorType):
-            self.check_vector_argument(name, value, annotation)
-        dtype = annotation.dtype if isinstance(annotation, VectorType) else annotation
-        self.declare(name, value, None if dtype is None else self.dtype_argument(dtype))
-
-    def check_vector_argument(self, name, value, annotation):
-        """A func parameter annotated with a vector/matrix type takes a value of that shape (upstream's words)."""
-        what = f"Argument {name} of type {annotation} is expected to be a Matrix"
-        if not isinstance(value, VectorValue):
-            raise self.fail(f"{what}, but got {describe(value)}")
-        shape, wanted = value.shape, annotation.shape
-        if len(shape) != len(wanted):
-            raise self.fail(f"{what} with ndim {len(wanted)}, but got {len(shape)}")
-        if shape[0] != wanted[0]:
-            raise self.fail(f"{what} with n {wanted[0]}, but got {shape[0]}")
-        if len(wanted) == 2 and shape[1] != wanted[1]:
-            raise self.fail(f"{what} with m {wanted[1]}, but got {shape[1]}")
-
-    def bind_kernel_params(self, params, spec, slot_values, struct_values=None):
-        """Binds every kernel parameter; returns the IR texts of the scalar and array ones, in order.
-
-        Template parameters take their value from slot_values; dataclass parameters become CompoundRefs
-        (with the call's object when struct_values has it), whose members turn into leaves when read.
-        """
-        texts = []
-        specs = iter(spec)
-        for param in params:
-            self.names.reserve(param.name)
-            if param.kind == "template":
-                path = (param.name,)
-                self.bind(param.name, StaticBinding(self.template_argument(path, slot_values[path])))
-                self.ctx.template_bindings[param.name] = self.lookup_binding(param.name)
-                continue
-            if param.kind == "struct":
-                obj = struct_values.get(param.name) if struct_values else None
-                self.bind(param.name, StaticBinding(CompoundRef((param.name,), obj, param.schema)))
-                continue
-            if param.kind == "structval":  # a qd.types.struct by value: a local copy of its leaves
-                self.declare(param.name, self.struct_argument((param.name,), param.annotation, struct_values))
-                continue
-            if param.kind == "tensor":  # an array leaf or a template value (tensor_params.py)
-                self.bind(param.name, StaticBinding(self.tensor_argument((param.name,), struct_values)))
-                self.ctx.template_bindings[param.name] = self.lookup_binding(param.name)
-                continue
-            entry = next(specs)
-            if entry[0] == "vector":  # by value: one scalar IR param per entry, copied into a local vector
-                names = [self.names.fresh(f"{param.name}__{k}") for k in range(_size(entry[2]))]
-                texts += [f"(scalar {name} {entry[1]})" for name in names]
-                self.declare(param.name, VectorValue([Expr(f"(arg {name})") for name in names], entry[2]))
-                continue
-            if entry[0] == "scalar":
-                self.bind(param.name, ParamVar(param.name))
-                texts.append(f"(scalar {param.name} {entry[1]})")
-                continue
-            _, dtype, ndim, element_shape, contiguous, writable = entry
-            clamp = getattr(param.annotation, "boundary", "unsafe") == "clamp"
-            self.bind(param.name, StaticBinding(ArrayRef(param.name, dtype, ndim, element_shape, path=(param.name,),
-                                                         clamp=clamp)))
-            shape = " ".join(map(str, element_shape))
-            texts.append(f"(array {param.name} {dtype} {ndim} ({shape}) {int(contiguous)} {int(writable)})")
-        return texts
-
-
 def _hashable(value):
     try:
         hash(value)
@@ -599,12 +470,6 @@ def _hashable(value):
         return False
     return True
 
-
-def _size(shape):
-    n = 1
-    for extent in shape:
-        n *= extent
-    return n
 
 
 def _flat_items(items):
@@ -614,10 +479,3 @@ def _flat_items(items):
             yield from _flat_items(item)
         else:
             yield item
-
-
-def _local_name(value):
-    """The name of the caller's local that `value` reads (`(var NAME)`), else None."""
-    if isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
-        return value.text[5:-1]
-    return None

@@ -1,4 +1,4 @@
-# python/quadrants/lang/checkpoint.py: qd.checkpoint and qd.GraphStatus, upstream's yield/resume surface.
+# python/quadrants/frontend/checkpoint.py: qd.checkpoint and qd.GraphStatus, upstream's yield/resume surface.
 #
 # Inside a @qd.kernel(graph=True, checkpoints=True) the `with qd.checkpoint(cp_id, yield_on=flag):` statement is
 # translated (checkpoint_scan.py finds the checkpoints, checkpoint_translate.py guards them and checkpoint_kernel.py

@@ -1,4 +1,4 @@
-# python/quadrants/lang/checkpoint_scan.py: the checkpoint table of a @qd.kernel(graph=True, checkpoints=True).
+# python/quadrants/frontend/checkpoint_scan.py: the checkpoint table of a @qd.kernel(graph=True, checkpoints=True).
 #
 # Requires: the kernel's parsed source (source.py), whose AST is never mutated and outlives the table.
 # Ensures: one CheckpointSite per checkpoint in source order, its position being the checkpoint's index (what a
@@ -13,6 +13,7 @@ import ast
 import weakref
 
 from quadrants.frontend import graph_spelling
+from quadrants.frontend.checkpoint import checkpoint
 
 _tables = weakref.WeakKeyDictionary()  # FunctionSource -> CheckpointTable
 
@@ -64,8 +65,6 @@ def checkpoint_table(source):
 
 def is_checkpoint_call(expr, resolve):
     """Whether `expr` is a call of qd.checkpoint; resolve(node) gives what a dotted name stands for (or None)."""
-    from quadrants.frontend.checkpoint import checkpoint
-
     if not isinstance(expr, ast.Call):
         return False
     func = expr.func

@@ -1,4 +1,4 @@
-# python/quadrants/lang/checkpoint_translate.py: checkpoints of a @qd.kernel(graph=True, checkpoints=True) in IR.
+# python/quadrants/frontend/checkpoint_translate.py: checkpoints of a @qd.kernel(graph=True, checkpoints=True) in IR.
 #
 # Requires: Translator.kernel_options with checkpoints=True; the kernel's CheckpointTable (checkpoint_scan.py); the
 #   hidden scalar parameter RESUME_PARAM (checkpoint_kernel.py adds it) and the kernel's hidden i32 return.

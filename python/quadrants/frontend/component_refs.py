@@ -1,11 +1,13 @@
-# python/quadrants/lang/component_refs.py: a vector/matrix field whose components were placed one by one, in kernels.
+# python/quadrants/frontend/component_refs.py: a vector/matrix field whose components were placed one by one, in kernels.
 #
 # Such a field (field_components.py) has no array of its own: each entry is a scalar field. Inside a kernel it
 # is a ComponentsRef, a FieldRef that stands for its first member (so loops, qd.grouped, x.shape and
 # sparse iteration see the members' shared shape and activity) and knows every member: reading `v[I]` gives
 # the vector of the members' loads at I, writing it stores to each member (exprs.py, stmts.py), so a
 # runtime entry index picks among them with selects, as for any vector value (dynamic_index.py).
+from quadrants.data.field_components import all_members, composed_shape
 from quadrants.frontend.sparse_access import FieldRef
+from quadrants.frontend.targets import VectorTarget
 from quadrants.frontend.values import VectorValue
 
 
@@ -17,8 +19,6 @@ class ComponentsRef(FieldRef):
 
 def components_ref(tr, field, py_name, label):
     """The ComponentsRef of a composed field; its members become globals like any field."""
-    from quadrants.data.field_components import all_members, composed_shape
-
     try:
         composed_shape(field)
     except RuntimeError as exc:
@@ -41,6 +41,4 @@ def members_element(tr, ref, index):
 
 def members_target(tr, ref, index):
     """`v[I] = ...`: a target per member (stores activate sparse cells as any field's do)."""
-    from quadrants.frontend.stmts import VectorTarget
-
     return VectorTarget([tr.array_target(m, index) for m in ref.members], ref.element_shape)

@@ -1,4 +1,4 @@
-# python/quadrants/lang/compound_params.py: dataclass and data_oriented arguments: schemas, references, leaves.
+# python/quadrants/frontend/compound_params.py: dataclass and data_oriented arguments: schemas, references, leaves.
 #
 # A kernel never sees a dataclass or a data_oriented object. A parameter annotated with a dataclass, and
 # a template argument that is a dataclass or data_oriented instance, is a CompoundRef while the kernel is
@@ -16,8 +16,13 @@
 import dataclasses
 import typing
 
+from quadrants.base import dtypes as _dtypes
+from quadrants.data.field import Field
+from quadrants.data.ndarray import Ndarray
 from quadrants.frontend.tensor_params import is_tensor_annotation
+from quadrants.runtime import _core
 from quadrants.types.annotations import NdarrayType, Template, VectorType, scalar_dtype_name
+from quadrants.types.unpacked import reject
 
 
 class MemberTypeError(TypeError):
@@ -93,9 +98,6 @@ def dataclass_schema(cls, _outer=()):
 
 def member_kind(annotation):
     """'array', 'scalar', 'template', 'tensor' or 'struct' for a member annotation kernels accept, else None."""
-    from quadrants.data.field import Field
-    from quadrants.data.ndarray import Ndarray
-
     if annotation is Template or isinstance(annotation, Template):
         return "template"
     if is_tensor_annotation(annotation):
@@ -112,13 +114,10 @@ def member_kind(annotation):
         if getattr(annotation, "_data_oriented", False):
             return None  # data_oriented objects are passed as qd.template() parameters of their own
     if isinstance(annotation, VectorType):
-        from quadrants.types.unpacked import reject
-
         reject(annotation, "annotate a @dataclasses.dataclass member with")  # upstream's error there too
         return None
     if annotation in (int, float, bool):
         return "scalar"
-    from quadrants.base import dtypes as _dtypes
 
     try:
         _dtypes.to_dtype(annotation)
@@ -237,8 +236,6 @@ _probes = {}
 
 def probe_spec(kernel_name, entry, value):
     """The specialization entry of one argument, computed by the launcher's own code (never compiles)."""
-    from quadrants.runtime import _core
-
     key = (kernel_name, entry)
     probe = _probes.get(key)
     if probe is None:
@@ -248,6 +245,4 @@ def probe_spec(kernel_name, entry, value):
 
 def is_runtime_array(value):
     """A qd.ndarray held by a data_oriented object: a leaf, read again on every call (fields are globals)."""
-    from quadrants.data.ndarray import Ndarray
-
     return isinstance(value, Ndarray)

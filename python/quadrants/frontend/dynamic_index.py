@@ -1,4 +1,4 @@
-# python/quadrants/lang/dynamic_index.py: v[i], m[i, j] and m[i] with runtime indices, read and written.
+# python/quadrants/frontend/dynamic_index.py: v[i], m[i, j] and m[i] with runtime indices, read and written.
 #
 # The IR is scalar, so a vector has no address to index. A runtime index picks one of the candidates
 # along one axis (the entries of a vector, the rows of a matrix, then the entries of that row):
@@ -15,6 +15,7 @@
 # entry's row-major offset in the element is clamped into [0, n*m - 1] (m[i, j] with j = -1 is the
 # last entry of row i - 1), and a row index picking a matrix row into [0, n - 1].
 from quadrants.frontend.ir_builder import Expr, string_text
+from quadrants.frontend.targets import ArrayTarget, VectorTarget
 from quadrants.frontend.values import VectorValue
 from quadrants.frontend.vector_ops import describe
 
@@ -123,8 +124,6 @@ class DynamicIndexing:
 
     def dynamic_target_element(self, target, parts):
         """The target `target[parts]` of a VectorTarget, where some part is a runtime value."""
-        from quadrants.frontend.stmts import VectorTarget
-
         what = describe(VectorValue([0] * len(target.targets), target.shape))
         self.check_index_parts(what, target.shape, parts)
         value = target
@@ -224,8 +223,6 @@ def merged_load(candidates, index):
 
 def merged_array_target(targets, index):
     """The ArrayTarget form of merged_load."""
-    from quadrants.frontend.stmts import ArrayTarget
-
     if not all(isinstance(t, ArrayTarget) for t in targets):
         return None
     first = targets[0]
@@ -254,8 +251,6 @@ def clamped_load(value):
 
 def clamped_target(target):
     """The target form of clamped_load (dynamic_target_element's result)."""
-    from quadrants.frontend.stmts import ArrayTarget, VectorTarget
-
     def shape_of(t):
         clamp = isinstance(t, ArrayTarget) and getattr(t.array, "clamp", False)
         return t.array.element_shape if clamp else None

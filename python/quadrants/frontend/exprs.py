@@ -1,22 +1,23 @@
-# python/quadrants/lang/exprs.py: translation of expressions: names, operators, comparisons, indexing, attributes.
+# python/quadrants/frontend/exprs.py: translation of expressions: names, operators, comparisons, indexing, attributes.
 import ast
 import operator
 
 import numpy as np
 
+from quadrants.base import registry
+from quadrants.base.errors import QuadrantsCompilationError, QuadrantsTypeError, QuadrantsValueError
+from quadrants.base.swizzles import out_of_range_message, swizzle_indices
+from quadrants.data.matrix import Matrix, Vector
 from quadrants.frontend.builtins import Builtin, kernel_only
+from quadrants.frontend.component_refs import ComponentsRef, members_element
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import DynamicIndexing, ElementLoad
-from quadrants.base.errors import QuadrantsCompilationError, QuadrantsTypeError, QuadrantsValueError
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.matrix_slices import has_slice, sliced
-from quadrants.frontend.sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
-from quadrants.frontend.component_refs import ComponentsRef, members_element
-from quadrants.frontend.struct_values import StructField, StructVar, is_struct
-from quadrants.types.unpacked import UnpackedGroup
-from quadrants.library.simt import tile_slices
-from quadrants.frontend.simt_values import SharedArray
 from quadrants.frontend.print_format import field_value, has_kernel_values, percent_formatted
+from quadrants.frontend.simt_values import SharedArray
+from quadrants.frontend.sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
+from quadrants.frontend.struct_values import StructField, StructVar, is_struct
 from quadrants.frontend.values import (
     ArrayRef,
     FormattedText,
@@ -25,9 +26,10 @@ from quadrants.frontend.values import (
     StaticBinding,
     VectorValue,
     VectorVar,
+    is_runtime,
 )
 from quadrants.frontend.vector_ops import MATRIX_CONSTRUCTORS, describe, is_number
-from quadrants.base.swizzles import out_of_range_message, swizzle_indices
+from quadrants.types.unpacked import UnpackedGroup
 
 BINARY_OPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -57,11 +59,6 @@ def element_index_parts(index, shape):
     if isinstance(index, VectorValue) and not index.is_matrix and index.shape == (len(shape),):
         return list(index.entries)
     return [index]
-
-
-def is_runtime(value):
-    """True for values that exist only when the kernel runs (IR expressions and vectors of them)."""
-    return isinstance(value, (Expr, VectorValue))
 
 
 class VectorMethod:
@@ -341,9 +338,7 @@ class ExprTranslator(DynamicIndexing):
 
     def matrix_constructor(self, cls, attr):
         """qd.Vector.zero, qd.Matrix.identity ...: kernel built-ins that the Python classes need not define."""
-        import quadrants
-
-        if cls is not quadrants.Vector and cls is not quadrants.Matrix:
+        if cls is not Vector and cls is not Matrix:
             return None
         impl = MATRIX_CONSTRUCTORS.get((cls.__name__, attr))
         if impl is None:
@@ -368,7 +363,7 @@ class ExprTranslator(DynamicIndexing):
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
-        sliced = tile_slices.slice_value(self, base, node.slice)  # a[r0:r1, c0:c1] for tiles
+        sliced = registry.get("tile_syntax").slice_value(self, base, node.slice)  # a[r0:r1, c0:c1] for tiles
         if sliced is not None:
             return sliced
         index = self.visit(node.slice)

@@ -1,6 +1,6 @@
-# python/quadrants/lang/extra_builtins.py: translation of qd.stop_grad, qd.volatile_load, qd.block_local and
+# python/quadrants/frontend/extra_builtins.py: translation of qd.stop_grad, qd.volatile_load, qd.block_local and
 # impl.call_internal, the built-ins that act on what an argument names rather than on its value.
-from quadrants.frontend.ir_builder import Expr
+from quadrants.frontend.ir_builder import Expr, _sexpr_end
 from quadrants.frontend.sparse_access import FieldRef
 from quadrants.frontend.struct_values import StructField
 from quadrants.frontend.values import ArrayRef, VectorValue
@@ -54,7 +54,6 @@ def volatile_load(tr, target):
 def _is_load(value):
     if not isinstance(value, Expr) or not value.text.startswith("(load "):
         return False
-    from quadrants.frontend.ir_builder import _sexpr_end
 
     return _sexpr_end(value.text, 0) == len(value.text)
 

@@ -1,4 +1,4 @@
-# python/quadrants/lang/field_address.py: qd.get_addr(f, indices), the address of a field element in a kernel.
+# python/quadrants/frontend/field_address.py: qd.get_addr(f, indices), the address of a field element in a kernel.
 #
 # The IR has no pointers, so the address is folded here: a dense field's storage never moves while it lives
 # (it is allocated once, when placed, and freed only with its SNode tree or by qd.reset(), after which no

@@ -1,6 +1,6 @@
-# python/quadrants/lang/field_methods.py: field methods that run inside kernels, as upstream's: x.fill(v).
+# python/quadrants/frontend/field_methods.py: field methods that run inside kernels, as upstream's: x.fill(v).
 from quadrants.frontend.builtins import grouped
-from quadrants.kernels.kernel import func
+from quadrants.frontend.funcs import func
 from quadrants.types.annotations import template
 
 

@@ -1,4 +1,4 @@
-# python/quadrants/lang/func_args.py: binding a @qd.func call's arguments, with upstream Quadrants' error words.
+# python/quadrants/frontend/func_args.py: binding a @qd.func call's arguments, with upstream Quadrants' error words.
 import inspect
 
 

@@ -1,4 +1,4 @@
-# python/quadrants/lang/graph.py: the qd.graph namespace: do_while() loops, parallel_context() and parallel() sections.
+# python/quadrants/frontend/graph.py: the qd.graph namespace: do_while() loops, parallel_context() and parallel() sections.
 #
 # Inside a @qd.kernel(graph=True) these are never called: the translator recognizes the `with` statements
 # (graph_sections.py) and translates each section's body in place. Called from Python they are context

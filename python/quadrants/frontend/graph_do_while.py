@@ -1,4 +1,4 @@
-# python/quadrants/lang/graph_do_while.py: `while qd.graph.do_while(flag):` in graph kernels.
+# python/quadrants/frontend/graph_do_while.py: `while qd.graph.do_while(flag):` in graph kernels.
 #
 # Requires: the kernel's decorator options in Translator.kernel_options (graph=True to use the loop).
 # Ensures: the loop becomes `(graph_do_while ARRAY (STMT...))` (docs/IR.md): its body is translated in place as

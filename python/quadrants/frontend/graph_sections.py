@@ -1,4 +1,4 @@
-# python/quadrants/lang/graph_sections.py: `with qd.graph.parallel_context():` regions and their sections in kernels.
+# python/quadrants/frontend/graph_sections.py: `with qd.graph.parallel_context():` regions and their sections in kernels.
 #
 # Requires: the kernel's decorator options in Translator.kernel_options (graph=True to use a region).
 # Ensures: each `with qd.graph.parallel():` section's body is translated in place, in source order, so the
@@ -11,8 +11,7 @@
 #   holding a return, qd.graph.do_while or qd.checkpoint. The wording is upstream's, which its tests match.
 import ast
 
-from quadrants.frontend import builtins as qd_builtins
-from quadrants.frontend import checkpoint as checkpoint_module, graph, graph_spelling
+from quadrants.frontend import builtins as qd_builtins, checkpoint as checkpoint_module, graph, graph_spelling
 
 _CONSTRUCTS = ((graph.parallel_context, "parallel_context"), (graph.parallel, "parallel"))
 

@@ -1,4 +1,4 @@
-# python/quadrants/lang/graph_spelling.py: how kernel source spells the qd.graph constructs, current or deprecated.
+# python/quadrants/frontend/graph_spelling.py: how kernel source spells the qd.graph constructs, current or deprecated.
 #
 # The deprecated flat names (qd.graph_parallel) are the very objects qd.graph holds, so only the source
 # text tells the two spellings apart. Sections reject `while qd.graph.do_while(...)` by name (graph_sections.py);

@@ -1,4 +1,4 @@
-# python/quadrants/lang/ir_builder.py: builds kernel IR text (docs/IR.md): expressions, statements, blocks, names.
+# python/quadrants/frontend/ir_builder.py: builds kernel IR text (docs/IR.md): expressions, statements, blocks, names.
 import math
 
 
@@ -196,3 +196,10 @@ def _sexpr_end(text, start):
                 return k + 1
         k += 1
     raise AssertionError(f"_sexpr_end(): unbalanced IR text {text!r}")
+
+
+def local_name(value):
+    """The name of the caller's local that `value` reads (`(var NAME)`), else None."""
+    if isinstance(value, Expr) and value.text.startswith("(var ") and " " not in value.text[5:-1]:
+        return value.text[5:-1]
+    return None

@@ -1,4 +1,4 @@
-# python/quadrants/lang/literals.py: the rules for Python numbers that become typed kernel constants:
+# python/quadrants/frontend/literals.py: the rules for Python numbers that become typed kernel constants:
 # `qd.u32(4294967295)` (a dtype called on one expression) and `b = 0x80000000` (a default_ip local).
 #
 # As upstream, a dtype called on a Python number makes a constant of that type, so the number must be of the

@@ -1,4 +1,4 @@
-# python/quadrants/lang/loops.py: translation of loops: parallel_for, serial for, while, static unrolling.
+# python/quadrants/frontend/loops.py: translation of loops: parallel_for, serial for, while, static unrolling.
 #
 # The `for` loops at the top level of a kernel body become `parallel_for`; every other loop is
 # serial. A loop iterates over range(n) / range(a, b) / range(a, b, step), qd.ndrange(...), or an
@@ -7,30 +7,14 @@
 import ast
 import builtins as _py_builtins
 
-from quadrants.frontend import builtins as qd_builtins
-from quadrants.frontend.exprs import is_runtime
-from quadrants.frontend.ir_builder import Expr, Stmt
 from quadrants.data.field_order import loop_axes
+from quadrants.frontend import builtins as qd_builtins
+from quadrants.frontend.ir_builder import Expr, Stmt
+from quadrants.frontend.loop_space import LoopSpace
 from quadrants.frontend.sparse_access import FieldRef, sparse_iteration_space
 from quadrants.frontend.struct_values import StructField
-from quadrants.frontend.values import ArrayRef, LocalVar, StaticBinding, VectorValue
+from quadrants.frontend.values import ArrayRef, LocalVar, StaticBinding, VectorValue, is_runtime
 from quadrants.frontend.vector_ops import describe
-
-
-class LoopSpace:
-    """What a loop iterates: per dimension a (begin, end) pair and an optional (start, step), meaning
-    the loop variable is start + k * step for k in [begin, end); `grouped` binds one index vector."""
-
-    def __init__(self, bounds, steps=None, grouped=False, axes=None):
-        # A 0-d space (a shape () field or ndarray) has one point: one iteration of a hidden index,
-        # and a grouped loop variable that is the empty index vector.
-        self.zero_dim = not bounds
-        self.bounds = bounds or [(0, 1)]
-        self.steps = steps or [None] * len(self.bounds)
-        self.grouped = grouped
-        self.axes = axes  # ndrange(axes=): the order in which the dimensions nest, outermost first; None: natural
-        self.guard = None  # struct-fors over sparse cells: guard(tr, index_names, kind) skips inactive ones
-        self.blocked = None  # or blocked(tr, node, targets): the parallel loop over sparse blocks, if it takes it
 
 
 class LoopTranslator:

@@ -1,4 +1,4 @@
-# python/quadrants/lang/matrix_slices.py: slices of vectors and matrices inside kernels: m[i, :], m[:, j],
+# python/quadrants/frontend/matrix_slices.py: slices of vectors and matrices inside kernels: m[i, :], m[:, j],
 # m[0:2, 1:3], v[1:], v[::2], read and assigned.
 #
 # Vectors and matrices are scalarized (one IR value or target per entry), so a slice is a compile-time

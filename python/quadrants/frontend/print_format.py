@@ -1,4 +1,4 @@
-# python/quadrants/lang/print_format.py: f-strings, str.format() and `%` with kernel values, for print() and
+# python/quadrants/frontend/print_format.py: f-strings, str.format() and `%` with kernel values, for print() and
 # assert messages in kernels.
 #
 # A value with a format spec (f"{x:.2f}", "{:.2f}".format(x)) becomes a print item `(fmt "SPEC" EXPR)`:
@@ -15,7 +15,8 @@ import string
 import numpy as np
 
 from quadrants.frontend.ir_builder import string_text
-from quadrants.frontend.values import FormattedText
+from quadrants.frontend.values import FormattedText, is_runtime as runtime
+from quadrants.frontend.vector_ops import is_number
 
 
 class SpecValue:
@@ -90,8 +91,6 @@ def _field_keys(tr, fields):
 
 
 def _is_runtime(value):
-    from quadrants.frontend.exprs import is_runtime as runtime  # exprs imports this module
-
     return runtime(value)
 
 
@@ -129,8 +128,6 @@ def _joined(parts):
 def field_value(tr, value, spec, conversion):
     """One replacement field: a compile-time value's text (printf's for numbers under a printf spec, else
     Python's), or the kernel value, under its spec, for print()."""
-    from quadrants.frontend.vector_ops import is_number
-
     if not _is_runtime(value):
         text = _printf_constant(tr, value, spec) if conversion is None else None
         if text is not None:

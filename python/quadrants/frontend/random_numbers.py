@@ -1,4 +1,4 @@
-# python/quadrants/lang/random_numbers.py: qd.random() inside kernels, as a counter-based generator.
+# python/quadrants/frontend/random_numbers.py: qd.random() inside kernels, as a counter-based generator.
 #
 # Every number is (rand_bits KEY SEQ) (Philox4x32-10, docs/IR.md), a pure function; the state lives
 # in ordinary IR locals, so passes and every backend need nothing special:
@@ -11,7 +11,10 @@
 # The same seed therefore gives the same numbers on any thread count.
 import numpy as np
 
-from quadrants.frontend.ir_builder import Expr
+from quadrants.base import dtypes as _dtypes
+from quadrants.data.field_factory import field
+from quadrants.frontend.ir_builder import Expr, Stmt
+from quadrants.runtime import init as _runtime
 
 # Odd 64-bit multipliers (from the golden ratio and sqrt(2), 3, 5) that spread each loop index over
 # the key; the serial stream uses the top bit alone, which no index combination of a loop reaches.
@@ -37,6 +40,25 @@ class RandomScope:
         return [f"decl {self.key_name} u64 {key}", f"decl {self.seq_name} u64 (const u64 0)"]
 
 
+def random_state():
+    """The 0-d u64 field whose next value each launch of a kernel calling qd.random() takes as its key.
+
+    Created on first use after init, from random_seed through splitmix64, so the same seed gives the
+    same numbers after every qd.init().
+    """
+    cfg = _runtime.config()
+    state = getattr(cfg, "_random_state", None)
+    if state is None:
+        mask = (1 << 64) - 1
+        z = (cfg.random_seed * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        state = field(_dtypes.u64, shape=())
+        state[None] = z ^ (z >> 31)
+        cfg._random_state = state
+    return state
+
+
 class RandomTranslator:
     """Mixed into the Translator: qd.random() calls and the state they need."""
 
@@ -49,9 +71,7 @@ class RandomTranslator:
 
     def random_key_draw(self):
         """IR taking the next key from the per-runtime counter."""
-        from quadrants.runtime import init as _runtime
-
-        state = self.global_array(_runtime.random_state(), "_qd_random_state")
+        state = self.global_array(random_state(), "_qd_random_state")
         return f"(atomic add {state.name} () () (const u64 1))"
 
     def open_random_scope(self, index_names):
@@ -73,7 +93,6 @@ class RandomTranslator:
         self.random_scopes.pop()
         if not scope.used:
             return block
-        from quadrants.frontend.ir_builder import Stmt
 
         loop_key = self.names.fresh("_qd_random_loop_key")
         self.builder.emit(f"decl {loop_key} u64 {self.random_key_draw()}")
@@ -141,8 +160,6 @@ def _from_bits(bits, dtype):
 
 def python_random(dtype=float):
     """qd.random() in Python scope: numpy's generator, with the same ranges as in kernels."""
-    from quadrants.base import dtypes as _dtypes
-
     name = _dtypes.to_dtype(dtype).name if dtype not in (float, int) else ("f64" if dtype is float else "i64")
     if name.startswith("f"):
         return float(_python_generator.random())

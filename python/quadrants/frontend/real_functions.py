@@ -1,4 +1,4 @@
-# python/quadrants/lang/real_functions.py: @qd.real_func: functions compiled once per signature and called.
+# python/quadrants/frontend/real_functions.py: @qd.real_func: functions compiled once per signature and called.
 #
 # An inlined @qd.func is translated again at every call; a real function becomes one IR `function`
 # (docs/IR.md) per signature and every call a `call` statement, so it may call itself. Its signature
@@ -12,36 +12,20 @@ import inspect
 
 from quadrants.frontend.compound_params import CompoundRef, is_dataclass_type
 from quadrants.frontend.func_args import ArgumentError, bind_arguments
-from quadrants.frontend.ir_builder import BlockBuilder, Expr
+from quadrants.frontend.ir_builder import BlockBuilder, Expr, local_name
 from quadrants.frontend.return_values import return_spec
 from quadrants.frontend.source import function_source
 from quadrants.frontend.struct_values import StructValue, StructVar
 from quadrants.frontend.tensor_params import is_tensor_annotation
-from quadrants.types.annotations import NdarrayType, RefType, Template
 from quadrants.frontend.values import ArrayRef, LocalVar, StaticBinding, VectorValue, VectorVar
 from quadrants.frontend.vector_ops import describe, is_number
+from quadrants.types.annotations import NdarrayType, RefType, Template
 
 
 def is_static_annotation(annotation):
     """Parameters bound at compile time: each distinct argument specializes the function."""
     return isinstance(annotation, (Template, NdarrayType)) or annotation is Template or \
         is_tensor_annotation(annotation) or is_dataclass_type(annotation)
-
-
-def check_annotations(fn):
-    """At decoration, as upstream: every parameter but a method's `self` needs an annotation."""
-    from quadrants.kernels.kernel import _annotations
-
-    annotations = _annotations(fn)
-    source = function_source(fn)
-    for k, param in enumerate(inspect.signature(fn).parameters.values()):
-        if k == 0 and param.name == "self":
-            continue
-        if param.name not in annotations:
-            node = next((a for a in source.tree.args.args if a.arg == param.name), source.tree)
-            raise source.error(node, f"Parameter '{param.name}' of @qd.real_func '{fn.__name__}' must be type "
-                               "annotated.", "annotate it, e.g. 'x: qd.i32', 'v: qd.math.vec3' or 'f: qd.template()'.",
-                               kind="syntax")
 
 
 class _Signature:
@@ -115,9 +99,7 @@ class RealFunctionTranslator:
         return "value", spec
 
     def real_ref_local(self, func, name, value):
-        from quadrants.frontend.calls import _local_name
-
-        local = _local_name(value)
+        local = local_name(value)
         if local is None:
             raise self.fail(f"parameter '{name}' of @qd.real_func '{func.fn.__name__}' is a qd.ref(), so the call must "
                             f"pass a local variable, but got {describe(value)}", kind="type")

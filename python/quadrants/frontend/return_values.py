@@ -1,4 +1,4 @@
-# python/quadrants/lang/return_values.py: what kernels return: scalars, vectors, matrices, structs, tuples of them.
+# python/quadrants/frontend/return_values.py: what kernels return: scalars, vectors, matrices, structs, tuples of them.
 #
 # A kernel's return annotation becomes a ReturnSpec tree. The IR returns the tree's scalars in order
 # (`(returns T...)`, docs/IR.md); the launcher hands them back as one tuple, which build() turns into
@@ -11,8 +11,10 @@ import typing
 
 import numpy as np
 
+from quadrants.data.matrix import Matrix
+from quadrants.data.struct import StructType
+from quadrants.runtime import init as _runtime
 from quadrants.types.annotations import VectorType, _numpy_dtype, scalar_dtype_name
-
 
 _NUMPY_DTYPES = {}  # dtype -> numpy dtype, for building returned vectors
 
@@ -103,8 +105,6 @@ def return_spec(annotation):
 
 
 def _spec(annotation):
-    from quadrants.data.struct import StructType
-
     if isinstance(annotation, VectorType):
         return ReturnSpec("vector", annotation)
     if isinstance(annotation, StructType):
@@ -150,16 +150,12 @@ def _size(shape):
 
 
 def _wrap_matrix(entries):
-    from quadrants.data.matrix import Matrix
-
     global _wrap_matrix
     _wrap_matrix = Matrix._wrap  # imported on first use: quadrants.matrix imports the language modules
     return _wrap_matrix(entries)
 
 
 def _runtime_config():
-    from quadrants.runtime import init as _runtime
-
     global _runtime_config
     _runtime_config = _runtime.config
     return _runtime_config()

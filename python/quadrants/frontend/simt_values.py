@@ -1,7 +1,9 @@
-# python/quadrants/lang/simt_values.py: a qd.simt.block.SharedArray inside a kernel, and its elements as targets.
+# python/quadrants/frontend/simt_values.py: a qd.simt.block.SharedArray inside a kernel, and its elements as targets.
 #
 # Kept out of the simt package so that the translator's modules can import it without the package.
 from quadrants.frontend.ir_builder import Expr
+from quadrants.frontend.targets import VectorTarget
+from quadrants.frontend.values import VectorValue
 
 
 class SharedArray:
@@ -28,7 +30,6 @@ class SharedArray:
         indices = self.indices(tr, index)
         if not self.element_shape:
             return Expr(f"(shared_load {self.name} ({' '.join(indices)}))")
-        from quadrants.frontend.values import VectorValue
 
         return VectorValue([Expr(f"(shared_load {self.name} ({' '.join(indices + e)}))") for e in self._elements()],
                            self.element_shape)
@@ -37,7 +38,6 @@ class SharedArray:
         indices = self.indices(tr, index)
         if not self.element_shape:
             return SharedTarget(self.name, indices)
-        from quadrants.frontend.stmts import VectorTarget
 
         return VectorTarget([SharedTarget(self.name, indices + e) for e in self._elements()], self.element_shape)
 

@@ -1,4 +1,4 @@
-# python/quadrants/lang/source.py: a kernel's or func's parsed source, with positions mapped back to its file.
+# python/quadrants/frontend/source.py: a kernel's or func's parsed source, with positions mapped back to its file.
 import ast
 import linecache
 

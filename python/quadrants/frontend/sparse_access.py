@@ -1,4 +1,4 @@
-# python/quadrants/lang/sparse_access.py: field layouts in kernels: offsets, activation, struct-fors, SNode ops.
+# python/quadrants/frontend/sparse_access.py: field layouts in kernels: offsets, activation, struct-fors, SNode ops.
 #
 # The lowering of snode.py's layout, done while translating, so the IR and every pass see plain arrays:
 # - a field is an array param (a FieldRef); its offset is subtracted from every index;
@@ -10,9 +10,17 @@
 #   deactivation zeroes the cell's data, so reads never need to check activity;
 # - a field under a pooled pointer (field_layout.py) is indexed [slot, position in the cell's block],
 #   the slot read from the pointer's slot word; activating a cell hands it a chunk (see _activate_pooled).
+from quadrants.data.field import Field, NoStorage
 from quadrants.data.field_layout import INACTIVE, LOCK, SLOT_MASK
+from quadrants.data.matrix import Vector
+from quadrants.data.snode import SNode
+from quadrants.data.struct_field import StructField
 from quadrants.frontend.builtins import Builtin, kernel_only
+from quadrants.frontend.field_methods import fill
+from quadrants.frontend.funcs import BoundFunc
 from quadrants.frontend.ir_builder import Expr, Stmt
+from quadrants.frontend.loop_space import LoopSpace
+from quadrants.frontend.struct_values import StructValue, is_struct
 from quadrants.frontend.values import ArrayRef, VectorValue
 from quadrants.frontend.vector_ops import describe
 
@@ -45,8 +53,6 @@ class FieldRef(ArrayRef):
 
 def kernel_ref(tr, container, name, label):
     """The ArrayRef of a container used as a global (translator.global_array); fields get a FieldRef."""
-    from quadrants.data.field import Field, NoStorage
-
     if not isinstance(container, Field):
         return ArrayRef(name, container.dtype.name, len(container.shape), container._element_shape,
                         static_shape=tuple(container.shape), label=label)
@@ -187,10 +193,6 @@ def _activate_with_ancestors(tr, snode, cell):
 # ---- struct-for loops ---------------------------------------------------------------------------------
 def sparse_iteration_space(tr, value, grouped):
     """The LoopSpace of a struct-for over an SNode, or over a field with an offset or sparse cells; else None."""
-    from quadrants.data.snode import SNode
-    from quadrants.data.struct import StructField
-    from quadrants.frontend.loops import LoopSpace
-
     offset = None
     if isinstance(value, StructField):  # a struct field loops like its first member
         value = tr.global_array(next(iter(value.leaves()))[1])
@@ -217,8 +219,6 @@ def _blocked_loop(tr, loop, targets, node, snode, offset, grouped):
     the pointer's cells that skips inactive ones at once, with serial loops over each active cell's
     block (a `continue` in the body goes on to the block's next element). Returns False to leave the
     loop to the element-wise form (serialized loops, blocks of one element)."""
-    from quadrants.frontend.loops import LoopSpace
-
     ratios = {a: node._axis_extent[a] // snode._axis_extent[a] for a in snode.dims}
     if (tr.pending_loop_config or (False, 0))[0] or all(r == 1 for r in ratios.values()):
         return False
@@ -279,8 +279,6 @@ def _is_active_at(tr, node, snode, raw):
 
 # ---- qd.activate / deactivate / is_active / length / append ------------------------------------------
 def _snode_argument(tr, node, what):
-    from quadrants.data.snode import SNode
-
     if isinstance(node, FieldRef):
         node = node.field._place_node._parent
     if not isinstance(node, SNode):
@@ -455,8 +453,6 @@ def append_to_list(tr, snode, cell, value):
 
 
 def _append_values(tr, value, count):
-    from quadrants.frontend.struct_values import is_struct
-
     if is_struct(value):
         values = _struct_leaves(tr.as_struct_value(value))
     else:
@@ -467,8 +463,6 @@ def _append_values(tr, value, count):
 
 
 def _struct_leaves(value):
-    from quadrants.frontend.struct_values import StructValue
-
     leaves = []
     for member in value.members.values():
         leaves.extend(_struct_leaves(member) if isinstance(member, StructValue) else [member])
@@ -484,8 +478,6 @@ def _rescale(ops, a, b, index):
 
 
 def _shape_of(tr, value):
-    from quadrants.data.snode import SNode
-
     if isinstance(value, ArrayRef) and value.static_shape is not None:
         return value.static_shape
     if isinstance(value, SNode):
@@ -505,8 +497,6 @@ def rescale(parts, shape_a, shape_b, divide, multiply):
 
 
 def _python_rescale(a, b, index):
-    from quadrants.data.matrix import Vector
-
     parts = [int(x) for x in (index.to_list() if hasattr(index, "to_list") else list(index))]
     return Vector(rescale(parts, a.shape, b.shape, lambda x, r: x // r, lambda x, r: x * r))
 
@@ -549,8 +539,6 @@ def _dynamic_ancestor(ref):
 
 def field_subscript(tr, ref, index):
     """`x[i]` of a field with one index fewer than its dims, over a dynamic list: a DynamicList; else None."""
-    from quadrants.data.struct import StructField
-
     if isinstance(ref, StructField):  # a struct field's lists are its members'
         ref = tr.global_array(next(iter(ref.leaves()))[1])
     snode = _dynamic_ancestor(ref)
@@ -574,8 +562,6 @@ def field_attribute(tr, ref, attr):
     if snode is not None and attr in ("append", "length", "deactivate") and not snode._parent.dims:
         return DynamicList(snode, []).method(attr)
     if attr == "fill":  # the field's own fill() would run once, while the kernel compiles
-        from quadrants.frontend.field_methods import fill
-        from quadrants.kernels.kernel import BoundFunc
 
         return BoundFunc(fill, ref)
     # A float field has an unplaced gradient/dual upstream, which kernels cannot use; an integer field has none.

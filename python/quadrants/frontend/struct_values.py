@@ -1,4 +1,4 @@
-# python/quadrants/lang/struct_values.py: struct values inside kernels, scalarized as vectors are.
+# python/quadrants/frontend/struct_values.py: struct values inside kernels, scalarized as vectors are.
 #
 # The IR has no structs. While a kernel is translated a struct is a StructValue: its struct type (None
 # for an untyped qd.Struct(...)) and one translated value per member: an Expr or a number, a
@@ -9,12 +9,16 @@
 # are copies; a func parameter annotated qd.template() refers to the caller's struct instead.
 import ast
 
-from quadrants.data.struct import Struct, StructField, StructType
+from quadrants.data.matrix import Matrix
+from quadrants.data.struct import Struct, StructType
+from quadrants.data.struct_field import StructField
+from quadrants.frontend.funcs import BoundFunc, Func
 from quadrants.frontend.ir_builder import Expr
-from quadrants.types.annotations import Template, VectorType, scalar_dtype_name
-from quadrants.types.unpacked import UnpackedGroup, group_of
+from quadrants.frontend.targets import VarTarget, VectorTarget
 from quadrants.frontend.values import LocalVar, StaticBinding, VectorValue, VectorVar
 from quadrants.frontend.vector_ops import describe, is_number
+from quadrants.types.annotations import Template, VectorType, scalar_dtype_name
+from quadrants.types.unpacked import UnpackedGroup, group_of
 
 
 def same_struct_type(a, b):
@@ -99,8 +103,6 @@ class StructTranslator:
 
     def struct_member(self, value, attr):
         """`s.attr`: a member's value, or a method bound to s (called with a copy of s as `self`)."""
-        from quadrants.kernels.kernel import BoundFunc, Func
-
         value = self.as_struct_value(value)
         if attr in value.members:
             return value.members[attr]
@@ -143,8 +145,6 @@ class StructTranslator:
 
     # ---- targets --------------------------------------------------------------------------------
     def struct_var_target(self, binding):
-        from quadrants.frontend.stmts import VarTarget, VectorTarget
-
         members = {}
         for key, member in binding.members.items():
             if isinstance(member, StructVar):
@@ -343,8 +343,6 @@ class StructTranslator:
 
     def _vector_of(self, value):
         """Lists and tuples (of scalars, or rows of them) and qd.Vector constants as VectorValues."""
-        from quadrants.data.matrix import Matrix
-
         if isinstance(value, Matrix):
             values = value.to_numpy()
             return VectorValue([x.item() for x in values.reshape(-1)], values.shape)

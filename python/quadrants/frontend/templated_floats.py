@@ -1,4 +1,4 @@
-# python/quadrants/lang/templated_floats.py: qd.init(raise_on_templated_floats=True), upstream's guard against
+# python/quadrants/frontend/templated_floats.py: qd.init(raise_on_templated_floats=True), upstream's guard against
 # recompiles.
 #
 # A float that a kernel bakes in (a qd.template() argument, a float attribute of a data_oriented object passed as

@@ -1,4 +1,4 @@
-# python/quadrants/lang/tensor_params.py: kernel parameters and dataclass members annotated qd.Tensor.
+# python/quadrants/frontend/tensor_params.py: kernel parameters and dataclass members annotated qd.Tensor.
 #
 # Upstream's qd.Tensor annotation takes either container, decided by the value of each call: an ndarray
 # (or any external array: numpy, torch, DLPack) is a runtime array parameter, as under
@@ -9,9 +9,9 @@
 # (compound_params.py) that every call reads from its argument again.
 import numpy as np
 
-from quadrants.data import tensor as _compat_names
 from quadrants.data.field import Field
 from quadrants.data.ndarray import Ndarray
+from quadrants.data.tensor import is_tensor_annotation, unwrap  # noqa: F401  what kernels and funcs ask of qd.Tensor
 
 
 class _ArraySlot:
@@ -25,18 +25,8 @@ class _ArraySlot:
 
 ARRAY = _ArraySlot()
 
-_WRAPPERS = (_compat_names.Tensor, _compat_names.VectorTensor, _compat_names.MatrixTensor)
 _ARRAY_TYPES = {Ndarray, np.ndarray}  # grows with each array type met (subclasses, torch.Tensor, ...)
 _OTHER_TYPES = set()  # types met that are not arrays
-
-
-def is_tensor_annotation(annotation):
-    return isinstance(annotation, type) and issubclass(annotation, _compat_names.Tensor)
-
-
-def unwrap(value):
-    """The field or ndarray inside a qd.Tensor wrapper; any other value as it is."""
-    return value._impl if type(value) in _WRAPPERS or isinstance(value, _compat_names.Tensor) else value
 
 
 def slot_value(value):

@@ -1,21 +1,22 @@
-# python/quadrants/lang/translator.py: the AST -> IR translator: state, scopes, name resolution, kernel assembly.
+# python/quadrants/frontend/translator.py: the AST -> IR translator: state, scopes, name resolution, kernel assembly.
 #
 # The visitor methods live in three mixins (exprs.py, calls.py, stmts.py); this file holds what they
 # share: the function being translated, its scopes, the IR builder and the error helpers.
-import ast
 import builtins as _py_builtins
 import math
 import types
 
 import numpy as np
 
+from quadrants.data.matrix import Matrix
 from quadrants.frontend.calls import CallTranslator
+from quadrants.frontend.checkpoint_translate import CheckpointTranslator
 from quadrants.frontend.component_refs import components_ref
 from quadrants.frontend.compound_params import CompoundRef, DiscoverLeaves, Leaf, is_runtime_array, member_annotation
-from quadrants.kernels.data_oriented import bakes_primitives, is_compound
-from quadrants.frontend.tensor_params import ARRAY, unwrap
+from quadrants.frontend.data_oriented import bakes_primitives, is_compound
 from quadrants.frontend.exprs import ExprTranslator
-from quadrants.frontend.checkpoint_translate import CheckpointTranslator
+from quadrants.frontend.func_calls import FuncCallTranslator
+from quadrants.frontend.funcs import BoundFunc, Func
 from quadrants.frontend.graph_do_while import GraphDoWhileTranslator
 from quadrants.frontend.graph_sections import GraphSectionTranslator
 from quadrants.frontend.ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
@@ -25,11 +26,12 @@ from quadrants.frontend.real_functions import RealFunctionTranslator
 from quadrants.frontend.source import function_source
 from quadrants.frontend.sparse_access import kernel_ref
 from quadrants.frontend.stmts import StmtTranslator
-from quadrants.frontend.struct_values import StructTranslator, is_struct
+from quadrants.frontend.struct_values import StructTranslator, StructValue, is_struct
 from quadrants.frontend.templated_floats import check_captured
-from quadrants.types.annotations import NdarrayType
-from quadrants.frontend.values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar
+from quadrants.frontend.tensor_params import ARRAY, unwrap
+from quadrants.frontend.values import ArrayRef, LocalVar, StaticBinding, VectorValue, VectorVar
 from quadrants.frontend.vector_ops import Ops, describe
+from quadrants.types.annotations import NdarrayType, VectorType
 
 
 class FunctionContext:
@@ -58,7 +60,7 @@ class FunctionContext:
         self.template_bindings = {}  # a kernel's template/qd.Tensor parameter name -> its binding (exprs.py)
 
 
-class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
+class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
                  RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator, CheckpointTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
@@ -163,9 +165,7 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
             return value.item()  # a 0-d numpy array is a number here, baked in like any captured number
         if hasattr(value, "_array") and hasattr(value, "_element_shape"):
             return self.global_array(value, py_name, label)
-        import quadrants
-
-        if isinstance(value, quadrants.Matrix):
+        if isinstance(value, Matrix):
             values = value.to_numpy()
             return VectorValue([x.item() for x in values.reshape(-1)], values.shape)
         return value
@@ -202,9 +202,6 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
     def struct_argument(self, path, struct_type, call_values):
         """A kernel parameter annotated with a qd.types.struct: passed by value, each scalar and vector member a
         leaf read from the argument's attributes on every call."""
-        from quadrants.frontend.struct_values import StructValue
-        from quadrants.types.annotations import VectorType
-
         members = {}
         for key, member_type in struct_type.members.items():
             member_path = path + (key,)
@@ -264,8 +261,6 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
 
     def class_attribute(self, ref, attr):
         """A dataclass parameter's attribute that is no member: a @qd.func method or a class constant."""
-        from quadrants.kernels.kernel import BoundFunc, Func
-
         try:
             value = getattr(ref.schema.cls, attr)
         except AttributeError:
@@ -276,8 +271,6 @@ class Translator(ExprTranslator, CallTranslator, StmtTranslator, RandomTranslato
 
     def object_member(self, ref, path, value):
         """What an attribute value of a data_oriented or dataclass object stands for in the kernel."""
-        from quadrants.kernels.kernel import BoundFunc
-
         value = unwrap(value)
         if isinstance(value, BoundFunc):
             return BoundFunc(value.func, ref) if value.instance is ref.obj else value

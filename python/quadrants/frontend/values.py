@@ -1,8 +1,9 @@
-# python/quadrants/lang/values.py: what a kernel expression can stand for while it is being translated.
+# python/quadrants/frontend/values.py: what a kernel expression can stand for while it is being translated.
 #
 # A translated expression is one of: a plain Python value (known at compile time: numbers, modules,
 # fields, ranges, tuples such as `x.shape`...), an `Expr` (a scalar IR expression), a `VectorValue`
 # (a scalarized vector or matrix), or an `ArrayRef` (an array parameter or a global field).
+from quadrants.frontend.ir_builder import Expr
 
 
 class VectorValue:
@@ -108,3 +109,8 @@ class FormattedText:
 
     def __init__(self, parts):
         self.parts = list(parts)
+
+
+def is_runtime(value):
+    """True for values that exist only when the kernel runs (IR expressions and vectors of them)."""
+    return isinstance(value, (Expr, VectorValue))

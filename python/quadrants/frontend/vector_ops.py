@@ -1,4 +1,4 @@
-# python/quadrants/lang/vector_ops.py: arithmetic on translated values: scalars, constants, scalarized vectors.
+# python/quadrants/frontend/vector_ops.py: arithmetic on translated values: scalars, constants, scalarized vectors.
 #
 # Operands are Python numbers (folded at compile time), `Expr`s or `VectorValue`s. Vector operations
 # expand to one scalar expression per entry; entries with side effects (atomics) are first stored in
@@ -212,7 +212,7 @@ class Ops:
 
     def transpose(self, a):
         a = self.vector_operand(a, "transpose")
-        if not a.is_matrix:  # as in Python scope (_matrix_math.transpose): a vector is not a 1 x n matrix
+        if not a.is_matrix:  # as in Python scope (matrix_math.transpose): a vector is not a 1 x n matrix
             raise self.tr.fail("`transpose()` cannot apply to a vector. If you want something like "
                                "`a @ b.transpose()`, write `a.outer_product(b)` instead.", kind="value")
         n, m = a.shape

@@ -1,4 +1,4 @@
-# python/quadrants/autograd_op.py: qd.autograd_op turns a kernel into a torch operator whose backward is the
+# python/quadrants/interop/autograd_op.py: qd.autograd_op turns a kernel into a torch operator whose backward is the
 # kernel's derived adjoint (src/passes/reverse_ad.cpp): no hand-written backward kernel.
 #
 # Two torch.library custom ops are registered per kernel: NAME runs the kernel on zero-filled outputs it
@@ -8,6 +8,7 @@ import inspect
 import itertools
 
 from quadrants.ad._adjoint import adjoint_launchers
+from quadrants.runtime import init as _runtime
 
 _SCALAR_SCHEMA = {"f": "float", "i": "int", "u": "int", "b": "bool"}
 _counter = itertools.count()
@@ -144,8 +145,6 @@ def _op_params(kernel, outputs):
 
 
 def _scalar_schema(annotation):
-    from quadrants.runtime import init as _runtime
-
     dtype = _runtime.cook_dtype(annotation)
     return _SCALAR_SCHEMA["b" if dtype.name == "u1" else dtype.numpy.kind]
 

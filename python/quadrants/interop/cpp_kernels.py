@@ -1,8 +1,9 @@
-# python/quadrants/cpp_kernels.py: qd.cpp_kernel: hand-written C++ called from Python on any array, zero-copy.
+# python/quadrants/interop/cpp_kernels.py: qd.cpp_kernel: hand-written C++ called from Python on any array, zero-copy.
 import inspect
 
+from quadrants.frontend.funcs import _annotations
+from quadrants.kernels.definition import _kernel_params
 from quadrants.runtime import _core
-from quadrants.kernels.kernel import _annotations, _kernel_params
 from quadrants.types.annotations import scalar_dtype_name
 
 

@@ -1,4 +1,4 @@
-# python/quadrants/torch_ops.py: quadrants kernels as torch operators, visible to torch's graph and torch.compile.
+# python/quadrants/interop/torch_ops.py: quadrants kernels as torch operators, visible to torch's graph and torch.compile.
 import contextlib
 import importlib
 import pickle

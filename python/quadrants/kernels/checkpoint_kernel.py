@@ -1,4 +1,4 @@
-# python/quadrants/lang/checkpoint_kernel.py: the host side of @qd.kernel(graph=True, checkpoints=True) kernels.
+# python/quadrants/kernels/checkpoint_kernel.py: the host side of @qd.kernel(graph=True, checkpoints=True) kernels.
 #
 # Such a kernel's definition gets a hidden last i32 parameter, the checkpoint index a launch starts from, and a
 # hidden i32 return, the index of the checkpoint that yielded or -1 (checkpoint_translate.py). CheckpointKernel
@@ -8,25 +8,22 @@
 import functools
 import inspect
 
+from quadrants.base.dtypes import i32
+from quadrants.base.errors import QuadrantsSyntaxError
 from quadrants.frontend.checkpoint import GraphStatus
 from quadrants.frontend.checkpoint_scan import checkpoint_table
 from quadrants.frontend.checkpoint_translate import NOT_DONE, RESUME_PARAM
-from quadrants.base.errors import QuadrantsSyntaxError
 from quadrants.frontend.return_values import return_spec
 from quadrants.frontend.source import function_source
 
 
 def resume_param(param_class):
     """The hidden parameter a checkpoints kernel takes last (KernelParam is passed in: kernels.py imports us)."""
-    from quadrants.base.dtypes import i32
-
     return param_class(RESUME_PARAM, "scalar", i32)
 
 
 def checkpoint_return_spec(fn, annotation):
     """The hidden i32 return; a kernel of its own return type cannot also report its checkpoint."""
-    from quadrants.base.dtypes import i32
-
     if annotation is not None:
         code = fn.__code__
         raise QuadrantsSyntaxError(f"Kernel '{fn.__name__}' has a return type, which @qd.kernel(graph=True, "

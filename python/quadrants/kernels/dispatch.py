@@ -1,4 +1,4 @@
-# python/quadrants/lang/kernel_dispatch.py: the generated per-call Python of kernels that dispatch in Python.
+# python/quadrants/kernels/dispatch.py: the generated per-call Python of kernels that dispatch in Python.
 #
 # Kernels with template or dataclass parameters (a data_oriented method's `self` is a template) pick
 # a launcher per call in Python. That runs on every launch, and Genesis launches thousands of small
@@ -9,7 +9,9 @@
 import keyword
 import numbers
 
-from quadrants.frontend.tensor_params import _ARRAY_TYPES, _WRAPPERS, ARRAY, slot_value
+from quadrants.data.tensor import _WRAPPERS
+from quadrants.frontend.compound_params import PlanChanged
+from quadrants.frontend.tensor_params import _ARRAY_TYPES, ARRAY, slot_value
 
 _PLAIN = frozenset({int, float, bool, str, complex, type(None), type(ARRAY)})
 _BY_ID = set()  # types whose template values are keyed by id(), so later calls skip _slow_key
@@ -124,8 +126,6 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached
     after an entry's launcher met a leaf outside its plan (PlanChanged); check(args) turns an
     AttributeError of a wrong dataclass argument into a TypeError.
     """
-    from quadrants.frontend.compound_params import PlanChanged
-
     params = ", ".join(names)
     args = f"({params},)" if names else "()"
     cached = cached or {}

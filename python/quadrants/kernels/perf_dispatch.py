@@ -1,4 +1,4 @@
-# python/quadrants/lang/perf_dispatch.py: @qd.perf_dispatch, upstream's run-time choice among implementations of
+# python/quadrants/kernels/perf_dispatch.py: @qd.perf_dispatch, upstream's run-time choice among implementations of
 # one function by measured time, per "geometry" of the arguments.
 #
 # A dispatcher is declared by decorating a prototype (its body never runs); implementations join it with
@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 
 from quadrants.base.errors import QuadrantsRuntimeError, QuadrantsSyntaxError
+from quadrants.runtime import init as _runtime
 
 DEFAULT_REPEAT_AFTER_COUNT = 300  # re-measure after this many calls when neither trigger is given
 
@@ -127,8 +128,6 @@ class PerformanceDispatcher:
 
     def _measure(self, geometry, compatible, args, kwargs):
         """Runs the compatible implementation tried fewest times; times it once past the warmup runs."""
-        from quadrants.runtime import init as _runtime
-
         dispatch_impl = min(compatible, key=lambda d: geometry.trials[d])
         warmup = self.num_warmup if geometry.measured_once else self.num_first_warmup
         timed = geometry.trials[dispatch_impl] >= warmup

@@ -1,10 +1,13 @@
-# python/quadrants/lang/pitfalls.py: one-time warnings about calls that work but are silently wrong or slow.
+# python/quadrants/kernels/pitfalls.py: one-time warnings about calls that work but are silently wrong or slow.
 #
 # Checked when a kernel meets a new argument specialization, never on the per-call path: the common
 # mistakes (a float64 numpy array among float32 data; a tensor that requires grad passed while
 # autograd is recording) show up on the first call.
 import sys
 import warnings
+
+from quadrants.base import registry
+from quadrants.runtime import _core
 
 
 class PrecisionWarning(UserWarning):
@@ -55,9 +58,8 @@ def warn_about_pitfalls(kernel_name, params, spec, args, stacklevel):
         _give_torch_tensors_grads(torch, args)
     if not torch.is_grad_enabled():
         return
-    from quadrants.ad._tape import recording_tape
 
-    if recording_tape() is not None:  # under qd.ad.Tape, tensors that require grad are how gradients are asked for
+    if registry.get("recording_tape")() is not None:  # under qd.ad.Tape, tensors that require grad are how gradients are asked for
         return
     if needing_grad:
         warnings.warn(
@@ -75,13 +77,10 @@ def _give_torch_tensors_grads(torch, args):
     """As upstream, a kernel gives a tensor that requires grad a zero .grad (kernel.grad() accumulates into it).
     This call's tensors get theirs here; later launches check in C++, which is switched on now, so programs
     that never pass such tensors never pay for reading requires_grad."""
-    from quadrants.runtime import _core
-    from quadrants.ad._adjoint import torch_grad
-
     for a in args:
         if isinstance(a, torch.Tensor) and a.requires_grad:
-            torch_grad(a)
-    _core.register_torch_grad_hook(torch_grad)
+            registry.get("torch_grad")(a)
+    _core.register_torch_grad_hook(registry.get("torch_grad"))
 
 
 def _names(names):

@@ -1,4 +1,4 @@
-# python/quadrants/decompositions.py: qd.svd and qd.polar_decompose of 2x2 and 3x3 matrices inside kernels.
+# python/quadrants/library/decompositions.py: qd.svd and qd.polar_decompose of 2x2 and 3x3 matrices inside kernels.
 #
 # SVD: V from a cyclic Jacobi eigendecomposition of the symmetric AᵀA (a fixed number of sweeps, unrolled at
 # compile time, so there are no data-dependent loops), its eigenvalues sorted in decreasing order; then a
@@ -6,11 +6,11 @@
 # (det +1): the sign of det(A) stays in the last singular value, the convention Genesis' MPM and upstream's
 # tests rely on (R = U Vᵀ is then a proper rotation for any A). A V is formed from A itself, so A = U Σ Vᵀ
 # holds to rounding even where AᵀA is ill-conditioned.
-from quadrants.runtime import init as _runtime
-from quadrants.frontend.builtins import static
-from quadrants.kernels.kernel import func
-from quadrants.library.math import sqrt
 from quadrants.data.matrix import Matrix
+from quadrants.frontend.builtins import static
+from quadrants.frontend.funcs import func
+from quadrants.library.math import sqrt
+from quadrants.runtime import init as _runtime
 
 _SWEEPS = 6  # cyclic Jacobi converges quadratically: 6 sweeps reach f64 rounding for 3x3
 

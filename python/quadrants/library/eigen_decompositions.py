@@ -1,4 +1,4 @@
-# python/quadrants/eigen_decompositions.py: qd.sym_eig, qd.make_spd and qd.eig of small matrices inside kernels.
+# python/quadrants/library/eigen_decompositions.py: qd.sym_eig, qd.make_spd and qd.eig of small matrices inside kernels.
 #
 # qd.sym_eig (symmetric 2x2 .. 6x6): cyclic Jacobi. Each rotation zeroes one off-diagonal pair exactly and
 # updates only the two rows and columns it touches; rotations whose pair is already negligible next to its two
@@ -11,13 +11,13 @@
 # row k is (real, imaginary) of the k-th eigenvalue, the larger real one (or the one with positive imaginary
 # part) first; eigenvectors are a 4x2 matrix whose column k is (re v0, im v0, re v1, im v1), of unit norm, with
 # its largest entry made real and positive (LAPACK's normalization, up to that sign).
-from quadrants.runtime import init as _runtime
-from quadrants.frontend.builtins import loop_config, static
-from quadrants.kernels.kernel import func
-from quadrants.library.math import sqrt
-from quadrants.types.annotations import template
 from quadrants.base.dtypes import f64
 from quadrants.data.matrix import Matrix, Vector
+from quadrants.frontend.builtins import loop_config, static
+from quadrants.frontend.funcs import func
+from quadrants.library.math import sqrt
+from quadrants.runtime import init as _runtime
+from quadrants.types.annotations import template
 
 # Quadratic convergence: on random f64 inputs 3x3 stops after at most 5 sweeps and 6x6 after 7 (the last one
 # rotating nothing); the bound only matters for inputs such as NaN, where the test never settles.

@@ -1,11 +1,11 @@
-# python/quadrants/linear_solve.py: qd.solve(A, b): a small dense linear system inside kernels.
+# python/quadrants/library/linear_solve.py: qd.solve(A, b): a small dense linear system inside kernels.
 #
 # Gaussian elimination with partial pivoting, unrolled at compile time over the matrix's static size,
 # so it costs no loops or local arrays at run time. The pivot row is found at run time; rows are
 # swapped with compile-time indices under a runtime test, which keeps every matrix access static.
-from quadrants.runtime import init as _runtime
-from quadrants.kernels.kernel import func
 from quadrants.frontend.builtins import static
+from quadrants.frontend.funcs import func
+from quadrants.runtime import init as _runtime
 
 
 @func

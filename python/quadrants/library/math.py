@@ -1,10 +1,10 @@
-# python/quadrants/lang/math.py: qd.math: GLSL-style math functions and the vec2..mat4 types, for kernels.
+# python/quadrants/library/math.py: qd.math: GLSL-style math functions and the vec2..mat4 types, for kernels.
 import math as _pymath
 
 import numpy as _np
 
-from quadrants.frontend import builtins as _b
 from quadrants.base.dtypes import i64 as _i64, u32 as _u32, u64 as _u64
+from quadrants.frontend import builtins as _b
 from quadrants.types.annotations import VectorType as _VectorType
 
 pi = _pymath.pi
@@ -101,14 +101,13 @@ class _UnsignedVectorType(_VectorType):
 
     @property
     def dtype(self):
-        from quadrants.runtime import init as _runtime
-
         return _u64 if _runtime.config().default_ip is _i64 else _u32
 
 
 uvec2, uvec3, uvec4 = (_UnsignedVectorType(n) for n in (2, 3, 4))
 mat2, mat3, mat4 = (_VectorType((n, n), None) for n in (2, 3, 4))
 
+from quadrants.library.math_bits import fns  # noqa: E402,F401
 from quadrants.library.math_transforms import (
     rot_by_axis,
     rot_yaw_pitch_roll,
@@ -118,4 +117,4 @@ from quadrants.library.math_transforms import (
     translate,
     vdir,
 )  # noqa: E402,F401
-from quadrants.library.math_bits import fns  # noqa: E402,F401
+from quadrants.runtime import init as _runtime

@@ -1,7 +1,7 @@
-# python/quadrants/lang/math_bits.py: qd.math.fns (find the n-th set bit of a 32-bit mask), a @qd.func, and
+# python/quadrants/library/math_bits.py: qd.math.fns (find the n-th set bit of a 32-bit mask), a @qd.func, and
 # qd.zero / qd.one (a value of the argument's shape and type filled with 0 or 1).
 from quadrants.base.dtypes import i32 as _i32, u32 as _u32
-from quadrants.kernels.kernel import func
+from quadrants.frontend.funcs import func
 
 _NOT_FOUND = 0xFFFFFFFF
 

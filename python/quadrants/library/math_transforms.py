@@ -1,11 +1,11 @@
-# python/quadrants/lang/math_transforms.py: qd.math's 2-d and homogeneous 3-d transforms (translate, scale,
+# python/quadrants/library/math_transforms.py: qd.math's 2-d and homogeneous 3-d transforms (translate, scale,
 # rotations, vdir), as @qd.func's for kernels.
 #
 # Upstream's 4x4 rotations act on row vectors (v @ M): each is the transpose of the textbook column-vector
 # matrix, i.e. the textbook rotation by the opposite angle. rot_yaw_pitch_roll(yaw, pitch, roll) rotates about
 # Y by yaw, then X by pitch, then Z by roll; rotation3d(x, y, z) is rot_yaw_pitch_roll(z, x, y), as upstream.
 from quadrants.frontend import builtins as _b
-from quadrants.kernels.kernel import func
+from quadrants.frontend.funcs import func
 from quadrants.types.annotations import VectorType
 
 _vec2 = VectorType((2,), None)

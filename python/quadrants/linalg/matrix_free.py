@@ -6,7 +6,7 @@
 import math
 
 from quadrants.base import dtypes as _dtypes
-from quadrants.data.field import field
+from quadrants.data.field_factory import field
 from quadrants.frontend.builtins import grouped
 from quadrants.kernels.kernel import kernel
 from quadrants.types.annotations import template

@@ -1,11 +1,11 @@
-# python/quadrants/_cache.py: control of the on-disk kernel cache: clearing it, and its size cap.
+# python/quadrants/runtime/cache.py: control of the on-disk kernel cache: clearing it, and its size cap.
 #
 # The cap and the eviction live in the C++ core (src/jit/cache_eviction.cpp); this maps qd.init()'s
 # upstream options onto it: offline_cache_max_size_of_files (bytes), offline_cache_cleaning_policy
 # ('lru', 'fifo', 'never'; 'version' acts as 'lru', see below) and offline_cache_cleaning_factor.
 import os
 
-from quadrants.runtime import options as _init_options
+from quadrants.runtime import _core, options as _init_options
 
 _CAP_OPTIONS = ("offline_cache_max_size_of_files", "offline_cache_cleaning_policy", "offline_cache_cleaning_factor")
 _POLICIES = ("never", "version", "lru", "fifo")
@@ -16,7 +16,6 @@ def clear_cache():
     ~/.cache/quadrants). Kernels this process already loaded keep running; the next process compiles
     afresh. Safe while other processes use the cache: one loading an entry being removed recompiles it.
     Returns the number of entries removed."""
-    from quadrants.runtime import _core
     return _core.clear_disk_cache()
 
 
@@ -27,7 +26,6 @@ def _given(kwargs, name):
 def apply_init_options(values, kwargs):
     """Sets the size cap from qd.init()'s options when any is given, else back to the default
     (QD_CACHE_MAX_MB, else 1024 MB)."""
-    from quadrants.runtime import _core
     if not any(_given(kwargs, name) for name in _CAP_OPTIONS):
         _core.reset_cache_limit()
         return

@@ -1,4 +1,4 @@
-# python/quadrants/_compiler.py: tells the C++ core which compiler to fall back on when the system has none.
+# python/quadrants/runtime/compiler.py: tells the C++ core which compiler to fall back on when the system has none.
 import importlib.util
 import os
 

@@ -1,18 +1,10 @@
-# python/quadrants/interop.py: wrapping DLPack producers (numpy, torch, CuPy, ...) without copying.
+# python/quadrants/runtime/dlpack.py: wrapping DLPack producers (numpy, torch, CuPy, ...) without copying.
 from quadrants.runtime import _core
 
 
 def import_dlpack(obj):
     """A _core.Array aliasing obj's memory, via obj.__dlpack__ (versioned when the producer can)."""
     return _core.Array.from_dlpack_producer(obj)
-
-
-def from_dlpack(obj):
-    """A qd.ndarray sharing memory with any DLPack producer: writes on either side are seen by both."""
-    from quadrants.data.ndarray import Ndarray
-
-    array = import_dlpack(obj)
-    return Ndarray._wrap(array)
 
 
 class CapsuleProducer:

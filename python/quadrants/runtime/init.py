@@ -1,11 +1,11 @@
-# python/quadrants/_runtime.py: qd.init / qd.reset, the architectures and the current configuration.
+# python/quadrants/runtime/init.py: qd.init / qd.reset, the architectures and the current configuration.
 import os
 import platform
 import warnings
 import weakref
 
-from quadrants.runtime import cache as _cache, options as _init_options
-from quadrants.base import dtypes as _dtypes, log as _logging
+from quadrants.base import dtypes as _dtypes, log as _logging, registry
+from quadrants.runtime import _core, cache as _cache, options as _init_options
 
 
 class Arch:
@@ -90,8 +90,6 @@ _materialize_pending = False  # something was tracked since the last PyQuadrants
 
 def _cuda_device_count():
     """Number of CUDA devices the driver reports, 0 when CUDA is unusable."""
-    from quadrants.runtime import _core
-
     return _core.cuda_device_count() if _core.cuda_status() == "" else 0
 
 
@@ -101,8 +99,6 @@ def _is_available(arch):
     if arch is gpu:
         return _cuda_device_count() > 0
     if arch is cuda:
-        from quadrants.runtime import _core
-
         return _core.cuda_status() == ""
     return False
 
@@ -125,8 +121,6 @@ def _resolve_arch(arch):
         warnings.warn("qd.gpu: no CUDA device found, falling back to qd.cpu.", RuntimeWarning, stacklevel=3)
         return cpu
     if arch is cuda:
-        from quadrants.runtime import _core
-
         status = _core.cuda_status()
         if status:
             raise RuntimeError(
@@ -198,7 +192,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
          print_non_pure=False, src_ll_cache=True, **kwargs):
     """Initializes quadrants; a second call resets everything first, as in Quadrants.
 
-    Takes every option upstream's qd.init() takes (see _init_options.py for what each does here).
+    Takes every option upstream's qd.init() takes (see runtime/options.py for what each does here).
     """
     device_id = kwargs.pop("device_id", 0)
     if not isinstance(device_id, int) or device_id < 0:
@@ -229,7 +223,6 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
         _logging.set_logging_level(values["log_level"])
     resolved = _resolve_arch(_requested_arch(arch, enable_fallback))
     reset()
-    from quadrants.runtime import _core
 
     _core.set_print_ir(bool(values["print_ir"]))  # QD_DUMP_IR=1 dumps whatever this says
     _core.set_num_threads(threads)
@@ -259,8 +252,6 @@ _driver_stack_limits = {}  # device -> the stack size its context had before any
 
 def _apply_cuda_stack_limit(requested, device_id):
     """Deep @qd.real_func recursion needs more GPU stack than the driver's default; 0 restores that default."""
-    from quadrants.runtime import _core
-
     default = _driver_stack_limits.setdefault(device_id, _core.cuda_stack_limit(device_id))
     wanted = requested or default
     if _core.cuda_stack_limit(device_id) != wanted:
@@ -274,13 +265,8 @@ def _dumping_ir():
 def reset():
     """Frees every field and ndarray; using one afterwards raises a RuntimeError."""
     global _config, _generation, _materialize_pending
-    from quadrants.runtime import program as impl
-
-    impl.get_runtime().clear()  # through the class, so hooks applications wrap around clear() run
-    from quadrants.data import field_checks, field_components
-
-    field_components.forget_composed_fields()
-    field_checks.forget()
+    for hook in registry.reset_hooks():  # the runtime object's clear() (program.py), the field checks (data/)
+        hook()
     for array in list(_live_arrays):
         array._release()
     _live_arrays.clear()
@@ -292,8 +278,6 @@ def reset():
 def sync():
     """Waits until every kernel launched so far has finished (CPU kernels are already synchronous)."""
     if _config is not None and _config.is_cuda:
-        from quadrants.runtime import _core
-
         _core.cuda_synchronize_device(_config.device_id)
 
 
@@ -314,30 +298,7 @@ def config():
 def _materialize():
     global _materialize_pending
     _materialize_pending = False  # first: the hook may create containers and compile kernels itself
-    from quadrants.runtime import program as impl
-
-    impl.get_runtime().materialize()
-
-
-def random_state():
-    """The 0-d u64 field whose next value each launch of a kernel calling qd.random() takes as its key.
-
-    Created on first use after init, from random_seed through splitmix64, so the same seed gives the
-    same numbers after every qd.init().
-    """
-    cfg = config()
-    state = getattr(cfg, "_random_state", None)
-    if state is None:
-        from quadrants.data.field import field
-
-        mask = (1 << 64) - 1
-        z = (cfg.random_seed * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) & mask
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        state = field(_dtypes.u64, shape=())
-        state[None] = z ^ (z >> 31)
-        cfg._random_state = state
-    return state
+    registry.get("materialize")()  # the runtime object's materialize() (program.py), which programs wrap
 
 
 def generation():

@@ -1,4 +1,4 @@
-# python/quadrants/_init_options.py: every option upstream's qd.init() accepts, what each means here, and qd.cfg.
+# python/quadrants/runtime/options.py: every option upstream's qd.init() accepts, what each means here, and qd.cfg.
 #
 # Upstream takes its options from its C++ CompileConfig, a few Python-side settings and init()'s own
 # parameters (quadrants/program/compile_config.h, lang/misc.py). Each is listed below once, with its
@@ -39,7 +39,7 @@ OPTIONS = {
     "cfg_optimization": (True, IGNORED, _COMPILER),
     "check_out_of_bound": (False, APPLIED, None),
     "opt_level": (1, IGNORED, _COMPILER),
-    "raise_on_templated_floats": (False, APPLIED, None),  # lang/templated_floats.py
+    "raise_on_templated_floats": (False, APPLIED, None),  # frontend/templated_floats.py
     "print_preprocessed_ir": (False, IGNORED, _LLVM),
     "print_ir": (False, APPLIED, None),
     "print_accessor_ir": (False, IGNORED, _LLVM),

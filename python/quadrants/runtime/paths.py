@@ -5,9 +5,10 @@
 # its include/ folder but no CMake config until `cmake --install` runs.
 from pathlib import Path
 
+from quadrants.runtime import _core
+
 
 def _installed_root():
-    from quadrants.runtime import _core
     return Path(_core.__file__).resolve().parents[1]
 
 

@@ -1,4 +1,4 @@
-# python/quadrants/profiler/__init__.py: qd.profiler, the kernel profiler of upstream's API.
+# python/quadrants/runtime/profiler.py: qd.profiler, the kernel profiler of upstream's API.
 #
 # qd.init(kernel_profiler=True) turns it on; every launch is then timed from start to completion
 # (CPU launches are synchronous; on CUDA the profiler waits for each kernel, as upstream's does).

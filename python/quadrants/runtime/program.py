@@ -3,8 +3,8 @@
 # Genesis and upstream's tests use: get_runtime() (its default dtypes, materialize/clear, prog.synchronize),
 # current_cfg(), get_max_shared_memory_bytes() and get_cuda_compute_capability(). The rest of upstream's
 # impl is the internals of its own frontend and has no counterpart here.
-from quadrants.base import dtypes as _dtypes
-from quadrants.runtime import init as _runtime
+from quadrants.base import dtypes as _dtypes, registry
+from quadrants.runtime import _core, init as _runtime
 
 
 class _Program:
@@ -19,8 +19,6 @@ class _Program:
     def get_num_offloaded_tasks_on_last_call(self):
         """The tasks of the kernel launched last: its top-level parallel loops and the runs of top-level
         statements between them (on CUDA, one GPU kernel launch each)."""
-        from quadrants.runtime import _core
-
         return _core.last_launch_tasks()
 
     # Upstream replays graph=True kernels as CUDA graphs and reports on its graph cache. quadrants captures no
@@ -36,9 +34,7 @@ class _Program:
 
     def _get_num_ndarrays(self):
         """How many qd.ndarray()s are alive (qd.reset() releases them all)."""
-        from quadrants.data.ndarray import Ndarray
-
-        return sum(isinstance(c, Ndarray) for c in list(_runtime._live_arrays))
+        return sum(getattr(c, "_kind", None) == "ndarray" for c in list(_runtime._live_arrays))
 
 
 class PyQuadrants:
@@ -109,6 +105,9 @@ def _set_default_type(what, dtype, accepts):
 
 
 _pyquadrants = PyQuadrants()
+# qd.reset() and materialization call through the object, so methods that programs put on the class run.
+registry.on_reset(lambda: _pyquadrants.clear())
+registry.provide("materialize", lambda: _pyquadrants.materialize())
 
 
 def get_runtime():

@@ -1,5 +1,13 @@
-# python/quadrants/lang/types.py: qd.types: parameter annotations (ndarray, template) and vector/matrix types.
+# python/quadrants/types/annotations.py: qd.types: parameter annotations (ndarray, template) and vector/matrix types.
+#
+# Type objects build values and containers (vec3(1, 2, 3), vec3.field(...), qd.types.struct(...)): those live on
+# the data floor above, so they are reached through the registry (base/registry.py), which data fills.
 import numpy as np
+
+from quadrants.base import dtypes as _dtypes, registry
+from quadrants.runtime import init as _runtime
+from quadrants.types.enums import Layout
+from quadrants.types.unpacked import reject
 
 
 class Template:
@@ -60,7 +68,7 @@ class NdarrayType:
         self.needs_grad = needs_grad  # accepted as upstream does; gradients come from the argument itself
         if boundary not in ("unsafe", "clamp"):
             raise ValueError(f"qd.types.ndarray(boundary=...) expects 'unsafe' or 'clamp', but got {boundary!r}.")
-        # "clamp": each outer index is clamped into the array's extent (lang/exprs.py), as upstream does.
+        # "clamp": each outer index is clamped into the array's extent (frontend/exprs.py), as upstream does.
         self.boundary = boundary
 
     def dtype_name(self):
@@ -139,27 +147,18 @@ class VectorType:
 
     def __call__(self, *args):
         """In Python scope: vec3(1, 2, 3), vec4(v3, 1.0), mat2([[1, 2], [3, 4]]) or mat3(1) (all ones)."""
-        from quadrants.data.matrix import construct_typed
-        from quadrants.types.unpacked import reject
-
         reject(self, "instantiate")
-        return construct_typed(self, args)
+        return registry.get("typed_matrix")(self, args)
 
     def field(self, shape=None, **kwargs):
         """qd.field(self, shape, ...): a field with elements of this type."""
-        from quadrants.data.field import field
-        from quadrants.types.unpacked import reject
-
         reject(self, "create a field of")
-        return field(self, shape, **kwargs)
+        return registry.get("field")(self, shape, **kwargs)
 
     def ndarray(self, shape=None, **kwargs):
         """qd.ndarray(self, shape, ...): an ndarray with elements of this type."""
-        from quadrants.data.ndarray import ndarray
-        from quadrants.types.unpacked import reject
-
         reject(self, "create an ndarray of")
-        return ndarray(self, shape, **kwargs)
+        return registry.get("ndarray")(self, shape, **kwargs)
 
     def __eq__(self, other):
         # Equal shapes and dtypes, where no dtype means default_fp (so vec3 == vector(3, f32) by default).
@@ -199,8 +198,6 @@ class NdarrayTypeMetadata:
     """What an ndarray's get_type() reports, as upstream: its element type, shape, layout and needs_grad."""
 
     def __init__(self, element_type, shape=None, needs_grad=False):
-        from quadrants.types.enums import Layout
-
         self.element_type = element_type
         self.shape = shape
         self.layout = Layout.AOS  # components of an element lie together
@@ -225,7 +222,7 @@ class AnyElementType:
 
 def vector(n=None, dtype=None, unpacked=False):
     """The type of n-vectors of `dtype`; without n, vectors of any size (an ndarray annotation's dtype).
-    unpacked=True: only as a struct member, stored as n scalar members (lang/unpacked.py)."""
+    unpacked=True: only as a struct member, stored as n scalar members (types/unpacked.py)."""
     if n is None:
         return AnyElementType(1, dtype)
     vector_type = VectorType((n,), dtype)
@@ -244,9 +241,7 @@ def matrix(n=None, m=None, dtype=None):
 
 def struct(**members):
     """The struct type with these members (scalar dtypes, vector/matrix types, struct types), in order."""
-    from quadrants.data.struct import StructType
-
-    return StructType(members)
+    return registry.get("struct_type")(members)
 
 
 def _dtype_or_default(dtype):
@@ -255,14 +250,16 @@ def _dtype_or_default(dtype):
 
 def scalar_dtype_name(dtype):
     """'f32' for qd.f32, numpy/torch dtypes, `int` and `float` (the current default_ip/default_fp)."""
-    from quadrants.base import dtypes as _dtypes
-    from quadrants.runtime import init as _runtime
-
     if dtype is int:
         return _runtime.config().default_ip.name
     if dtype is float:
         return _runtime.config().default_fp.name
     return _dtypes.to_dtype(dtype).name
+
+
+def is_tensor(dtype):
+    """Whether `dtype` is a vector or matrix type rather than a scalar dtype."""
+    return isinstance(dtype, VectorType)
 
 
 def _numpy_dtype(dtype):
@@ -275,10 +272,6 @@ _NUMPY_NAMES = {
 }
 
 
-def __getattr__(name):
-    # qd.types.f32 and friends are the dtypes themselves, as in Quadrants.
-    from quadrants.base import dtypes as _dtypes
-
-    if name in _NUMPY_NAMES:
-        return getattr(_dtypes, name)
-    raise AttributeError(f"module 'quadrants.types' has no attribute {name!r}")
+__all__ = ["AnyElementType", "NDArray", "NdarrayElementType", "NdarrayType", "NdarrayTypeMetadata", "RefType",
+           "SparseMatrixBuilderType", "Template", "VectorType", "is_tensor", "matrix", "ndarray", "ref",
+           "scalar_dtype_name", "sparse_matrix_builder", "struct", "template", "vector"]

@@ -1,4 +1,4 @@
-# python/quadrants/lang/unpacked.py: `r: qd.types.vector(N, dtype, unpacked=True)` members of struct types.
+# python/quadrants/types/unpacked.py: `r: qd.types.vector(N, dtype, unpacked=True)` members of struct types.
 #
 # As upstream, the flag only means something on a struct member (@qd.dataclass, qd.types.struct): the member
 # becomes N scalar members `_r0 .. _r{N-1}` of the struct type (type._unpacked_groups records the group), so

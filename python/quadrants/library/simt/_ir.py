@@ -1,6 +1,6 @@
-# python/quadrants/lang/simt/_ir.py: the kernel built-ins behind qd.simt: block/subgroup IR ops and shared arrays.
+# python/quadrants/library/simt/_ir.py: the kernel built-ins behind qd.simt: block/subgroup IR ops and shared arrays.
 #
-# Each op is a composite Builtin (lang/builtins.py): inside a kernel the translator calls its impl with
+# Each op is a composite Builtin (frontend/builtins.py): inside a kernel the translator calls its impl with
 # the vector ops, and it returns an IR expression or emits a statement (docs/IR.md, "Blocks and
 # subgroups"). Called from Python scope they raise, as every kernel-only built-in does.
 import warnings

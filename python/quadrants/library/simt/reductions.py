@@ -1,15 +1,14 @@
-# python/quadrants/lang/simt/reductions.py: subgroup reductions and scans built from shuffles (qd.simt.subgroup.*).
+# python/quadrants/library/simt/reductions.py: subgroup reductions and scans built from shuffles (qd.simt.subgroup.*).
 #
 # The same shuffle trees as upstream's, so CPU and CUDA add in the same order: reduce_* fold with
 # shuffle_down (result in lane 0 of each 2**log2_size tile), reduce_all_* with an xor butterfly (every
 # lane), inclusive_* are Hillis-Steele scans with shuffle_up, exclusive_* shift the inclusive scan by one.
 import numpy as np
 
-from quadrants.types.annotations import template
 from quadrants.frontend import builtins as _b
-from quadrants.kernels.kernel import func
-from quadrants.types.annotations import scalar_dtype_name
+from quadrants.frontend.funcs import func
 from quadrants.library.simt import _ir
+from quadrants.types.annotations import scalar_dtype_name, template
 
 shuffle = _ir._expr_op("shuffle", "qd.simt.subgroup.shuffle", 2, True)
 shuffle_down = _ir._expr_op("shuffle_down", "qd.simt.subgroup.shuffle_down", 2, True)

@@ -1,4 +1,4 @@
-# python/quadrants/lang/simt/segmented.py: subgroup segmented reductions (qd.simt.subgroup.segmented_reduce_*).
+# python/quadrants/library/simt/segmented.py: subgroup segmented reductions (qd.simt.subgroup.segmented_reduce_*).
 #
 # Lane i of a tile of 2**log2_size lanes gets op(v[h], ..., v[i]), h being the last lane <= i of its tile
 # whose head_flag is nonzero (the tile's first lane when none is). The distance i - h comes from a max
@@ -6,8 +6,7 @@
 # step taken only where the partner lies within the segment. Same results as upstream's ballot/clz form.
 from quadrants.base.dtypes import i32
 from quadrants.frontend import builtins as _b
-from quadrants.kernels.kernel import func
-from quadrants.types.annotations import template
+from quadrants.frontend.funcs import func
 from quadrants.library.simt.reductions import (
     _bin_add,
     _bin_max,
@@ -16,6 +15,7 @@ from quadrants.library.simt.reductions import (
     _scan_up,
     invocation_id,
 )
+from quadrants.types.annotations import template
 
 
 def _check_log2(log2_size, name):

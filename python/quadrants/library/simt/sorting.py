@@ -1,13 +1,13 @@
-# python/quadrants/lang/simt/sorting.py: sorts (key, value) pairs held one per lane (subgroup.bitonic_sort_kv*).
+# python/quadrants/library/simt/sorting.py: sorts (key, value) pairs held one per lane (subgroup.bitonic_sort_kv*).
 #
 # A bitonic network over the 2**log2_size lanes of each tile, fully unrolled: stage s merges runs of
 # 2**s lanes, its steps compare lanes d = 2**(s-1), ..., 1 apart through shuffle_xor. Pairs order by
 # key, then by value (so equal keys come back in ascending value order, not in lane order, as
 # upstream's). Each tile sorts ascending on its own.
 from quadrants.frontend import builtins as _b
-from quadrants.kernels.kernel import func
-from quadrants.types.annotations import template
+from quadrants.frontend.funcs import func
 from quadrants.library.simt.reductions import invocation_id, shuffle_xor
+from quadrants.types.annotations import template
 
 
 def _check_log2(log2_size):

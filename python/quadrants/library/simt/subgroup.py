@@ -1,16 +1,15 @@
-# python/quadrants/lang/simt/subgroup.py: qd.simt.subgroup: the 32 consecutive threads of a block that exchange values directly.
+# python/quadrants/library/simt/subgroup.py: qd.simt.subgroup: the 32 consecutive threads of a block that exchange values directly.
 #
 # The subgroup size is 32 on both backends (CUDA's warp; on the CPU the same 32 consecutive threads
 # of a block), so a program sees the same lanes and the same numbers everywhere. An exchange with a
 # lane that does not exist (shuffle_down past lane 31, a lane past the end of the block) gives the
 # thread its own value, as CUDA's __shfl_*_sync do.
 
-from quadrants.types.annotations import template
-from quadrants.frontend import builtins as _b
-from quadrants.kernels.kernel import func
-from quadrants.library.simt import _ir
 from quadrants.base.dtypes import i32, u32, u64
+from quadrants.frontend import builtins as _b
+from quadrants.frontend.funcs import func
 from quadrants.frontend.ir_builder import Expr
+from quadrants.library.simt import _ir
 from quadrants.library.simt.reductions import (
     _bin_add,
     _bin_and,
@@ -39,6 +38,7 @@ from quadrants.library.simt.reductions import (
     shuffle_up,
     shuffle_xor,
 )
+from quadrants.types.annotations import template
 
 sync = _ir._stmt_op("sync subgroup", "qd.simt.subgroup.sync")
 mem_fence = _ir._stmt_op("fence subgroup", "qd.simt.subgroup.mem_fence")

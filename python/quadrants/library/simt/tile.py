@@ -1,18 +1,19 @@
-# python/quadrants/lang/simt/tile.py: qd.simt.Tile16x16 / Tile32x32: an N x N matrix held one row per subgroup lane.
+# python/quadrants/library/simt/tile.py: qd.simt.Tile16x16 / Tile32x32: an N x N matrix held one row per subgroup lane.
 #
 # Lane i keeps row i in N locals (registers); rows meet through subgroup shuffles, never shared memory.
 # Inside a kernel `Tile16x16.zeros(dtype=...)` declares the locals and gives a TileValue, which the
 # translator binds like any compile-time object; slice loads and stores (`t[:] = a[r0:r1, c0:c1]`,
 # `a[r0:r1, c0:c1] = t`, also with a leading batch index and on shared arrays), `t -= qd.outer(u, v)`
-# and the methods below are translated here (lang/tile_slices.py has the translator's side). Lanes
+# and the methods below are translated here (library/simt/tile_slices.py has the translator's side). Lanes
 # past the tile (a block wider than N) hold rows past the tile and only take part in the shuffles.
 from quadrants.base.dtypes import i32
 from quadrants.frontend import builtins as _b
+from quadrants.frontend.funcs import func
 from quadrants.frontend.ir_builder import Expr
-from quadrants.kernels.kernel import func
-from quadrants.types.annotations import scalar_dtype_name, template
+from quadrants.frontend.targets import VarTarget, VectorTarget
 from quadrants.frontend.values import VectorValue
 from quadrants.library.simt.reductions import invocation_id, shuffle
+from quadrants.types.annotations import scalar_dtype_name, template
 
 
 @func
@@ -138,8 +139,6 @@ class TileValue:
         return VectorValue([Expr(f"(var {n})") for n in self.names], (self.SIZE,))
 
     def assign(self, value):
-        from quadrants.frontend.stmts import VarTarget, VectorTarget
-
         self.tr.store(VectorTarget([VarTarget(n, self.depth) for n in self.names], (self.SIZE,)), value)
 
     def update(self, body, *args):

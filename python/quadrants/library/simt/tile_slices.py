@@ -1,13 +1,17 @@
-# python/quadrants/lang/tile_slices.py: the translator's side of qd.simt tiles: slice subscripts, `t[:] = ...`, `t -= qd.outer(...)`.
+# python/quadrants/library/simt/tile_slices.py: the translator's side of qd.simt tiles: slice subscripts, `t[:] = ...`, `t -= qd.outer(...)`.
 #
 # `a[r0:r1, c0:c1]` (or `a[b, r0:r1, c0:c1]`) of an array, field or shared array is a TileSlice, which
 # only a tile assignment consumes; `a[r0:r1, col]` (or `a[b, r0:r1, col]`) is this lane's element of
 # the column, a scalar. Both bounds of every slice are required (simt/tile.py has the tiles).
 import ast
 import re
+import types
 
+from quadrants.base import registry
 from quadrants.frontend.simt_values import SharedArray
 from quadrants.frontend.values import ArrayRef, StaticBinding
+from quadrants.library.simt import tile
+from quadrants.library.simt.tile import Outer, TileValue
 
 
 class TileSlice:
@@ -81,8 +85,6 @@ def _layout(tr, parts):
 
 def slice_value(tr, base, node):
     """The value of `base[...]` when the subscript has slices, else None."""
-    from quadrants.library.simt import tile
-
     if not isinstance(base, (ArrayRef, SharedArray)):
         return None  # vectors have their own slices (exprs.py)
     parts = slice_parts(tr, node)
@@ -97,8 +99,6 @@ def slice_value(tr, base, node):
 
 def slice_target(tr, base, node):
     """The target of `base[...] = ...` when the subscript has slices (or is t[:] of a tile), else None."""
-    from quadrants.library.simt.tile import TileValue
-
     if isinstance(base, TileValue):
         parts = slice_parts(tr, node)
         if parts != [slice(None)]:
@@ -112,8 +112,6 @@ def slice_target(tr, base, node):
 
 def store_tile(tr, target, value):
     """Stores into a TileRowsTarget or a TileSlice; False when target is neither."""
-    from quadrants.library.simt import tile
-
     if isinstance(target, TileRowsTarget):
         if isinstance(value, TileSlice):
             target.tile.update(tile._load, *value.args())
@@ -134,8 +132,6 @@ def store_tile(tr, target, value):
 
 def tile_augmented(tr, node):
     """`t -= qd.outer(a, b)` on a tile; False when the target is not a tile."""
-    from quadrants.library.simt.tile import Outer, TileValue
-
     if not isinstance(node.target, ast.Name):
         return False
     binding = tr.lookup_binding(node.target.id)  # not visited: reading a local has effects (autodiff)
@@ -151,3 +147,8 @@ def tile_augmented(tr, node):
                       "only be updated with t -= qd.outer(a, b)", kind="type")
     tile.subtract_outer(value)
     return True
+
+
+# The frontend reaches this syntax through the registry: tiles are a library built on the kernel language.
+registry.provide("tile_syntax", types.SimpleNamespace(slice_value=slice_value, slice_target=slice_target,
+                                                      store_tile=store_tile, tile_augmented=tile_augmented))

@@ -1,4 +1,4 @@
-# python/quadrants/lang/simt/warp.py: qd.simt.warp, upstream's older CUDA-style names (shfl_down_f32, match_any, ...).
+# python/quadrants/library/simt/warp.py: qd.simt.warp, upstream's older CUDA-style names (shfl_down_f32, match_any, ...).
 #
 # Each takes CUDA's participation mask first. This implementation runs every exchange over the whole
 # subgroup (the lanes of the block's warp), so the mask must be the full one, 0xFFFFFFFF, known at
@@ -8,7 +8,7 @@ import re
 
 from quadrants.base.dtypes import f32, i32, u32
 from quadrants.frontend import builtins as _b
-from quadrants.kernels.kernel import func
+from quadrants.frontend.funcs import func
 from quadrants.library.simt import _ir
 from quadrants.library.simt.reductions import shuffle, shuffle_down, shuffle_up, shuffle_xor
 

@@ -1,9 +1,12 @@
-# python/quadrants/lang/data_oriented.py: @qd.data_oriented, and how kernels recognize compound objects.
+# python/quadrants/frontend/data_oriented.py: @qd.data_oriented, and how kernels recognize compound objects.
 #
 # A data_oriented class holds fields, ndarrays and Python values as plain attributes and defines
 # @qd.kernel / @qd.func methods; the instance is the methods' `self`, a compile-time (template)
 # argument. The decorator only marks the class: kernels bind `self` themselves (Kernel.__get__).
 import dataclasses
+
+from quadrants.frontend.funcs import is_kernel
+from quadrants.runtime import _core
 
 
 def data_oriented(cls=None, *, template_primitives=True):
@@ -26,9 +29,6 @@ def data_oriented(cls=None, *, template_primitives=True):
 def _hold_kernel_methods(klass):
     """Each kernel method goes into a KernelMethod (src/bindings/kernel_method.cpp): `obj.kernel(...)` calls it as
     a bound method would, and `obj.kernel.grad(...)` runs its adjoint for obj, as upstream."""
-    from quadrants.runtime import _core
-    from quadrants.kernels.kernel import is_kernel
-
     for name, value in list(vars(klass).items()):
         code = getattr(getattr(value, "__wrapped__", value), "__code__", None)
         if is_kernel(value) and code is not None and code.co_argcount and code.co_varnames[0] == "self":
