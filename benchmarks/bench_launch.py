@@ -99,7 +99,7 @@ def main():
     parser.add_argument("--calls", type=int, default=20000, help="calls per repetition")
     args = parser.parse_args()
     qd.init(arch=qd.cpu)
-    torch.set_num_threads(qd._core.num_threads())
+    torch.set_num_threads(qd.runtime._core.num_threads())
     print(markdown_table(measure(args.calls, args.reps)))
     qd.reset()
 

@@ -107,7 +107,7 @@ def main():
     parser.add_argument("--log2n", type=int, default=24, help="log2 of the element count")
     args = parser.parse_args()
     qd.init(arch=qd.cpu)
-    threads = qd._core.num_threads()
+    threads = qd.runtime._core.num_threads()
     count = 1 << args.log2n
     with tempfile.TemporaryDirectory(prefix="qd_bench_triad_") as directory:
         native = build_native(directory)

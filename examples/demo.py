@@ -62,7 +62,7 @@ def main():
 
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mandelbrot.png")
     write_png(out, colorize(counts, MAX_ITER))
-    print(f"mandelbrot {WIDTH}x{HEIGHT}, {MAX_ITER} iterations, {qd._core.num_threads()} CPU threads")
+    print(f"mandelbrot {WIDTH}x{HEIGHT}, {MAX_ITER} iterations, {qd.runtime._core.num_threads()} CPU threads")
     print(f"  quadrants kernel: {kernel_time * 1e3:8.1f} ms   (first call incl. compile: {first * 1e3:.0f} ms)")
     print(f"  numpy:            {numpy_time * 1e3:8.1f} ms   -> {numpy_time / kernel_time:.0f}x faster")
     print(f"  pixels agreeing with numpy (within 1 iteration): {agree:.1%}")

@@ -28,7 +28,7 @@ start=$SECONDS
 CMAKE_BUILD_PARALLEL_LEVEL=$JOBS $PY -m pip install -q --no-build-isolation --no-deps -e . >"$OUT/build.log" 2>&1 \
   || { echo "python build failed"; tail -40 "$OUT/build.log"; exit 1; }
 echo "python package built in $((SECONDS - start)) s" | tee -a "$OUT/summary.txt"
-$PY -c "import quadrants._core as c; print('cuda_status:', repr(c.cuda_status()), 'nvrtc:', c.nvrtc_available())" \
+$PY -c "import quadrants.runtime._core as c; print('cuda_status:', repr(c.cuda_status()), 'nvrtc:', c.nvrtc_available())" \
   | tee -a "$OUT/summary.txt"
 
 if [ -n "${GTEST_PREFIX:-}" ]; then

@@ -11,7 +11,7 @@ echo "== C++ tests (ctest) =="
 ctest --test-dir build/cpp --output-on-failure -j "$(nproc)"
 echo "== Python tests (pytest) =="
 # Every kernel the tests compile is also compiled for CUDA with NVRTC, where NVRTC is installed.
-QD_CHECK_CUDA=$(.venv/bin/python -c "import quadrants._core as c; print(int(c.nvrtc_available()))")
+QD_CHECK_CUDA=$(.venv/bin/python -c "import quadrants.runtime._core as c; print(int(c.nvrtc_available()))")
 echo "CUDA code generation compile-checked with NVRTC: $([ "$QD_CHECK_CUDA" = 1 ] && echo yes || echo no)"
 QD_CHECK_CUDA=$QD_CHECK_CUDA .venv/bin/python -m pytest -q tests/python "$@"
 
@@ -35,7 +35,7 @@ fi
 
 # QD_TEST_ARCH=cuda makes qd.init() for the CPU pick CUDA; host-only tests (marked cpu_only) skip.
 export QD_TEST_ARCH=cuda
-if [ -z "$(.venv/bin/python -c "import quadrants._core as c; print(c.cuda_status())")" ]; then
+if [ -z "$(.venv/bin/python -c "import quadrants.runtime._core as c; print(c.cuda_status())")" ]; then
   echo "== Python tests on the GPU =="
   .venv/bin/python -m pytest -q -W ignore::RuntimeWarning tests/python "$@"
 else

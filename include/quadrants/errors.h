@@ -12,16 +12,16 @@ struct ValueError : std::runtime_error { using std::runtime_error::runtime_error
 struct IndexError : std::runtime_error { using std::runtime_error::runtime_error; };   // -> IndexError
 struct AssertionError : std::runtime_error { using std::runtime_error::runtime_error; };  // -> AssertionError
 // A kernel indexed an array out of its shape (bounds checks on): an IndexError that Python sees as
-// quadrants.lang.errors.QuadrantsOutOfBoundError, also upstream's QuadrantsAssertionError.
+// quadrants.base.errors.QuadrantsOutOfBoundError, also upstream's QuadrantsAssertionError.
 struct OutOfBoundError : IndexError { using IndexError::IndexError; };
 // Wrong arguments in a kernel call (missing, extra, unknown keyword): a TypeError that Python sees as
-// quadrants.lang.errors.KernelArgumentError, both QuadrantsSyntaxError (as upstream raises) and TypeError.
+// quadrants.base.errors.KernelArgumentError, both QuadrantsSyntaxError (as upstream raises) and TypeError.
 struct ArgumentError : TypeError { using TypeError::TypeError; };
 // An argument of the wrong type (a float for an integer parameter, a non-array for an array one): a TypeError
 // that Python sees as upstream's QuadrantsRuntimeTypeError (a RuntimeError and a TypeError).
 struct ArgumentTypeError : TypeError { using TypeError::TypeError; };
 // An array argument whose dtype, dimensions or element shape do not fit its annotation: Python sees
-// quadrants.lang.errors.InvalidArgumentValueError, both ValueError (as upstream raises it, "Invalid value for
+// quadrants.base.errors.InvalidArgumentValueError, both ValueError (as upstream raises it, "Invalid value for
 // argument ...") and TypeError.
 struct ArgumentValueError : TypeError { using TypeError::TypeError; };
 

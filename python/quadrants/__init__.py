@@ -1,9 +1,15 @@
 # python/quadrants/__init__.py: the public Python API, `import quadrants as qd`.
-import sys as _sys
+#
+# The only module that imports every floor of the package (docs/ARCHITECTURE.md), which also fills every slot of
+# the registry (base/registry.py) that lower floors call up through. Names are grouped by the floor they come from;
+# the order matters where a later import rebinds a name an earlier star import set (qd.types, qd.math).
+import re as _re
+from importlib import metadata as _metadata
+from pathlib import Path as _Path
 
-from . import _logging
-from ._compat_names import *  # noqa: F401,F403  upstream's arch names, Backend, Tensor, extension
-from ._dtypes import (  # noqa: F401
+# base: dtypes, errors, logging
+from quadrants.base import log as _logging  # qd._logging: upstream's path; Genesis assigns its functions
+from quadrants.base.dtypes import (  # noqa: F401
     f16,
     f32,
     f64,
@@ -29,22 +35,29 @@ from ._dtypes import (  # noqa: F401
     uint32,
     uint64,
 )
-from ._logging import CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, is_logging_effective, set_logging_level  # noqa: F401
-from ._runtime import cpu, cuda, gpu, init, reset, sync
-from .backends import backend_of
-from .cpp_kernels import cpp_kernel
-from .field import Field, MatrixField, ScalarField, field
-from .interop import from_dlpack
-from .lang import *  # noqa: F401,F403  kernel, func, types, math, atomics, errors, ...
-from .lang import impl  # noqa: F401  qd.lang.impl, upstream's runtime internals that programs reach into
-# quadrants.math is upstream's import path (`from quadrants.math import vec3`) for qd.math, our lang.math.
-_sys.modules[__name__ + ".math"] = math  # noqa: F405
-from .lang import _template_mapper, exception, ops  # noqa: F401  upstream module paths under qd.lang
-from .lang.errors import *  # noqa: F401,F403  every exception class upstream exports at the top level
-from .matrix import Matrix, Vector
-from .lang.sparse_access import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
-from .lang.field_address import get_addr  # noqa: F401  the address of a field element, in kernels
-from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).pointer(...).place(x)
+from quadrants.base.errors import *  # noqa: F401,F403  every exception class upstream exports at the top level
+from quadrants.base.log import CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, is_logging_effective, set_logging_level  # noqa
+
+# runtime: init/reset, archs, the disk cache, C++ paths, the runtime object
+from quadrants.runtime import init as _runtime
+from quadrants.runtime import program as _program  # noqa: F401  the runtime object (qd.lang.impl.get_runtime())
+from quadrants.runtime.cache import clear_cache  # noqa: F401  empties the disk cache of compiled kernels (not upstream's)
+from quadrants.runtime.compiler import install_fallback_compiler as _install_fallback_compiler
+from quadrants.runtime.extensions import *  # noqa: F401,F403  upstream's arch names and qd.extension
+from quadrants.runtime.init import cpu, cuda, gpu, init, reset, sync  # noqa: F401
+from quadrants.runtime.paths import get_cmake_dir, get_include  # noqa: F401  for C++ users: headers, find_package
+
+# types: annotations, vector/matrix/struct types, enums
+from quadrants.types.annotations import Template  # noqa: F401  upstream's kernels take `x: qd.Template` too
+from quadrants.types.enums import Layout  # noqa: F401
+
+# data: values and containers
+from quadrants.data.field import Field, ScalarField  # noqa: F401
+from quadrants.data.field_factory import field  # noqa: F401
+from quadrants.data.matrix import Matrix, Vector  # noqa: F401
+from quadrants.data.matrix_field import MatrixField  # noqa: F401
+from quadrants.data.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray, from_dlpack, ndarray  # noqa
+from quadrants.data.snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).pointer(...).place(x)
     FieldsBuilder,
     SNode,
     SNodeTree,
@@ -66,45 +79,58 @@ from .snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).point
     l,
     root,
 )
-from .ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray, ndarray
-from . import ad  # noqa: E402  qd.ad: reverse-mode autodiff (Tape, clear_all_gradients, custom gradients)
-from . import algorithms  # noqa: E402  qd.algorithms: parallel_sort and the scratch sizing helpers
-from .autograd_op import autograd_op
-from .lang.pitfalls import AutogradWarning, PrecisionWarning  # noqa: F401  to filter or catch them by name
-from .torch_ops import torch_op
-from . import linalg  # noqa: E402  qd.linalg: sparse matrices and their solvers, matrix-free CG/BiCGSTAB
-from .linear_solve import solve  # noqa: E402  qd.solve(A, b) inside kernels
-from .decompositions import polar_decompose, svd  # noqa: E402  2x2 and 3x3, inside kernels
-from .eigen_decompositions import eig, make_spd, sym_eig  # noqa: E402  small matrices, inside kernels
-from . import experimental  # noqa: E402  qd.experimental.real_func, upstream's deprecated alias
-from .lang.checkpoint import GraphStatus, checkpoint  # noqa: E402  upstream's yield/resume marker and launch status
-from .lang import graph  # noqa: E402  qd.graph: parallel_context() regions of parallel() sections in graph kernels
-# upstream's deprecated flat spellings, the same objects; kernels using them warn (lang/graph_spelling.py)
-from .lang.graph import do_while as graph_do_while, parallel as graph_parallel, parallel_context as graph_parallel_context  # noqa: E402,E501
-from . import profiler  # noqa: E402  qd.profiler: the kernel profiler (qd.init(kernel_profiler=True))
-# Importing the quadrants.types package rebinds qd.types from lang.types (star-imported above) to it.
-from .types.enums import Layout
-from . import types  # noqa: E402,F811
+from quadrants.data.tensor import *  # noqa: F401,F403  qd.Backend, qd.Tensor, qd.tensor, qd.wrap
 
-from ._cache import clear_cache  # noqa: E402  empties the disk cache of compiled kernels (upstream has no such call)
-from ._paths import get_cmake_dir, get_include  # noqa: E402  for C++ users: headers and find_package(quadrants)
-from ._compiler import install_fallback_compiler as _install_fallback_compiler  # noqa: E402
+# frontend: the kernel language's built-ins that act on fields, graph kernels, real functions
+from quadrants.frontend import graph  # noqa: F401  qd.graph: do_while(), parallel_context() and parallel() sections
+from quadrants.frontend.checkpoint import GraphStatus, checkpoint  # noqa: F401  upstream's yield/resume marker
+from quadrants.frontend.field_address import get_addr  # noqa: F401  the address of a field element, in kernels
+from quadrants.frontend.funcs import RealFunc as _RealFunc
+from quadrants.frontend.graph import do_while as graph_do_while  # noqa: F401  upstream's deprecated flat spellings
+from quadrants.frontend.graph import parallel as graph_parallel  # noqa: F401  (kernels using them warn)
+from quadrants.frontend.graph import parallel_context as graph_parallel_context  # noqa: F401
+from quadrants.frontend.sparse_access import activate, append, deactivate, is_active, length, rescale_index  # noqa
+
+# kernels
+from quadrants.kernels.pitfalls import AutogradWarning, PrecisionWarning  # noqa: F401  to filter or catch by name
+
+# the kernel-language library
+from quadrants.library.decompositions import polar_decompose, svd  # noqa: F401  2x2 and 3x3, inside kernels
+from quadrants.library.eigen_decompositions import eig, make_spd, sym_eig  # noqa: F401  small matrices, in kernels
+from quadrants.library.linear_solve import solve  # noqa: F401  qd.solve(A, b) inside kernels
+from quadrants.library.simt import tile_slices as _tile_slices  # noqa: F401  tile slices in kernels
+
+# siblings: autodiff, algorithms, linear algebra, torch and C++ interop, array backends
+from quadrants import ad, algorithms, linalg  # noqa: F401
+from quadrants.backends import backend_of  # noqa: F401
+from quadrants.interop.autograd_op import autograd_op  # noqa: F401
+from quadrants.interop.cpp_kernels import cpp_kernel  # noqa: F401
+from quadrants.interop.torch_ops import torch_op  # noqa: F401
+
+# upstream's module paths: qd.lang (the kernel language's names, star-exported here too), qd.math, qd.profiler, ...
+from quadrants.lang import *  # noqa: F401,F403  kernel, func, math, atomics, ...
+from quadrants.lang import _template_mapper, exception, impl, ops  # noqa: F401
+from quadrants import experimental, math, profiler  # noqa: F401,F811
+from quadrants import types  # noqa: F401,F811  qd.types is the package (qd.lang's star export names it as well)
 
 _install_fallback_compiler()  # ziglang's clang for CPU kernels where the system has no C++ compiler
 
 
+def real_func(fn):
+    """@qd.real_func: a function compiled once per signature and called, not inlined, so it may recurse
+    (frontend/real_functions.py)."""
+    return _RealFunc(fn)
+
+
 def _package_version():
     """The version pyproject.toml declares: from the installed metadata, else read from the source tree's pyproject."""
-    import re
-    from importlib import metadata
-    from pathlib import Path
     try:
-        return metadata.version("quadrants")
-    except metadata.PackageNotFoundError:
+        return _metadata.version("quadrants")
+    except _metadata.PackageNotFoundError:
         pass
     try:  # an uninstalled checkout on sys.path: python/quadrants/ -> the repository root
-        text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
-        return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
+        text = (_Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+        return _re.search(r'^version\s*=\s*"([^"]+)"', text, _re.M).group(1)
     except (OSError, AttributeError):
         return "0.0.0+unknown"
 
@@ -115,7 +141,5 @@ __version__ = _package_version()
 def __getattr__(name):
     # qd.cfg is the current configuration, or None before qd.init() (and after qd.reset()), as upstream.
     if name == "cfg":
-        from . import _runtime as runtime
-
-        return None if runtime._config is None else runtime._config.options
+        return None if _runtime._config is None else _runtime._config.options
     raise AttributeError(f"module 'quadrants' has no attribute {name!r}")

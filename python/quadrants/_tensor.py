@@ -1,12 +1,17 @@
 # python/quadrants/_tensor.py: upstream's module path `quadrants._tensor`, for compatibility only.
 #
-# Programs and upstream's tests import qd.tensor's pieces from here. Each name is ours (_compat_names.py,
+# Programs and upstream's tests import qd.tensor's pieces from here. Each name is ours (data/tensor.py,
 # ndarray_layout.py) under upstream's spelling; nothing here has behaviour of its own except _with_layout's checks.
-from ._compat_names import Backend, Tensor, tensor  # the same objects as qd.Backend, qd.Tensor, qd.tensor
-from ._compat_names import matrix_tensor as _tensor_mat  # noqa: F401  what qd.Matrix.tensor calls
-from ._compat_names import vector_tensor as _tensor_vec  # noqa: F401  what qd.Vector.tensor calls
-from .field_order import order_string
-from .ndarray_layout import checked_layout, is_identity
+from quadrants.data.field_order import order_string
+from quadrants.data.ndarray import Ndarray
+from quadrants.data.ndarray_layout import checked_layout, is_identity
+from quadrants.data.tensor import (  # the same objects as qd.Backend, qd.Tensor, qd.tensor
+    Backend,
+    Tensor,
+    matrix_tensor as _tensor_mat,  # noqa: F401  what qd.Matrix.tensor calls
+    tensor,
+    vector_tensor as _tensor_vec,  # noqa: F401  what qd.Vector.tensor calls
+)
 
 __all__ = ["Backend", "Tensor", "tensor"]
 
@@ -15,8 +20,6 @@ def _with_layout(ndarray, layout):
     """Tags an ndarray (or a qd.Tensor of one) allocated at its physical shape with `layout`: its memory, row-major
     in that shape, is then seen in canonical order, and `shape` is the canonical shape. The gradient and dual follow.
     Returns the bare ndarray, as upstream."""
-    from .ndarray import Ndarray
-
     if isinstance(ndarray, Tensor):
         ndarray = ndarray._unwrap()
     if not isinstance(ndarray, Ndarray):

@@ -373,7 +373,7 @@ bool view_from_dlpack_producer(PyObject* obj, ArrayView& view, ArgSlot& holder) 
     holder.has_producer_stream = true;
     holder.producer_stream = *consumer;
   }
-  nb::object core = nb::module_::import_("quadrants._core").attr("Array").attr("from_dlpack")(dlpack_capsule(obj, consumer));
+  nb::object core = nb::module_::import_("quadrants.runtime._core").attr("Array").attr("from_dlpack")(dlpack_capsule(obj, consumer));
   view = nb::cast<const Array&>(core).view();
   holder.keep = core.release().ptr();
   return true;

@@ -142,7 +142,7 @@ PyType_Slot bound_kernel_slots[] = {
     {Py_tp_members, bound_kernel_members},
     {0, nullptr}};
 
-PyType_Spec bound_kernel_spec = {"quadrants._core.BoundKernel", sizeof(BoundKernel), 0,
+PyType_Spec bound_kernel_spec = {"quadrants.runtime._core.BoundKernel", sizeof(BoundKernel), 0,
                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
                                  bound_kernel_slots};
 
@@ -229,7 +229,7 @@ PyType_Slot kernel_method_slots[] = {
     {0, nullptr}};
 
 PyType_Spec kernel_method_spec = {
-    "quadrants._core.KernelMethod", sizeof(KernelMethod), 0,
+    "quadrants.runtime._core.KernelMethod", sizeof(KernelMethod), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
     kernel_method_slots};
 

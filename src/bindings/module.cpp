@@ -1,4 +1,4 @@
-// src/bindings/module.cpp: the quadrants._core module: registers exceptions and each binding file.
+// src/bindings/module.cpp: the quadrants.runtime._core module: registers exceptions and each binding file.
 #include <nanobind/nanobind.h>
 
 #include "quadrants/errors.h"
@@ -25,30 +25,30 @@ NB_MODULE(_core, m) {
     try {
       std::rethrow_exception(p);
     } catch (const qd::ArgumentError& e) {
-      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("KernelArgumentError");
+      nb::object cls = nb::module_::import_("quadrants.base.errors").attr("KernelArgumentError");
       PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::ArgumentTypeError& e) {
-      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("QuadrantsRuntimeTypeError");
+      nb::object cls = nb::module_::import_("quadrants.base.errors").attr("QuadrantsRuntimeTypeError");
       PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::ArgumentValueError& e) {
-      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("InvalidArgumentValueError");
+      nb::object cls = nb::module_::import_("quadrants.base.errors").attr("InvalidArgumentValueError");
       PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::TypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const qd::ValueError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const qd::OutOfBoundError& e) {
-      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("QuadrantsOutOfBoundError");
+      nb::object cls = nb::module_::import_("quadrants.base.errors").attr("QuadrantsOutOfBoundError");
       PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const qd::AssertionError& e) {
       // A failed kernel assert or an AD stack overflow: upstream's QuadrantsAssertionError (an AssertionError).
-      nb::object cls = nb::module_::import_("quadrants.lang.errors").attr("QuadrantsAssertionError");
+      nb::object cls = nb::module_::import_("quadrants.base.errors").attr("QuadrantsAssertionError");
       PyErr_SetString(cls.ptr(), e.what());
     } catch (const qd::KernelUserError& e) {
       // Raised as _core.KernelUserError(kind, message, line, col); the frontend adds source context.
-      nb::object cls = nb::module_::import_("quadrants._core").attr("KernelUserError");
+      nb::object cls = nb::module_::import_("quadrants.runtime._core").attr("KernelUserError");
       nb::object err = cls(e.kind == qd::KernelUserError::Kind::syntax ? "syntax" : "type",
                            e.what(), e.line, e.col);
       PyErr_SetObject(cls.ptr(), err.ptr());
@@ -58,7 +58,7 @@ NB_MODULE(_core, m) {
   nb::object builtins = nb::module_::import_("builtins");
   m.attr("KernelUserError") = builtins.attr("type")("KernelUserError",
       nb::make_tuple(builtins.attr("Exception")), nb::dict());
-  m.attr("KernelUserError").attr("__module__") = "quadrants._core";
+  m.attr("KernelUserError").attr("__module__") = "quadrants.runtime._core";
 
   qd::bindings::bind_arrays(m);
   qd::bindings::bind_runtime(m);

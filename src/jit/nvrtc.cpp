@@ -58,11 +58,11 @@ std::string parent_folder(const std::string& path) {
 }
 
 // The pip package `nvidia-cuda-nvrtc` (cu13 layout, then cu12's) in the site-packages that holds
-// the module this code is linked into: <site-packages>/quadrants/_core*.so.
+// the module this code is linked into: <site-packages>/quadrants/runtime/_core*.so.
 std::vector<std::string> pip_package_folders() {
   Dl_info info{};
   if (!::dladdr(reinterpret_cast<void*>(&nvrtc_loaded), &info) || !info.dli_fname) return {};
-  std::string site_packages = parent_folder(parent_folder(info.dli_fname));
+  std::string site_packages = parent_folder(parent_folder(parent_folder(info.dli_fname)));
   return {site_packages + "/nvidia/cu13/lib", site_packages + "/nvidia/cuda_nvrtc/lib"};
 }
 

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from quadrants import _core, _runtime
+from quadrants.runtime import _core, init as _runtime
 
 # Relative tolerance per result dtype: a few ulps of float16/32, and libm differences for float64.
 _TOLERANCES = {"float16": 4e-3, "float32": 2e-5, "complex64": 2e-5, "float64": 1e-12, "complex128": 1e-12}
@@ -61,7 +61,7 @@ def matches_numpy():
 # counts, the default arch) and are skipped then.
 ON_CUDA = os.environ.get("QD_TEST_ARCH") == "cuda"
 if ON_CUDA:
-    from quadrants import _runtime
+    from quadrants.runtime import init as _runtime
 
     _resolve_arch = _runtime._resolve_arch
     _runtime._resolve_arch = lambda arch: _resolve_arch(_runtime.cuda if arch in (None, _runtime.cpu) else arch)

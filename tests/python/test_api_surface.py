@@ -158,7 +158,7 @@ def test_quadrants_types_package():
     assert qd.f32 in primitive_types.real_types and float in primitive_types.real_types
     assert qd.u1 in primitive_types.integer_types and qd.f16 not in primitive_types.integer_types
     assert primitive_types.all_types == primitive_types.real_types | primitive_types.integer_types
-    assert qd.types.f32 is qd.f32 and qd.types.ndarray is qd.lang.types.ndarray
+    assert qd.types.f32 is qd.f32 and qd.types.ndarray is qd.types.annotations.ndarray
 
 
 def test_type_predicates():

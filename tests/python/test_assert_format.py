@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
-from quadrants.lang.errors import QuadrantsAssertionError, QuadrantsTypeError
+from quadrants.runtime import _core
+from quadrants.base.errors import QuadrantsAssertionError, QuadrantsTypeError
 
 
 @pytest.fixture(autouse=True)

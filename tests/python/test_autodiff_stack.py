@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.errors import QuadrantsAssertionError
+from quadrants.base.errors import QuadrantsAssertionError
 from finite_differences import check_adjoint
 
 

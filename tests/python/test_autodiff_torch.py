@@ -122,7 +122,7 @@ def test_launches_check_requires_grad_only_after_a_kernel_met_a_tensor_that_requ
 
     script = (
         "import torch, quadrants as qd\n"
-        "from quadrants import _core\n"
+        "from quadrants.runtime import _core\n"
         "qd.init(arch=qd.cpu)\n"
         "@qd.kernel\n"
         "def k(x: qd.types.ndarray(), y: qd.types.ndarray()):\n"

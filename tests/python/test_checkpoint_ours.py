@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 from emulated_cuda import run_on_cuda_emulation
 
 N = 16

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 from quadrants.lang import impl
 
 
@@ -164,7 +164,7 @@ def test_block_local_is_a_hint_and_checks_its_arguments():
 
 
 def test_pure_returns_the_kernel_and_warns():
-    with pytest.warns(DeprecationWarning, match="fastcache") if not qd.lang.kernels._pure_warned else _nothing():
+    with pytest.warns(DeprecationWarning, match="fastcache") if not qd.kernels.kernel._pure_warned else _nothing():
         @qd.pure
         @qd.kernel
         def k() -> qd.i32:

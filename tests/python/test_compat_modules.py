@@ -59,7 +59,7 @@ def test_lang_field_adapter_hands_capsules_to_numpy():
 
 
 def test_capsule_device_rejects_consumed_capsules():
-    from quadrants.interop import capsule_device
+    from quadrants.runtime.dlpack import capsule_device
 
     capsule = qd.ndarray(qd.f32, (2,)).to_dlpack()
     assert capsule_device(capsule)[0] in (1, 2)

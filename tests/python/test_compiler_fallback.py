@@ -18,7 +18,7 @@ KERNEL = textwrap.dedent("""
     import sys
     import numpy as np
     import quadrants as qd
-    from quadrants import _core
+    from quadrants.runtime import _core
     if "--no-fallback" in sys.argv:
         _core.set_fallback_compiler([], "")
     qd.init(arch=qd.cpu)
@@ -83,7 +83,7 @@ def test_ziglang_compiles_when_the_system_has_no_compiler(tmp_path):
 
 def test_compiler_messages_never_mention_our_own_headers():
     """A user's C++ error shows only the user's problem: no "#pragma once in main file" from our pasted headers."""
-    from quadrants import _core
+    from quadrants.runtime import _core
     source = "void broken(qd::Ndarray<float, 1> x) {\n    x(0) = undefined_name;\n}\n"
     with pytest.raises(RuntimeError) as info:
         _core.compile_cpp_kernel("broken_pragma", source, [("array", "x", "f32", 1, [])], None)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 if _core.cuda_status() != "":
     pytest.skip(f"CUDA is not usable: {_core.cuda_status()}", allow_module_level=True)

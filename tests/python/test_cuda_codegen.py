@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 pytestmark = pytest.mark.skipif(not _core.nvrtc_available(), reason="NVRTC not found")
 
@@ -272,7 +272,7 @@ def test_generate_cuda_source_needs_no_nvrtc():
 def test_missing_nvrtc_says_where_it_looked():
     code = (
         "import quadrants as qd\n"
-        "from quadrants import _core\n"
+        "from quadrants.runtime import _core\n"
         "assert not _core.nvrtc_available()\n"
         "try:\n"
         "    _core.compile_kernel_cuda('(kernel k (options) (params) (returns void) (body))', 9, 0)\n"

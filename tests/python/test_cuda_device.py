@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 pytestmark = pytest.mark.skipif(_core.cuda_status() != "", reason=f"CUDA is not usable: {_core.cuda_status()}")
 EMULATED = "emulated" in os.environ.get("QD_CUDA_DRIVER_PATH", "")

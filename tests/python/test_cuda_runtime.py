@@ -5,7 +5,7 @@ missing; the device tests skip themselves then and run for real on a GPU machine
 import numpy as np
 import pytest
 
-from quadrants import _core
+from quadrants.runtime import _core
 
 STATUS = _core.cuda_status()
 requires_cuda = pytest.mark.skipif(STATUS != "", reason=f"CUDA is not usable: {STATUS}")

@@ -352,7 +352,7 @@ def test_first_call_while_tracing_fake_tensors_reads_nothing():
     torch = pytest.importorskip("torch")
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from quadrants.torch_ops import _kernels_skipped
+    from quadrants.interop.torch_ops import _kernels_skipped
 
     @DATA
     class Pair:

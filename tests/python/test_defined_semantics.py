@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 SHIFT_CASES = [(1, -3), (-8, 40), (5, 31), (-1, 32), (7, 2), (-7, 1), (3, 0), (1, 2**31 - 1), (-5, -1)]
 

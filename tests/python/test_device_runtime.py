@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME_HEADER = ROOT / "src" / "codegen" / "runtime" / "qd_runtime.h"

@@ -8,7 +8,7 @@ import torch
 import torch.utils.dlpack
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 pytestmark = pytest.mark.cpu_only  # host capsules, aliased by numpy; the CUDA export is in test_cuda_*.py
 

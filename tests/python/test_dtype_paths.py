@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 from test_dtype_values import DTYPES, VALUES, _expected, _np, _probe
 

@@ -175,7 +175,7 @@ def _as_f16(values):
         return np.asarray(values, np.float64).astype(np.float16)
 
 
-@pytest.mark.filterwarnings("ignore::quadrants.lang.pitfalls.PrecisionWarning")  # f64 with f16 on purpose
+@pytest.mark.filterwarnings("ignore::quadrants.kernels.pitfalls.PrecisionWarning")  # f64 with f16 on purpose
 def test_f64_to_f16_in_kernels_rounds_once_like_numpy():
     qd.init(arch=qd.cpu)
 
@@ -212,7 +212,7 @@ def test_f16_scalar_parameters_round_python_floats_once_like_numpy():
     _assert_same_halves(got, _as_f16(F64_F16_CASES))
 
 
-@pytest.mark.filterwarnings("ignore::quadrants.lang.pitfalls.PrecisionWarning")  # f64 with f16 on purpose
+@pytest.mark.filterwarnings("ignore::quadrants.kernels.pitfalls.PrecisionWarning")  # f64 with f16 on purpose
 @pytest.mark.parametrize("wide", ["f32", "f64"])
 def test_f16_widens_exactly_in_kernels_and_copies(wide):
     qd.init(arch=qd.cpu)

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from quadrants import _core
+from quadrants.runtime import _core
 
 if _core.cuda_status() != "":
     pytest.skip(f"CUDA is not usable: {_core.cuda_status()}", allow_module_level=True)
@@ -26,7 +26,7 @@ SCRIPT = textwrap.dedent("""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         double(x)  # no qd.init() before: this call initializes, for CUDA
-    from quadrants import _runtime
+    from quadrants.runtime import init as _runtime
     assert _runtime.config().is_cuda
     assert x.tolist() == [3.0, -4.0, 6.0], x
     assert any("is in host memory but the kernel runs on cuda" in str(w.message) for w in caught), caught

@@ -99,7 +99,7 @@ def test_forked_child_can_init_again(tmp_path):
             add_one(y)
             fresh = qd.ndarray(qd.f32, (N,))
             add_one(fresh)
-            ok = (y == 1).all() and (fresh.to_numpy() == 1).all() and qd._core.num_threads() == 3
+            ok = (y == 1).all() and (fresh.to_numpy() == 1).all() and qd.runtime._core.num_threads() == 3
             os._exit(0 if ok else 3)
         print("child", child_exit_code(pid))
         add_one(kept)

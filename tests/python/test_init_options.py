@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core, _init_options, _runtime
+from quadrants.runtime import _core, options as _init_options, init as _runtime
 from quadrants.lang import impl
 
 _UPSTREAM_ENV = ("QD_ARCH", "QD_DEBUG", "QD_RANDOM_SEED", "QD_DEFAULT_FP", "QD_DEFAULT_IP", "QD_LOG_LEVEL",

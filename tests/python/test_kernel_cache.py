@@ -13,7 +13,7 @@ import time
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 pytestmark = pytest.mark.cpu_only  # the CPU library cache; the CUDA image cache shares its code
 
@@ -160,7 +160,7 @@ def test_new_cache_directory_is_private(tmp_path):
 
 def test_without_home_the_cache_is_not_a_shared_tmp_path(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("HOME", "QD_CACHE_DIR", "XDG_CACHE_HOME")}
-    out, _ = run(None, KERNELS + "\nprint(qd._core.cache_dir_in_use())", env=env)
+    out, _ = run(None, KERNELS + "\nprint(qd.runtime._core.cache_dir_in_use())", env=env)
     used = out.splitlines()[-1]
     assert not used.startswith("/tmp/.cache"), used
     assert os.stat(used).st_uid == os.geteuid() and os.stat(used).st_mode & 0o022 == 0

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.kernels import _located_error
-from quadrants.lang.source import function_source
+from quadrants.kernels.definition import _located_error
+from quadrants.frontend.source import function_source
 
 ARRAY = ("array", "f32", 1, (), True, True)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 N = 2**31 + 16  # one element count a 32-bit trip count cannot hold
 SAMPLES = (0, 1, N // 2 + 3, N - 2, N - 1)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import quadrants as qd
-import quadrants._core as core
+import quadrants.runtime._core as core
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-import quadrants._core as core
+import quadrants.runtime._core as core
 
 N = 1 << 20
 

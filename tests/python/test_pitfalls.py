@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.pitfalls import AutogradWarning, PrecisionWarning
+from quadrants.kernels.pitfalls import AutogradWarning, PrecisionWarning
 
 torch = pytest.importorskip("torch")
 

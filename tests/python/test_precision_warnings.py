@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.pitfalls import PrecisionWarning
+from quadrants.kernels.pitfalls import PrecisionWarning
 
 
 def compile_warnings(kernel, *args):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.errors import QuadrantsIndexError
+from quadrants.base.errors import QuadrantsIndexError
 
 
 @pytest.fixture(autouse=True)

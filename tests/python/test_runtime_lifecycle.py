@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import quadrants as qd
-from quadrants import _runtime
+from quadrants.runtime import init as _runtime
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import _core
+from quadrants.runtime import _core
 
 EMULATED = "emulated" in os.environ.get("QD_CUDA_DRIVER_PATH", "")
 pytestmark = pytest.mark.skipif(not EMULATED or _core.cuda_status() != "",

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.base.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.errors import InvalidArgumentValueError, QuadrantsOutOfBoundError
+from quadrants.base.errors import InvalidArgumentValueError, QuadrantsOutOfBoundError
 
 
 @pytest.fixture(autouse=True)

@@ -49,7 +49,7 @@ def test_lib_core_maps_names_to_archs_and_back():
         core.arch_from_name("tpu")
     assert core.is_extension_supported(qd.cpu, qd.extension.assertion)
     assert not (core.with_metal() or core.with_vulkan() or core.with_amdgpu())
-    assert core.with_cuda() == (qd._core.cuda_status() == "")
+    assert core.with_cuda() == (qd.runtime._core.cuda_status() == "")
     assert [core.data_type_size(t) for t in (qd.u1, qd.i8, qd.f16, qd.i32, qd.f64)] == [1, 1, 2, 4, 8]
     assert core.QuadrantsRuntimeError is qd.QuadrantsRuntimeError
 

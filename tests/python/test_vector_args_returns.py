@@ -7,7 +7,7 @@ import pytest
 from pytest import approx
 
 import quadrants as qd
-from quadrants.lang.errors import QuadrantsCompilationError, QuadrantsSyntaxError
+from quadrants.base.errors import QuadrantsCompilationError, QuadrantsSyntaxError
 
 
 @pytest.fixture(autouse=True)

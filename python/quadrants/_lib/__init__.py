@@ -1,3 +1,3 @@
 # python/quadrants/_lib/__init__.py: upstream's path to its compiled core (quadrants._lib.core), which
 # programs and upstream's test helpers import; here `core` answers the queries they make of it.
-from . import core  # noqa: F401
+from quadrants._lib import core  # noqa: F401

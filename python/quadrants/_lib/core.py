@@ -1,8 +1,9 @@
 # python/quadrants/_lib/core.py: the queries programs make of upstream's compiled core module
 # (`from quadrants._lib import core`), answered from quadrants' own runtime. Our compiled core is
 # quadrants._core; this module holds no logic of its own.
-from .. import _compat_names, _dtypes, _runtime
-from ..lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
+from quadrants.base import dtypes as _dtypes
+from quadrants.lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
+from quadrants.runtime import extensions as _extensions, init as _runtime
 
 Arch = _runtime.Arch
 
@@ -28,7 +29,7 @@ def host_arch():
 
 def is_extension_supported(arch, ext):
     """Whether `arch` supports qd.extension `ext` here."""
-    return _compat_names.is_extension_supported(arch, ext)
+    return _extensions.is_extension_supported(arch, ext)
 
 
 def with_cuda():

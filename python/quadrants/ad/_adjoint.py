@@ -7,8 +7,10 @@
 import sys
 import warnings
 
-from .. import _runtime
-from ._grads import dual_of, grad_of
+from quadrants.base import registry
+from quadrants.data.tensor import unwrap
+from quadrants.frontend.compound_params import PlanChanged, PlannedLeaves
+from quadrants.runtime import _core, init as _runtime
 
 
 class NoGradients(RuntimeError):
@@ -150,9 +152,6 @@ class AdjointLaunchers:
         return text, [_field_grad(containers[k]) for k in fields]
 
     def _make(self, args, mask, plan):
-        from .. import _core
-        from ..lang.compound_params import PlanChanged, PlannedLeaves
-
         definition = self.definition
         values = definition.slot_values(args)
         regular = len(definition.runtime_positions)
@@ -266,3 +265,31 @@ def adjoint_launchers(kernel):
 def tangent_launchers(kernel):
     """The TangentLaunchers of a kernel object (FastKernel or Kernel), made on first use."""
     return launchers_of(kernel, TangentLaunchers, "_qd_tangents")
+
+
+def grad_of(container):
+    """The gradient container paired with a field or ndarray argument (or a qd.Tensor of one), or None."""
+    container = unwrap(container)
+    return getattr(container, "grad", None) if hasattr(container, "_array") else None
+
+
+def dual_of(container):
+    """The dual container paired with a field or ndarray argument (or a qd.Tensor of one), or None."""
+    container = unwrap(container)
+    return getattr(container, "dual", None) if hasattr(container, "_array") else None
+
+
+def run_adjoint(kernel, args):
+    """kernel.grad(*args) (kernels/kernel.py): runs the kernel's adjoint; one whose kernel reaches no gradient runs
+    upstream's way, changing nothing, and says so once."""
+    try:
+        return adjoint_launchers(kernel)(args)
+    except NoGradients as exc:
+        if not getattr(kernel, "_qd_warned_no_gradients", False):
+            kernel._qd_warned_no_gradients = True
+            warnings.warn(f"{exc} Nothing was done.", stacklevel=3)
+        return None
+
+
+registry.provide("kernel_grad", run_adjoint)
+registry.provide("torch_grad", torch_grad)  # kernels/pitfalls.py gives tensors that require grad their .grad

@@ -6,15 +6,14 @@
 # for some eps in a decreasing range (a range, because the best step depends on the function's curvature).
 import numpy as np
 
-from .. import _runtime
+from quadrants.data.field import Field
+from quadrants.runtime import init as _runtime
 
 _EPS_RANGE = 2.0 ** np.arange(-3, -30, -2)
 
 
 def _primal_fields():
     """Every placed field holding values (gradients and duals excluded): the state the recorded calls start from."""
-    from ..field import Field
-
     return [c for c in list(_runtime._live_arrays) if isinstance(c, Field) and c.shape is not None and
             getattr(c, "_grad_of", None) is None and getattr(c, "_dual_of", None) is None and
             hasattr(c._array, "fill")]

@@ -5,8 +5,14 @@
 # wraps the ones made while it is open); leaving it removes both.
 import warnings
 
-from .. import _runtime
-from ._grads import clear_all_gradients
+from quadrants.ad._adjoint import NoGradients, _is_torch_tensor, adjoint_launchers, tangent_launchers, torch_grad
+from quadrants.ad._grad_check import GradChecker
+from quadrants.ad._validation import clear_read_marks, validation_launchers
+from quadrants.base import registry
+from quadrants.data.grads import clear_all_duals, clear_all_gradients
+from quadrants.kernels import kernel as kernels
+from quadrants.runtime import _core, init as _runtime
+from quadrants.types.enums import AutodiffMode
 
 _open_tape = None  # the Tape recording now; one at a time, as upstream
 
@@ -37,8 +43,6 @@ class _Validated(_Recorded):
     __slots__ = ()
 
     def __call__(self, *args):
-        from ._validation import validation_launchers
-
         result = validation_launchers(self.kernel)(args)
         if _open_tape is not None:
             _open_tape.insert(self.kernel.function, args)
@@ -61,8 +65,6 @@ def _python_kernels():
 
 def _start_recording(tape):
     global _open_tape
-    from .. import _core
-    from ..lang import kernels
 
     _open_tape = tape
     fast = kernels._fast_kernel_class
@@ -76,7 +78,6 @@ def _start_recording(tape):
         def validating_call(self, *args, **kwargs):
             if kwargs:
                 return recording_call(self, *args, **kwargs)
-            from ._validation import validation_launchers
 
             result = validation_launchers(self)(args)
             if _open_tape is not None:
@@ -92,7 +93,6 @@ def _start_recording(tape):
 
 def _stop_recording():
     global _open_tape
-    from ..lang import kernels
 
     _open_tape = None
     fast = kernels._fast_kernel_class
@@ -148,14 +148,10 @@ class Tape:
                 clear_all_gradients()
             _fill(loss, 0.0)
             if self.grad_check:
-                from ._grad_check import GradChecker
-
                 self.grad_checker = GradChecker(loss, self.grad_check)  # the fields' values the calls start from
         elif self.clear_gradients:
             clear_all_gradients()
         if self.validating:
-            from ._validation import clear_read_marks
-
             clear_read_marks()
         _start_recording(self)
         return self
@@ -170,8 +166,6 @@ class Tape:
                 _set_mode(func, mode)
 
     def insert(self, func, args):
-        from ..types.enums import AutodiffMode
-
         self.modes.append(getattr(func, "autodiff_mode", AutodiffMode.NONE))
         if self.validation:
             _set_mode(func, AutodiffMode.VALIDATION)
@@ -183,7 +177,6 @@ class Tape:
             raise RuntimeError("Before evaluating gradients tape must be entered.")
         if self.gradient_evaluated:
             raise RuntimeError("Gradients of grad can be evaluated only once.")
-        from ._adjoint import NoGradients, _is_torch_tensor, adjoint_launchers, torch_grad
 
         if self.loss is not None:
             _fill(torch_grad(self.loss) if _is_torch_tensor(self.loss) else self.loss.grad, 1.0)
@@ -211,8 +204,6 @@ def _set_mode(func, mode):
 
 def _check_loss(loss):
     """Upstream's checks of a Tape's loss: one element, and a gradient to seed."""
-    from ._adjoint import _is_torch_tensor
-
     if _is_torch_tensor(loss):
         if loss.numel() != 1:
             raise RuntimeError("The loss of `Tape` must be a tensor only contains one element, but got shape "
@@ -235,8 +226,6 @@ def _check_loss(loss):
 
 
 def _fill(container, value):
-    from ._adjoint import _is_torch_tensor
-
     if _is_torch_tensor(container):
         import torch
 
@@ -306,17 +295,12 @@ class _Dual:
         self.kernel = kernel
 
     def __call__(self, *args):
-        from ._adjoint import tangent_launchers
-
         return tangent_launchers(self.kernel)(args)  # the Kernel: it has the template key function
 
 
 def _start_forward(mode):
     global _open_fwd
-    from .. import _core
-    from ..lang import kernels
 
-    from ._adjoint import tangent_launchers
 
     _open_fwd = mode
     fast = kernels._fast_kernel_class
@@ -334,7 +318,6 @@ def _start_forward(mode):
 
 def _stop_forward():
     global _open_fwd
-    from ..lang import kernels
 
     _open_fwd = None
     fast = kernels._fast_kernel_class
@@ -364,7 +347,6 @@ class FwdMode:
     def __enter__(self):
         import numpy as np
 
-        from ._grads import clear_all_duals
 
         if _open_fwd is not None or _open_tape is not None:
             raise RuntimeError("qd.ad.FwdMode cannot be nested or opened inside a qd.ad.Tape.")
@@ -393,3 +375,7 @@ class FwdMode:
     def __exit__(self, exc_type, value, tb):
         _stop_forward()
         self.param.dual.fill(0.0)
+
+
+registry.provide("wrap_kernel_entry", wrap_entry)  # kernels/kernel.py: calls are recorded while a Tape is open
+registry.provide("recording_tape", recording_tape)  # kernels/pitfalls.py

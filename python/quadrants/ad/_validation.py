@@ -10,7 +10,9 @@
 import sys
 import weakref
 
-from ._adjoint import AdjointLaunchers, _field_grad, _is_torch_tensor, adjoint_text, grad_of, launchers_of
+from quadrants.ad._adjoint import AdjointLaunchers, _field_grad, _is_torch_tensor, adjoint_text, grad_of, launchers_of
+from quadrants.data.container import ArrayContainer
+from quadrants.types.primitive_types import u8
 
 _marks = []  # weak references to every READ array made, to zero them when a validating Tape opens
 
@@ -24,9 +26,6 @@ def read_marks(container):
         torch = sys.modules["torch"]
         marks = torch.zeros(container.shape, dtype=torch.uint8, device=container.device)
     else:
-        from .._container import ArrayContainer
-        from ..types.primitive_types import u8
-
         element_shape = tuple(container._element_shape)
         full = tuple(container._array.shape)
         marks = ArrayContainer(u8, full[:len(full) - len(element_shape)], element_shape)

@@ -12,6 +12,12 @@ help(quadrants.backends.Backend) and the constructors' help.
 Only numpy is imported eagerly; torch and CuPy are imported when a backend of theirs is created.
 """
 
-from .backend import Backend, backend_of, create_cupy_backend, create_numpy_backend, create_torch_backend
+from quadrants.backends.backend import (
+    Backend,
+    backend_of,
+    create_cupy_backend,
+    create_numpy_backend,
+    create_torch_backend,
+)
 
 __all__ = ["Backend", "backend_of", "create_cupy_backend", "create_numpy_backend", "create_torch_backend"]

@@ -3,11 +3,20 @@
 
 import functools
 
-from . import conversion, creation, dtypes, elementwise, fourier, manipulation, random_numbers, reductions
-from .context import LibraryContext
-from .devices import check_device, parse_device
-from .inference import array_origin
-from .libraries import import_library, library_name
+from quadrants.backends import (
+    conversion,
+    creation,
+    dtypes,
+    elementwise,
+    fourier,
+    manipulation,
+    random_numbers,
+    reductions,
+)
+from quadrants.backends.context import LibraryContext
+from quadrants.backends.devices import check_device, parse_device
+from quadrants.backends.inference import array_origin
+from quadrants.backends.libraries import import_library, library_name
 
 _FUNCTION_GROUPS = (creation, elementwise, manipulation, reductions, fourier, random_numbers, conversion)
 

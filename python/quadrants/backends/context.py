@@ -9,9 +9,9 @@ import functools
 
 import numpy
 
-from . import dtypes
-from .inference import array_origin, describe_origin
-from .libraries import import_compat_namespace
+from quadrants.backends import dtypes
+from quadrants.backends.inference import array_origin, describe_origin
+from quadrants.backends.libraries import import_compat_namespace
 
 
 def _native_device(lib_name, lib, device, index):

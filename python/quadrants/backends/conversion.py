@@ -3,7 +3,7 @@
 
 import numpy
 
-from .inference import array_origin
+from quadrants.backends.inference import array_origin
 
 
 def build(ctx):

@@ -7,7 +7,7 @@ arguments as numpy does, where torch would use its float32 default.
 
 import numpy
 
-from .inference import array_origin
+from quadrants.backends.inference import array_origin
 
 
 def build(ctx):

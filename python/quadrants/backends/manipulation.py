@@ -7,7 +7,7 @@ two axes; stack and concatenate promote mixed dtypes with numpy's rules.
 
 import numpy
 
-from . import dtypes
+from quadrants.backends import dtypes
 
 
 def _as_tuple(value):

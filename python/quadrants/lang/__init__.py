@@ -1,6 +1,8 @@
-# python/quadrants/lang/__init__.py: the kernel language: @qd.kernel, @qd.func, types, math and atomics.
-from . import math, types
-from .builtins import (
+# python/quadrants/lang/__init__.py: upstream's quadrants.lang: the kernel language's names (@qd.kernel, @qd.func, types,
+# math, atomics), star-exported into quadrants too, and upstream's module paths under it.
+from quadrants import types
+from quadrants.base.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.frontend.builtins import (
     abs,
     acos,
     asin,
@@ -17,10 +19,8 @@ from .builtins import (
     atomic_sub,
     atomic_xor,
     bit_cast,
-    block_local,
     bit_shr,
-    random,
-    randn,
+    block_local,
     cast,
     ceil,
     cos,
@@ -33,6 +33,8 @@ from .builtins import (
     min,
     ndrange,
     pow,
+    randn,
+    random,
     raw_div,
     raw_mod,
     round,
@@ -48,21 +50,27 @@ from .builtins import (
     tanh,
     volatile_load,
 )
-from .data_oriented import data_oriented
-from .misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
-from .errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from .kernels import func, kernel, pure
-from .math_bits import one, zero  # qd.zero(x) / qd.one(x): x's shape and type, filled
-from .perf_dispatch import perf_dispatch
-from .struct import Struct, StructField, dataclass
-from .types import ref, template
-from . import util  # noqa: E402  qd.lang.util: upstream's helpers (to_numpy_type, has_pytorch)
-from . import simt  # noqa: E402  qd.simt: block, subgroup and grid operations
-from .simt.tile import outer  # noqa: E402  qd.outer(a, b): a rank-1 update of a qd.simt tile
+from quadrants.frontend.data_oriented import data_oriented
+from quadrants.frontend.funcs import func
+from quadrants.kernels.kernel import kernel, pure
+from quadrants.kernels.perf_dispatch import perf_dispatch
+from quadrants.lang import (  # noqa: F401  upstream's paths under qd.lang
+    _ndrange,  # qd.lang._ndrange
+    field,  # qd.lang.field
+    matrix,  # qd.lang.matrix
+    simt,  # qd.simt: block, subgroup and grid operations
+    util,  # qd.lang.util: upstream's helpers (to_numpy_type, has_pytorch)
+)
+from quadrants.lang.misc import amdgpu, cpu, cuda, gpu, metal, vulkan  # noqa: F401  upstream imports arch names from qd.lang
+from quadrants.lang.struct import Struct, StructField, dataclass
+from quadrants.library import math
+from quadrants.library.math_bits import one, zero  # qd.zero(x) / qd.one(x): x's shape and type, filled
+from quadrants.library.simt.tile import outer  # noqa: E402  qd.outer(a, b): a rank-1 update of a qd.simt tile
+from quadrants.types.annotations import ref, template
 
 __all__ = [
     "simt", "outer",
-    "kernel", "func", "data_oriented", "template", "ref", "static", "ndrange", "grouped", "loop_config", "types", "math",
+    "kernel", "func", "data_oriented", "template", "ref", "static", "ndrange", "grouped", "loop_config", "types",
     "perf_dispatch", "zero", "one",
     "static_assert", "static_print",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "pow", "abs", "floor",
@@ -73,15 +81,3 @@ __all__ = [
     "QuadrantsCompilationError", "QuadrantsSyntaxError", "QuadrantsTypeError",
     "Struct", "StructField", "dataclass",
 ]
-
-# Upstream's module paths under qd.lang that programs reach as attributes (qd.lang.matrix.Matrix): loaded on
-# first use, since they import the containers, which import this package.
-_COMPAT_SUBMODULES = ("field", "matrix", "_ndrange")
-
-
-def __getattr__(name):
-    if name in _COMPAT_SUBMODULES:
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,8 +2,6 @@
 #
 # _Ndrange is the class of qd.ndrange(...) (builtins.NdRange: bounds, axes=, Python-scope iteration and grouped());
 # GroupedNDRange is what _Ndrange.grouped() and qd.grouped(qd.ndrange(...)) return in Python scope.
-from .builtins import Grouped as GroupedNDRange
-from .builtins import NdRange as _Ndrange
-from .builtins import ndrange
+from quadrants.frontend.builtins import Grouped as GroupedNDRange, NdRange as _Ndrange, ndrange
 
 __all__ = ["ndrange"]

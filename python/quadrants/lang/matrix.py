@@ -2,10 +2,10 @@
 #
 # The classes are quadrants/matrix.py's, field.py's and ndarray.py's. MatrixType is upstream's class of
 # qd.types.vector(...)/qd.types.matrix(...) types, which here is one class for both (lang/types.VectorType).
-from .._swizzles import patterns as _generate_swizzle_patterns
-from ..field import MatrixField
-from ..matrix import Matrix, Vector
-from ..ndarray import MatrixNdarray, VectorNdarray
-from .types import VectorType as MatrixType
+from quadrants.base.swizzles import patterns as _generate_swizzle_patterns
+from quadrants.data.matrix import Matrix, Vector
+from quadrants.data.matrix_field import MatrixField
+from quadrants.data.ndarray import MatrixNdarray, VectorNdarray
+from quadrants.types.annotations import VectorType as MatrixType
 
 __all__ = ["Matrix", "Vector", "MatrixField", "MatrixNdarray", "VectorNdarray"]

@@ -1,8 +1,18 @@
 # python/quadrants/lang/misc.py: upstream's quadrants.lang.misc, as far as programs and upstream's test
 # helpers import from it: the arch names and the queries about what this machine supports.
-from .. import _runtime
-from .._compat_names import amdgpu, arm64, extension, is_arch_supported, is_extension_supported, metal, python, \
-    vulkan, x64  # noqa: F401
+from quadrants.runtime import init as _runtime
+from quadrants.runtime.extensions import (
+    amdgpu,
+    arm64,
+    extension,
+    is_arch_supported,
+    is_extension_enabled,
+    is_extension_supported,
+    metal,
+    python,
+    vulkan,
+    x64,
+)  # noqa: F401
 
 cpu = _runtime.cpu
 cuda = _runtime.cuda
@@ -12,11 +22,6 @@ gpu = _runtime.gpu  # upstream's is a list of GPU archs; qd.init(arch=qd.gpu) pi
 def get_host_arch_list():
     """The host CPU's arch, as a list (what upstream's tests pass to test(arch=...) for host-only tests)."""
     return [_runtime.cpu]
-
-
-def is_extension_enabled(ext):
-    """Whether the current qd.init()'s arch supports qd.extension `ext`."""
-    return is_extension_supported(_runtime.config().arch, ext)
 
 
 __all__ = ["cpu", "cuda", "gpu", "x64", "arm64", "amdgpu", "metal", "vulkan", "python", "extension",

@@ -4,7 +4,7 @@
 # operators added to builtins later are found here too.
 import operator as _operator
 
-from . import builtins as _builtins
+from quadrants.frontend import builtins as _builtins
 
 # Upstream's functions for the binary operators: Python's own, which kernels translate as the operator
 # (calls.py) and which work on Python-scope values as they are.

@@ -1,4 +1,5 @@
 # python/quadrants/lang/struct.py: upstream's import path for struct types (quadrants.lang.struct); see ../struct.py.
-from ..struct import Struct, StructField, StructType, dataclass
+from quadrants.data.struct import Struct, StructType, dataclass
+from quadrants.data.struct_field import StructField
 
 __all__ = ["Struct", "StructField", "StructType", "dataclass"]

@@ -3,7 +3,7 @@ import importlib.util
 import os
 import shutil
 
-from .. import _dtypes
+from quadrants.base import dtypes as _dtypes
 
 
 def has_pytorch():

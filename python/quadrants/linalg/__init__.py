@@ -1,8 +1,8 @@
 # python/quadrants/linalg/__init__.py: qd.linalg: sparse matrices (built by kernels), direct and CG solvers for
 # them, and matrix-free Krylov solvers over fields.
-from .matrix_free import LinearOperator, MatrixFreeBICGSTAB, MatrixFreeCG
-from .sparse_matrix import SparseMatrix, SparseMatrixBuilder
-from .sparse_solver import SparseCG, SparseSolver
+from quadrants.linalg.matrix_free import LinearOperator, MatrixFreeBICGSTAB, MatrixFreeCG
+from quadrants.linalg.sparse_matrix import SparseMatrix, SparseMatrixBuilder
+from quadrants.linalg.sparse_solver import SparseCG, SparseSolver
 
 __all__ = ["LinearOperator", "MatrixFreeBICGSTAB", "MatrixFreeCG", "SparseCG", "SparseMatrix",
            "SparseMatrixBuilder", "SparseSolver"]

@@ -5,11 +5,11 @@
 # scalars of the recurrences (dot products) come back to the host, in f64 whatever the fields' dtype.
 import math
 
-from .. import _dtypes
-from ..field import field
-from ..lang.builtins import grouped
-from ..lang.kernels import kernel
-from ..lang.types import template
+from quadrants.base import dtypes as _dtypes
+from quadrants.data.field_factory import field
+from quadrants.frontend.builtins import grouped
+from quadrants.kernels.kernel import kernel
+from quadrants.types.annotations import template
 
 
 class LinearOperator:

@@ -3,17 +3,17 @@
 #
 # A builder is a data_oriented object holding three triplet ndarrays and a counter; a kernel parameter
 # annotated qd.types.sparse_matrix_builder() is a template, and the frontend turns `builder[i, j] += v`
-# into a call of its `_qd_subscript_iadd` func (lang/stmts.py), which claims a slot with an atomic add.
+# into a call of its `_qd_subscript_iadd` func (frontend/stmts.py), which claims a slot with an atomic add.
 # Triplets past max_num_triplets are counted but not stored; build() then raises rather than drop them.
 # A matrix is host memory in compressed sparse rows (numpy), with duplicates summed as upstream does.
 import numpy as np
 
-from .. import _dtypes
-from ..lang.data_oriented import data_oriented
-from ..lang.kernels import func
-from ..lang.builtins import atomic_add
-from ..lang.errors import QuadrantsRuntimeError
-from ..ndarray import Ndarray, ndarray as make_ndarray
+from quadrants.base import dtypes as _dtypes
+from quadrants.base.errors import QuadrantsRuntimeError
+from quadrants.data.ndarray import Ndarray, ndarray as make_ndarray
+from quadrants.frontend.builtins import atomic_add
+from quadrants.frontend.data_oriented import data_oriented
+from quadrants.frontend.funcs import func
 
 _STORAGE_FORMATS = ("col_major", "row_major")
 

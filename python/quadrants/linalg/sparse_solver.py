@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from .sparse_matrix import SparseMatrix
+from quadrants.linalg.sparse_matrix import SparseMatrix
 
 _SOLVER_TYPES = ("LLT", "LDLT", "LU")
 _ORDERINGS = ("AMD", "COLAMD", "METIS", "NATURAL")

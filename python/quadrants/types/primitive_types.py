@@ -1,5 +1,5 @@
 # python/quadrants/types/primitive_types.py: upstream's qd.types.primitive_types: the dtypes and their sets.
-from .._dtypes import (  # noqa: F401
+from quadrants.base.dtypes import (
     all_types,
     f16,
     f32,

@@ -4,9 +4,9 @@
 # kernel `Tile()` and `Tile.zeros()` give a zero tile, `Tile.eye()` the identity, and a tile has
 # upstream's private methods _load/_store(arr, r0, r1, c0, c1), _load3d/_store3d(arr, b, ...),
 # _ger_sub(a, b) and _trsm(L) besides the public ones (tile.py).
-from .. import builtins as _b
-from ..tile_slices import TileSlice as _TileSliceProxy  # noqa: F401  the deferred a[r0:r1, c0:c1]
-from . import tile as _public
+from quadrants.frontend import builtins as _b
+from quadrants.library.simt import tile as _public
+from quadrants.library.simt.tile_slices import TileSlice as _TileSliceProxy  # noqa: F401  the deferred a[r0:r1, c0:c1]
 
 _tile_cache = {}
 

@@ -1,0 +1,34 @@
+# python/quadrants/frontend/field_address.py: qd.get_addr(f, indices), the address of a field element in a kernel.
+#
+# The IR has no pointers, so the address is folded here: a dense field's storage never moves while it lives
+# (it is allocated once, when placed, and freed only with its SNode tree or by qd.reset(), after which no
+# kernel can use it), so its base address and strides are compile-time constants of the specialization that
+# reads them. The address is base + sum(index * stride in bytes) over the canonical indices, offsets
+# subtracted, as a u64: it follows the memory order of order= and qd.Layout.SOA (field_order.py).
+# The base address differs between processes, so such a kernel is compiled again in each one (the disk
+# cache is keyed by the generated source); this is a debugging and layout-inspection aid, not a hot path.
+from quadrants.frontend.builtins import Builtin, kernel_only
+from quadrants.frontend.ir_builder import Expr
+from quadrants.frontend.sparse_access import FieldRef, _index_parts, shift_indices
+from quadrants.frontend.vector_ops import describe
+
+
+def _get_addr(ops, field, indices):
+    tr = ops.tr
+    if not isinstance(field, FieldRef):
+        raise tr.fail(f"qd.get_addr() takes a field as its first argument, but got {describe(field)}", kind="type")
+    container = field.field
+    if field.pool is not None:  # elsewhere sparse fields keep a dense array beside their activity masks
+        raise tr.fail(f"qd.get_addr(): {container._describe()} lives under a pointer SNode whose cells get memory "
+                      "from a pool as they are activated, so its elements have no fixed address", kind="type")
+    parts = shift_indices(tr, field, _index_parts(tr, indices, field.ndim, "get_addr"))
+    array = container._array
+    itemsize = container.dtype.numpy.itemsize
+    address = Expr(f"(const u64 {array.data_ptr})")  # a vector/matrix field's element starts at its entry 0
+    for part, stride in zip(parts, array.strides):
+        offset = ops.bin("mul", ops.cast("i64", part), Expr(f"(const i64 {stride * itemsize})"))
+        address = ops.bin("add", address, ops.cast("u64", offset))  # a negative offset wraps, as a pointer would
+    return address
+
+
+get_addr = Builtin("get_addr", kernel_only("get_addr"), "composite", impl=_get_addr)

@@ -1,0 +1,121 @@
+# python/quadrants/frontend/funcs.py: @qd.func and @qd.real_func objects: what the translator inlines or calls.
+#
+# A Func holds the Python function and its evaluated annotations; the translator (calls.py, real_functions.py)
+# reads them when a kernel calls it. Kernels (kernels/) are the objects one floor up; the frontend recognizes them
+# by their `_qd_is_kernel` / `_qd_kernel` marks, so that it need not import them.
+import functools
+import inspect
+import types
+
+from quadrants.frontend.source import function_source
+
+
+def _annotations(fn):
+    """The evaluated annotations of `fn` (string annotations are evaluated in its globals)."""
+    result = {}
+    for name, annotation in getattr(fn, "__annotations__", {}).items():
+        if isinstance(annotation, str):
+            try:
+                annotation = eval(annotation, fn.__globals__, _closure_names(fn))  # noqa: S307 - the user's own text
+            except Exception as exc:  # upstream raises QuadrantsSyntaxError for an annotation it cannot use
+                what = "return annotation" if name == "return" else f"annotation of parameter '{name}'"
+                raise _param_error(fn, name, f"The {what} ({annotation!r}) cannot be evaluated: {exc}.",
+                                   "import the type it names, or write the type itself instead of a string.",
+                                   kind="syntax") from None
+        result[name] = annotation
+    return result
+
+
+def _closure_names(fn):
+    names = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            names[name] = cell.cell_contents
+        except ValueError:  # not assigned yet
+            pass
+    return names
+
+
+def _param_error(fn, param_name, message, hint, kind="type"):
+    source = function_source(fn)
+    node = next((a for a in source.tree.args.args if a.arg == param_name), source.tree)
+    return source.error(node, message, hint, kind=kind)
+
+
+def check_annotations(fn):
+    """At decoration, as upstream: every parameter but a method's `self` needs an annotation."""
+    annotations = _annotations(fn)
+    source = function_source(fn)
+    for k, param in enumerate(inspect.signature(fn).parameters.values()):
+        if k == 0 and param.name == "self":
+            continue
+        if param.name not in annotations:
+            node = next((a for a in source.tree.args.args if a.arg == param.name), source.tree)
+            raise source.error(node, f"Parameter '{param.name}' of @qd.real_func '{fn.__name__}' must be type "
+                               "annotated.", "annotate it, e.g. 'x: qd.i32', 'v: qd.math.vec3' or 'f: qd.template()'.",
+                               kind="syntax")
+
+
+class Func:
+    """A @qd.func: inlined into the kernels that call it."""
+
+    is_real = False  # a RealFunc is called, not inlined
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.annotations = _annotations(fn)
+
+    def __get__(self, instance, owner=None):
+        """`obj.helper` of a func method: the func with `obj` as its first argument."""
+        return self if instance is None else BoundFunc(self, instance)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another @qd.func.")
+
+
+class RealFunc(Func):
+    """A @qd.real_func: compiled once per signature into a function the kernel calls (real_functions.py)."""
+
+    is_real = True
+
+    def __init__(self, fn):
+        check_annotations(fn)
+        super().__init__(fn)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"@qd.real_func '{self.fn.__name__}' can only be called from a @qd.kernel or a @qd.func.")
+
+
+class BoundFunc:
+    """A @qd.func method read from an instance (or a CompoundRef to one): a call passes it as `self`."""
+
+    __slots__ = ("func", "instance")
+
+    def __init__(self, func, instance):
+        self.func = func
+        self.instance = instance
+
+    def __call__(self, *args, **kwargs):
+        self.func(*args, **kwargs)  # raises: funcs run only inside kernels
+
+
+def func(fn=None, **options):
+    """Decorates a Python function as a kernel function, inlined where a kernel calls it.
+
+    Also usable as @qd.func(...): is_real_function=True makes it a @qd.real_func (called, not inlined).
+    """
+    unknown = set(options) - {"is_real_function", "requires_top_level"}
+    if unknown:
+        raise TypeError(f"qd.func() got unexpected keyword argument(s) {', '.join(sorted(unknown))}; it accepts "
+                        "is_real_function and requires_top_level.")
+    if fn is None:
+        return functools.partial(func, **options)
+    return RealFunc(fn) if options.get("is_real_function") else Func(fn)
+
+
+def is_kernel(value):
+    """Whether `value` is a kernel (or a kernel method bound to an instance): kernels/kernel.py marks them."""
+    if isinstance(value, types.MethodType):
+        value = value.__func__
+    return getattr(type(value), "_qd_is_kernel", False) or getattr(value, "_qd_kernel", None) is not None

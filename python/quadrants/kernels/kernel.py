@@ -1,0 +1,346 @@
+# python/quadrants/kernels/kernel.py: @qd.kernel: parameters, dispatch to the C++ launcher, errors.
+#
+# A kernel without template or dataclass parameters *is* a `_core.Launcher` (a subclass), so a call
+# converts the arguments in C++ and calls back `compile_fn` only when it meets a new argument
+# specialization (dtype, ndim, element shape, contiguity, writability). Other kernels dispatch in
+# Python first: the template values select an entry, whose launcher takes the regular arguments and
+# the leaves of dataclass and data_oriented arguments (compound_params.py); see Kernel.
+import dataclasses
+import functools
+import pickle
+import warnings
+import weakref
+
+from quadrants.base import registry
+from quadrants.base.errors import QuadrantsRuntimeTypeError, QuadrantsSyntaxError
+from quadrants.data.ndarray import Ndarray
+from quadrants.frontend import templated_floats
+from quadrants.frontend.compound_params import (
+    PlannedLeaves,
+)
+from quadrants.kernels.checkpoint_kernel import CheckpointKernel
+from quadrants.kernels.definition import KernelDefinition
+from quadrants.kernels.dispatch import (
+    identified_objects,
+    make_entry_function,
+    make_kernel_function,
+    make_key_function,
+)
+from quadrants.kernels.pitfalls import warn_about_pitfalls
+from quadrants.runtime import _core, init as _runtime
+from quadrants.types.enums import AutodiffMode
+
+
+class KernelMixin:
+    """The Python-side API that both kinds of kernel objects share."""
+
+    _qd_is_kernel = True  # how the frontend and data_oriented tell a kernel (frontend/funcs.py is_kernel)
+
+    @property
+    def autodiff_mode(self):
+        """Upstream's kernel.autodiff_mode: AutodiffMode.VALIDATION while a qd.ad.Tape(validation=True) records
+        the kernel, else NONE (imported here: quadrants.types imports this package)."""
+        return getattr(self, "_qd_autodiff_mode", AutodiffMode.NONE)
+
+    @autodiff_mode.setter
+    def autodiff_mode(self, mode):
+        self._qd_autodiff_mode = mode
+
+    def __reduce__(self):
+        # By reference, as pickle treats functions: the unpickling process imports the kernel's module and
+        # takes the kernel from it, so workers (spawn pools, torch.multiprocessing, Ray, Dask) compile their
+        # own copy, or load it from the shared disk cache. pickle checks that the name leads back here.
+        if "<locals>" in self.__qualname__:
+            raise pickle.PicklingError(
+                f"Kernel '{self.__qualname__}' cannot be pickled: it is defined inside a function, so another "
+                f"process cannot import it by name. Define it at the top level of module '{self.__module__}'.")
+        return self.__qualname__
+
+    def export_ir(self, *example_args):
+        """The IR text of the specialization that these example arguments select, for C++ programs.
+
+        Compile it with qd::compile_kernel and run it with qd::launch_kernel (include/quadrants/launch.h).
+        Template arguments are baked in; fields the kernel uses become extra array parameters at the end.
+        """
+        definition = self.definition
+        if len(example_args) != len(definition.params):
+            raise TypeError(f"export_ir() needs one example argument per parameter of '{self.fn.__name__}' "
+                            f"({len(definition.params)}), but got {len(example_args)}.")
+        translation, _, _ = definition.discover(example_args, definition.slot_values(example_args))
+        return translation[0]
+
+    def ir(self, spec, template_values=()):
+        """The IR text for one specialization (see _core.Launcher for the spec format), for tests and debugging.
+
+        template_values: one per template parameter, in order; kernels with dataclass parameters need
+        export_ir(), which reads the members from example arguments.
+        """
+        definition = self.definition
+        return definition.translate(spec, definition.template_values_by_path(template_values))[0]
+
+    def grad(self, *args):
+        """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
+        the fields and ndarrays it writes flows back into the .grad of those it reads."""
+        return registry.get("kernel_grad")(self, args)  # autodiff (ad/_adjoint.py) sits above kernels
+
+    @property
+    def params(self):
+        return self.definition.params
+
+    @property
+    def runtime_positions(self):
+        return self.definition.runtime_positions
+
+
+def _make_fast_kernel_class():
+    class FastKernel(KernelMixin, _core.Launcher):
+        """A kernel without template parameters: calling it runs the C++ launcher with no Python in between.
+
+        Positional arguments only; qd.reset()/qd.init() drop its compiled specializations through
+        `_release`, so the next call compiles again under the new configuration.
+        """
+
+        def __init__(self, definition):
+            self.definition = definition
+            self.fn = definition.fn
+            functools.update_wrapper(self, definition.fn)
+            compile_fn = functools.partial(_fast_compile, weakref.ref(self))
+            _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn,
+                                    result_fn=definition.result_fn)
+
+        def _release(self):
+            self.clear()
+
+    return FastKernel
+
+
+def _fast_compile(kernel_ref, spec, args):
+    kernel = kernel_ref()
+    _runtime.track(kernel)  # reset() empties the tracked set, so every compile registers again
+    warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
+    return kernel.definition.compile(kernel, spec, ())
+
+
+class Kernel(KernelMixin):
+    """A kernel dispatched in Python: template, dataclass and `int`/`float` parameters.
+
+    Users call `self.function`, generated with the kernel's own signature (kernel_dispatch.py). Each
+    distinct combination of template values (numbers by value, objects by identity) has an entry: a
+    generated function that calls the entry's launcher with the regular arguments and the leaves read
+    from dataclass and data_oriented arguments. An entry lives as long as the objects its key names
+    (as long as the kernel for objects without weak references), so an id() in a key is never
+    reused by another object while its entry exists.
+    """
+
+    def __init__(self, definition):
+        self.definition = definition
+        self.fn = definition.fn
+        self._instances = {}  # template key -> entry; cleared, never replaced: the function holds its .get
+        names = [p.name for p in definition.params]
+        cached = definition.cached_struct_keys()
+        self._key_of = make_key_function(names, definition.template_slots, cached)
+        function = make_kernel_function(self.fn.__name__, names, definition.template_slots, self._instances.get,
+                                        self._miss, self._retry, self.definition.check_struct_arguments, cached)
+        functools.update_wrapper(function, self.fn)
+        function.__defaults__ = self.fn.__defaults__
+        for attr in ("definition", "fn", "ir", "export_ir", "grad", "params", "runtime_positions"):
+            setattr(function, attr, getattr(self, attr))
+        function._qd_kernel = self
+        self.function = function
+
+    def _release(self):
+        """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
+        self._instances.clear()
+
+    def _retry(self, key, args):
+        """A new specialization read a leaf the entry's launcher does not take: discover the leaves again."""
+        self._instances.pop(key, None)
+        return self.function(*args)
+
+    def _miss(self, key, args):
+        """The entry for a template key met for the first time (or since qd.reset())."""
+        if _kernels_skipped():
+            return _skip_call  # tracing fake tensors (qd.torch_op): no entry, nothing read from the arguments
+        _runtime.config()  # initializes on first use
+        _runtime.track(self)  # reset() and init() call _release
+        definition = self.definition
+        if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
+                or definition.reads_twins):
+            entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
+        else:
+            entry = self._discover(key, args)
+
+        entry = self._instances[key] = registry.get("wrap_kernel_entry")(self, entry)  # records calls under a qd.ad.Tape
+        return entry
+
+    def _discover(self, key, args):
+        """An entry translated with this call's arguments; it dies with the objects its key names."""
+        definition = self.definition
+        if definition.has_self and not getattr(type(args[0]), "_data_oriented", False):
+            code = self.fn.__code__
+            raise QuadrantsSyntaxError(
+                f"Kernel method '{self.fn.__qualname__}' was called on a {type(args[0]).__qualname__}, "
+                "which is not a @qd.data_oriented class.", code.co_filename, code.co_firstlineno,
+                hint=f"decorate class {type(args[0]).__qualname__} with @qd.data_oriented.")
+        for k in definition.template_positions:
+            # As upstream, a kernel takes an ndarray as a runtime argument, never baked in as a template.
+            if isinstance(args[k], Ndarray):
+                raise QuadrantsRuntimeTypeError(
+                    f"Ndarray shouldn't be passed in via `qd.template()`: kernel '{self.fn.__name__}' parameter "
+                    f"'{definition.params[k].name}' got a qd.ndarray; annotate it qd.types.ndarray() (or qd.Tensor) "
+                    "so that the array is passed at each call.")
+            if dataclasses.is_dataclass(args[k]) and not getattr(type(args[k]), "_data_oriented", False):
+                warnings.warn(f"Kernel '{self.fn.__name__}' got a {type(args[k]).__qualname__} dataclass instance "
+                              f"for the qd.template-annotated kernel parameter '{definition.params[k].name}', which "
+                              "upstream Quadrants deprecates; annotate the parameter with the dataclass type instead.",
+                              DeprecationWarning, stacklevel=4)
+        if templated_floats.enabled():
+            templated_floats.check_template_arguments(self.fn.__name__, definition.params,
+                                                      definition.template_positions, args)
+        values = definition.slot_values(args)
+        translation, regular, leaves = definition.discover(args, values)
+        entry = self._make_entry(translation, regular, leaves, values)
+        kept = []
+        for obj in identified_objects(tuple(values.values()), []):
+            try:
+                weakref.finalize(obj, self._instances.pop, key, None)
+            except TypeError:  # no weak references: the entry keeps the object alive instead
+                kept.append(obj)
+        entry._kept = kept
+        return entry
+
+    def _make_entry(self, translation, regular, leaves, values):
+        """A launcher for the discovered leaves, and the generated function that calls it."""
+        definition = self.definition
+        name = self.fn.__name__
+        plan = leaves.plan
+        entries = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
+        pending = {tuple(regular) + tuple(leaves.specs): translation}  # the first compile reuses discovery's IR
+        held = _HeldValues(values)
+        holder = []
+
+        def compile_fn(spec, flat_args):
+            warn_about_pitfalls(name, entries, spec, flat_args, stacklevel=5)
+            found = pending.pop(spec, None)
+            pending.clear()
+            if found is None:
+                n = len(regular)
+                found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
+            return definition.compile_translation(holder[0], found)
+
+        launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn)
+        holder.append(launcher)
+        roots = {p.name: k for k, p in enumerate(definition.params)}
+        return make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
+
+    def _make_launcher(self, template_values):
+        definition = self.definition
+        holder = []
+
+        def compile_fn(spec, args):
+            warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
+            return definition.compile(holder[0], spec, template_values)
+
+        launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
+                                  result_fn=definition.result_fn)
+        holder.append(launcher)
+        return launcher
+
+
+class _NotSkipped(Exception):
+    pass
+
+
+def _raise_not_skipped(spec, args):
+    raise _NotSkipped
+
+
+_skip_probe = None
+
+
+def _kernels_skipped():
+    """Whether kernels are skipped on this thread (torch_op's fake mode, see torch_ops.py).
+
+    A launcher returns before anything else while they are; otherwise this argument-less one calls
+    its compile_fn, which raises. Only asked on a miss, never per call.
+    """
+    global _skip_probe
+
+    if _skip_probe is None:
+        _skip_probe = _core.Launcher("_qd_skip_probe", [], _raise_not_skipped)
+    try:
+        _skip_probe()
+    except _NotSkipped:
+        return False
+    return True
+
+
+def _skip_call(*args):
+    return None
+
+
+class _HeldValues:
+    """An entry's template values for later compiles: objects weakly (the entry dies with them), the rest as is."""
+
+    def __init__(self, values):
+        self._items = []
+        for path, value in values.items():
+            try:
+                self._items.append((path, weakref.ref(value), True))
+            except TypeError:
+                self._items.append((path, value, False))
+
+    def values(self):
+        return {path: (ref() if weak else ref) for path, ref, weak in self._items}
+
+
+_fast_kernel_class = None
+
+# Upstream's options. Compiled kernels are always cached on disk (fastcache, pure), and launches are not
+# captured into CUDA graphs (graph, gpu_graph); graph=True (gpu_graph, its old name) allows qd.graph constructs
+# in the kernel, and checkpoints=True qd.checkpoint yield/resume (checkpoint_kernel.py).
+_ACCEPTED_KERNEL_OPTIONS = frozenset({"fastcache", "pure", "graph", "gpu_graph", "checkpoints"})
+
+
+def kernel(fn=None, **options):
+    """Decorates a Python function as a kernel, compiled on its first call for each argument specialization.
+
+    Also usable as @qd.kernel(graph=True): upstream's options are accepted; graph=True allows qd.graph
+    sections, the others change nothing here.
+    """
+    unknown = set(options) - _ACCEPTED_KERNEL_OPTIONS
+    if unknown:
+        raise TypeError(f"qd.kernel() got unexpected keyword argument(s) {', '.join(sorted(unknown))}; it accepts "
+                        f"{', '.join(sorted(_ACCEPTED_KERNEL_OPTIONS))}.")
+    if fn is None:
+        return functools.partial(kernel, **options)
+    if options.get("checkpoints") and not (options.get("graph") or options.get("gpu_graph")):
+        code = fn.__code__
+        raise QuadrantsSyntaxError(f"@qd.kernel(checkpoints=True) requires graph=True (kernel '{fn.__name__}')",
+                                   code.co_filename, code.co_firstlineno,
+                                   hint="write @qd.kernel(graph=True, checkpoints=True).")
+    global _fast_kernel_class
+    definition = KernelDefinition(fn, options)
+    if definition.needs_python_dispatch:
+        compiled = Kernel(definition).function
+    else:
+        if _fast_kernel_class is None:
+            _fast_kernel_class = _make_fast_kernel_class()
+        compiled = _fast_kernel_class(definition)
+    return CheckpointKernel(compiled, definition) if options.get("checkpoints") else compiled
+
+
+_pure_warned = False
+
+
+def pure(fn):
+    """@qd.pure: upstream's deprecated spelling of @qd.kernel(fastcache=True). Every kernel is cached on disk
+    here, so it returns the kernel unchanged (after a one-time DeprecationWarning, as upstream warns)."""
+    global _pure_warned
+    if not callable(fn):
+        raise TypeError(f"@qd.pure decorates a kernel, but got {type(fn).__name__}.")
+    if not _pure_warned:
+        _pure_warned = True
+        warnings.warn("@qd.pure is deprecated; use @qd.kernel(fastcache=True) (upstream removes it in v4.0.0).",
+                      DeprecationWarning, stacklevel=2)
+    return fn

@@ -1,0 +1,153 @@
+# python/quadrants/runtime/program.py: the runtime object upstream programs reach through quadrants.lang.impl.
+#
+# Genesis and upstream's tests use: get_runtime() (its default dtypes, materialize/clear, prog.synchronize),
+# current_cfg(), get_max_shared_memory_bytes() and get_cuda_compute_capability(). The rest of upstream's
+# impl is the internals of its own frontend and has no counterpart here.
+from quadrants.base import dtypes as _dtypes, registry
+from quadrants.runtime import _core, init as _runtime
+
+
+class _Program:
+    """What `get_runtime().prog` offers: the configuration and a device synchronization."""
+
+    def config(self):
+        return current_cfg()
+
+    def synchronize(self):
+        _runtime.sync()
+
+    def get_num_offloaded_tasks_on_last_call(self):
+        """The tasks of the kernel launched last: its top-level parallel loops and the runs of top-level
+        statements between them (on CUDA, one GPU kernel launch each)."""
+        return _core.last_launch_tasks()
+
+    # Upstream replays graph=True kernels as CUDA graphs and reports on its graph cache. quadrants captures no
+    # graphs on any backend (a graph kernel launches task by task), so the cache is always empty and unused.
+    def get_graph_cache_size(self):
+        return 0
+
+    def get_graph_cache_used_on_last_call(self):
+        return False
+
+    def get_graph_num_nodes_on_last_call(self):
+        return 0
+
+    def _get_num_ndarrays(self):
+        """How many qd.ndarray()s are alive (qd.reset() releases them all)."""
+        return sum(getattr(c, "_kind", None) == "ndarray" for c in list(_runtime._live_arrays))
+
+
+class PyQuadrants:
+    """The runtime object upstream keeps per qd.init(); here one instance for the process.
+
+    materialize() runs before a kernel compiles and before a container is created, when containers or
+    kernels appeared since the last run (see _runtime.config()); clear() runs on qd.reset(). Both do no
+    work of their own, since quadrants allocates each container when it is created; they exist so that
+    applications can wrap them (`impl.PyQuadrants.materialize = wrapper`), as Genesis does.
+    """
+
+    def __init__(self):
+        self.materialized = False
+        self.prog = _Program()
+
+    def materialize(self):
+        self.materialized = True
+
+    def clear(self):
+        self.materialized = False
+
+    def sync(self):
+        self.materialize()
+        _runtime.sync()
+
+    def get_num_compiled_functions(self):
+        """How many kernel specializations were compiled since qd.init() (one per kernel and argument
+        signature; a disk cache hit counts, as upstream counts a kernel loaded from its offline cache)."""
+        return _runtime.config().compiled_functions
+
+    # default_fp/default_ip can be reassigned after qd.init(), as upstream allows: kernels compiled
+    # afterwards read them (those compiled before keep theirs).
+    @property
+    def default_fp(self):
+        return _runtime.config().default_fp
+
+    @default_fp.setter
+    def default_fp(self, dtype):
+        _set_default_type("default_fp", dtype, _dtypes.is_real)
+
+    @property
+    def default_ip(self):
+        return _runtime.config().default_ip
+
+    @default_ip.setter
+    def default_ip(self, dtype):
+        _set_default_type("default_ip", dtype, _dtypes.is_integral)
+
+    @property
+    def default_up(self):
+        return current_cfg().default_up
+
+
+def _set_default_type(what, dtype, accepts):
+    """get_runtime().default_fp/default_ip = dtype: the current configuration and qd.cfg take it."""
+    try:
+        resolved = _dtypes.to_dtype(dtype)
+    except TypeError:
+        resolved = None
+    if resolved is None or not accepts(resolved):
+        kind = "a floating-point" if what == "default_fp" else "an integer"
+        raise ValueError(f"get_runtime().{what} = ... expects {kind} dtype, but got {dtype!r}.")
+    config = _runtime.config()
+    setattr(config, what, resolved)
+    config.options._values[what] = resolved  # qd.cfg is read-only to users; this is the runtime itself
+    if what == "default_ip":
+        config.options._values["default_up"] = _dtypes.u64 if resolved.numpy.itemsize == 8 else _dtypes.u32
+
+
+_pyquadrants = PyQuadrants()
+# qd.reset() and materialization call through the object, so methods that programs put on the class run.
+registry.on_reset(lambda: _pyquadrants.clear())
+registry.provide("materialize", lambda: _pyquadrants.materialize())
+
+
+def get_runtime():
+    """The process's PyQuadrants."""
+    return _pyquadrants
+
+
+def current_cfg():
+    """qd.cfg: the configuration of the current qd.init() (initializing with defaults on first use)."""
+    return _runtime.config().options
+
+
+def reset():
+    _runtime.reset()
+
+
+def get_cuda_compute_capability():
+    """The compute capability of the CUDA device in use, as upstream's integer (8.6 -> 86)."""
+    config = _runtime.config()
+    if not config.is_cuda:
+        raise RuntimeError("get_cuda_compute_capability() needs qd.init(arch=qd.cuda); the current arch is "
+                           f"{config.arch!r}.")
+    major, minor = config.cuda_properties["compute_capability"]
+    return major * 10 + minor
+
+
+# The shared memory every CUDA device since compute capability 2.0 gives a block without opting in.
+_CUDA_STATIC_SHARED_MEMORY_BYTES = 48 * 1024
+
+
+def get_max_shared_memory_bytes(*, is_lowerbound_ok):
+    """Shared memory per block: 0 on the CPU; on CUDA, the 48 KiB every device gives a block.
+
+    quadrants does not query the opt-in maximum, so on CUDA only a lower bound is known; without
+    is_lowerbound_ok that is a RuntimeError.
+    """
+    config = _runtime.config()
+    if not config.is_cuda:
+        return 0
+    if is_lowerbound_ok:
+        return _CUDA_STATIC_SHARED_MEMORY_BYTES
+    raise RuntimeError("get_max_shared_memory_bytes(is_lowerbound_ok=False): quadrants knows only a lower bound "
+                       "for CUDA devices (48 KiB); pass is_lowerbound_ok=True to use it.")
