@@ -5,7 +5,7 @@
 #   python scripts/programs_check.py --live          # ours against quadrants 1.3.3 run now (same inputs)
 #   python scripts/programs_check.py --update-references   # remake tests/programs/references/ on 1.3.3
 #   python scripts/programs_check.py --calibrate     # 1.3.3 against its stored self: fast_math off,
-#                                                    # 1 and 4 threads, random_seed=1; prints ratios
+#                                                    # 1 and 4 threads, random_seed=1,2,3; prints ratios
 #   options: --programs mpm88,fem99 (names or paths), --reference-python PY (default
 #            /work/venvs/q133/bin/python), --python PY (ours; default this interpreter), --arch cuda,
 #            --timeout S, --jobs N
@@ -23,15 +23,25 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "programs"))
 
+import numpy as np  # noqa: E402
+
 import compare  # noqa: E402
 import manifest  # noqa: E402
 
 DEFAULT_REFERENCE_PYTHON = "/work/venvs/q133/bin/python"
 # The perturbations 1.3.3 is measured under: IEEE math instead of its default fast math; thread counts
-# that change the order of atomic float sums and which thread draws which qd.random() number; and
-# another random seed, which gives the spread of a program's statistics over its random starts.
+# that change the order of atomic float sums and which thread draws which qd.random() number; and three
+# other random seeds, which give the spread of a program's statistics over its random starts.
 PERTURBATIONS = [("fast_math=False", {"fast_math": False}), ("1 thread", {"threads": 1}),
-                 ("4 threads", {"threads": 4}), ("random_seed=1", {"random_seed": 1})]
+                 ("4 threads", {"threads": 4})] + [(f"random_seed={seed}", {"random_seed": seed})
+                                                   for seed in (1, 2, 3)]
+
+
+def draws_random_numbers(program):
+    """Whether the program calls qd.random()/qd.randn(): only then can a random seed change its result."""
+    with open(os.path.join(REPO, "tests", "programs", program.path)) as source:
+        text = source.read()
+    return "qd.random(" in text or "qd.randn(" in text
 
 
 def select(names):
@@ -46,14 +56,20 @@ def select(names):
     return chosen
 
 
-def run(program, python, side, workdir, timeout, **options):
-    """Runs `program` on `python`; returns (arrays, None) or (None, error text). `side` names the .npz."""
+def run(program, python, side, workdir, timeout, reuse=False, **options):
+    """Runs `program` on `python`; returns (arrays, None) or (None, error text). `side` names the .npz, which
+    is kept with the compared stdout in it; with `reuse`, a kept one is read instead of running again."""
     tag = "_".join(f"{key}-{value}" for key, value in sorted(options.items())) or "default"
     out = os.path.join(workdir, f"{program.name.replace('/', '__')}.{side}.{tag}.npz")
+    kept = out[:-4] + ".kept.npz"
+    if reuse and os.path.exists(kept):
+        return compare.load_arrays(kept), None
     try:
-        return compare.run_program(program, out, python=python, timeout=timeout, **options), None
+        arrays = compare.run_program(program, out, python=python, timeout=timeout, **options)
     except Exception as error:  # a failing program is a result to report, not a reason to stop
         return None, str(error)
+    np.savez(kept, **arrays)
+    return arrays, None
 
 
 def report(label, program, rows, error):
@@ -83,6 +99,8 @@ def main():
     parser.add_argument("--perturbations", default="", help="with --calibrate: labels to run, comma-separated "
                         "(default: all of " + ", ".join(label for label, _ in PERTURBATIONS) + ")")
     parser.add_argument("--keep", default="", help="a folder to keep every run's .npz in (default: none kept)")
+    parser.add_argument("--reuse", action="store_true", help="with --keep: read runs kept there instead of "
+                        "running them again (to recompute ratios after changing manifest.py)")
     args = parser.parse_args()
     programs = select(args.programs)
     needs_reference = args.live or args.update_references or args.calibrate
@@ -103,7 +121,10 @@ def main():
             for label, options in PERTURBATIONS:
                 if args.perturbations and label not in args.perturbations.split(","):
                     continue
-                arrays, error = run(program, args.reference_python, "1.3.3", workdir, args.timeout, **options)
+                if "random_seed" in options and not draws_random_numbers(program):
+                    continue
+                arrays, error = run(program, args.reference_python, "1.3.3", workdir, args.timeout, args.reuse,
+                                    **options)
                 rows = compare.compare(program, arrays, reference) if error is None else None
                 lines_ok.append(report(f"1.3.3 {label}", program, rows, error))
                 if rows:

@@ -2,7 +2,8 @@
 # samples.
 # Adapted from Taichi's python/taichi/examples/rendering/cornell_box.py (Apache-2.0, the Taichi authors; see
 # ../NOTICE). Changed: taichi -> quadrants; 512 -> 64 pixels square; the GGUI window replaced by 16 frames;
-# the image saved. pylint: disable=W0622,W0621,W0401
+# the image saved.
+# pylint: disable=W0622,W0621,W0401
 import os
 
 import numpy as np

@@ -1,7 +1,9 @@
 # tests/programs/taichi/game_of_life.py: Conway's game of life on 64x64 from a random start.
 # Adapted from Taichi's python/taichi/examples/simulation/game_of_life.py (Apache-2.0, the Taichi authors;
 # see ../NOTICE). Changed: taichi -> quadrants; the GUI and its mouse editing replaced by 50 steps; alive
-# and count saved. Game of Life written in 100 lines of Taichi In memory of John Horton Conway (1937 - 2020)
+# and count saved.
+# Game of Life written in 100 lines of Taichi
+# In memory of John Horton Conway (1937 - 2020)
 
 import os
 

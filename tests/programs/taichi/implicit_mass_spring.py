@@ -2,7 +2,8 @@
 # SparseSolver.
 # Adapted from Taichi's python/taichi/examples/simulation/implicit_mass_spring.py (Apache-2.0, the Taichi
 # authors; see ../NOTICE). Changed: taichi -> quadrants; the GUI/GGUI loops replaced by 20 steps; pos and
-# vel saved. https://www.cs.cmu.edu/~baraff/papers/sig98.pdf
+# vel saved.
+# https://www.cs.cmu.edu/~baraff/papers/sig98.pdf
 import argparse
 import os
 

@@ -2,8 +2,10 @@
 # data_oriented class.
 # Adapted from Taichi's python/taichi/examples/simulation/karman_vortex_street.py (Apache-2.0, the Taichi
 # authors; see ../NOTICE). Changed: taichi -> quadrants; 801x201 -> 201x51 (cylinder scaled); the GUI and
-# colormaps replaced by 400 steps; vel and rho saved. Fluid solver based on lattice boltzmann method using
-# taichi language Author : Wang (hietwll@gmail.com) Original code at https://github.com/hietwll/LBM_Taichi
+# colormaps replaced by 400 steps; vel and rho saved.
+# Fluid solver based on lattice boltzmann method using taichi language
+# Author : Wang (hietwll@gmail.com)
+# Original code at https://github.com/hietwll/LBM_Taichi
 
 import os
 

@@ -2,8 +2,10 @@
 # kernel calls.
 # Adapted from Taichi's python/taichi/examples/simulation/mass_spring_game.py (Apache-2.0, the Taichi
 # authors; see ../NOTICE). Changed: taichi -> quadrants; the mouse clicks replaced by fixed
-# new_particle/attract calls, 60 frames; state saved. Tutorials (Chinese): -
-# https://www.bilibili.com/video/BV1UK4y177iH - https://www.bilibili.com/video/BV1DK411A771
+# new_particle/attract calls, 60 frames; state saved.
+# Tutorials (Chinese):
+# - https://www.bilibili.com/video/BV1UK4y177iH
+# - https://www.bilibili.com/video/BV1DK411A771
 
 import os
 

@@ -1,7 +1,8 @@
 # tests/programs/taichi/mgpcg.py: multigrid-preconditioned CG for a 3-D Poisson problem on pointer SNodes.
 # Adapted from Taichi's python/taichi/examples/algorithm/mgpcg.py (Apache-2.0, the Taichi authors; see
 # ../NOTICE). Changed: taichi -> quadrants; N 128 -> 64; the GUI removed; parts of x, the image and the
-# residuals saved. Solve Poisson's equation on an NxN grid using MGPCG
+# residuals saved.
+# Solve Poisson's equation on an NxN grid using MGPCG
 import os
 
 import numpy as np

@@ -1,7 +1,8 @@
 # tests/programs/taichi/mpm88.py: MLS-MPM in 88 lines: 8192 particles of an elastic block, 200 substeps.
 # Adapted from Taichi's python/taichi/examples/simulation/mpm88.py (Apache-2.0, the Taichi authors; see
 # ../NOTICE). Changed: taichi -> quadrants; the GUI loop replaced by 4 frames of 50 substeps; x, v and J
-# saved. MPM-MLS in 88 lines of Taichi code, originally created by @yuanming-hu
+# saved.
+# MPM-MLS in 88 lines of Taichi code, originally created by @yuanming-hu
 import os
 
 import numpy as np

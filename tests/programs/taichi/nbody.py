@@ -1,7 +1,8 @@
 # tests/programs/taichi/nbody.py: a 2-D galaxy of N bodies, all pairs, symplectic Euler.
 # Adapted from Taichi's python/taichi/examples/simulation/nbody.py (Apache-2.0, the Taichi authors; see
 # ../NOTICE). Changed: taichi -> quadrants; N 3000 -> 500; the GUI loop replaced by 20 frames; pos and vel
-# saved. Authored by Tiantian Liu, Taichi Graphics.
+# saved.
+# Authored by Tiantian Liu, Taichi Graphics.
 import math
 import os
 

@@ -2,9 +2,10 @@
 # particles.
 # Adapted from Taichi's python/taichi/examples/simulation/two_stream_instability.py (Apache-2.0, the Taichi
 # authors; see ../NOTICE). Changed: taichi -> quadrants; the GUI loop replaced by 30 frames; x, v, rho and e
-# saved. Authored by Luhuai Jiao This is a 1D simulation of "two-stream instability" in Plasma Physicis.
-# Some settings of the grids and particles are taken from "Introduction to Computational Plasma
-# Physics"(ISBN: 9787030563675)
+# saved.
+# Authored by Luhuai Jiao
+# This is a 1D simulation of "two-stream instability" in Plasma Physicis.
+# Some settings of the grids and particles are taken from "Introduction to Computational Plasma Physics"(ISBN: 9787030563675)
 
 import os
 

@@ -1,7 +1,8 @@
 # tests/programs/taichi/vortex_rings.py: four point vortices (leapfrogging rings) advecting tracers (RK3).
 # Adapted from Taichi's python/taichi/examples/simulation/vortex_rings.py (Apache-2.0, the Taichi authors;
 # see ../NOTICE). Changed: taichi -> quadrants; 200000 -> 20000 tracers; the GUI loop replaced by 50 frames;
-# state saved. C++ reference and tutorial (Chinese): https://zhuanlan.zhihu.com/p/26882619
+# state saved.
+# C++ reference and tutorial (Chinese): https://zhuanlan.zhihu.com/p/26882619
 import math
 import os
 

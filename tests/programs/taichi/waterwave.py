@@ -2,7 +2,8 @@
 # 128x128.
 # Adapted from Taichi's python/taichi/examples/simulation/waterwave.py (Apache-2.0, the Taichi authors; see
 # ../NOTICE). Changed: taichi -> quadrants; 512 -> 128; the mouse replaced by three create_wave calls, 120
-# frames; state saved. Water wave effect partially based on shallow water equations
+# frames; state saved.
+# Water wave effect partially based on shallow water equations
 # https://en.wikipedia.org/wiki/Shallow_water_equations#Non-conservative_form
 
 import os
