@@ -353,13 +353,13 @@ def run_all(names, horizons, json_path):
             results[name] = {"scene": name, "status": "FAIL", "error": [f"child process ended with {code}, no record"]}
             print(f"FAIL {name}: child process ended with {code} (crash or timeout), no record", flush=True)
         results[name]["wall_s"] = round(wall, 1)
+        if json_path:  # after every scene, so that an interrupted run keeps the scenes it finished
+            with open(json_path, "w") as f:
+                json.dump({"quadrants": getattr(quadrants, "__version__", "?"),
+                           "fast_math": os.environ.get("GENESIS_SCENES_FAST_MATH", "1") != "0",
+                           "threads": os.environ.get("QD_NUM_THREADS", "1"), "scenes": results}, f)
     passed = [n for n in names if results[n]["status"] == "PASS"]
     print(f"{len(passed)} passed, {len(names) - len(passed)} failed")
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump({"quadrants": getattr(quadrants, "__version__", "?"),
-                       "fast_math": os.environ.get("GENESIS_SCENES_FAST_MATH", "1") != "0",
-                       "threads": os.environ.get("QD_NUM_THREADS", "1"), "scenes": results}, f)
     return 0 if len(passed) == len(names) else 1
 
 

@@ -14,7 +14,9 @@ Per scene and repetition, each implementation runs twice in fresh processes (ben
 with every cache empty (a new temporary XDG_CACHE_HOME, which holds our kernel cache, 1.3.3's offline cache and
 fastcache, and Genesis' own caches; QD_CACHE_DIR, QD_OFFLINE_CACHE_FILE_PATH and GS_CACHE_FILE_PATH are unset so
 nothing overrides it; NUMBA_CACHE_DIR points into it too), then again with the caches that run left ("warm"). The two
-implementations alternate which goes first, by scene and by repetition. The table shows medians over repetitions;
+implementations alternate which goes first, by scene and by repetition. --genesis-cache warm keeps Genesis' own
+caches (and numba's) filled for every run, so that the cold figures are the kernel caches' alone: on a cold rigid
+build, numba compiling Genesis' mesh helpers took as long as our kernel compiles (docs/genesis_profile.md). The table shows medians over repetitions;
 the JSON keeps every sample, the load average before each run and each run's CPU seconds (compilers included).
 """
 import argparse
@@ -39,10 +41,13 @@ CACHE_VARIABLES = ("QD_CACHE_DIR", "QD_OFFLINE_CACHE_FILE_PATH", "GS_CACHE_FILE_
                    "XDG_CACHE_HOME", "PYTHONPATH", "PYTHONHOME")
 
 
-def child_environment(cache_root):
+def child_environment(cache_root, genesis_cache=None):
+    """Every cache under cache_root; with genesis_cache, Genesis' own (its folder and numba's) there instead."""
     env = {k: v for k, v in os.environ.items() if k not in CACHE_VARIABLES}
     env["XDG_CACHE_HOME"] = os.path.join(cache_root, "xdg")
-    env["NUMBA_CACHE_DIR"] = os.path.join(cache_root, "numba")
+    env["NUMBA_CACHE_DIR"] = os.path.join(genesis_cache or cache_root, "numba")
+    if genesis_cache:
+        env["GS_CACHE_FILE_PATH"] = os.path.join(genesis_cache, "genesis")
     return env
 
 
@@ -68,7 +73,7 @@ def run_child(python, scene, cache_root, args):
                "--steps", str(args.steps), "--step-seconds", str(args.step_seconds), "--json", out]
     load = os.getloadavg()[0]
     started = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=cache_root, env=child_environment(cache_root),
+    proc = subprocess.Popen(command, cwd=cache_root, env=child_environment(cache_root, args.genesis_cache_dir),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         output, _ = proc.communicate(timeout=CHILD_TIMEOUT_S)
@@ -116,9 +121,17 @@ def run(args):
     pythons = {"ours": venv_python("GENESIS_VENV", os.path.join(REPO, "build", "genesis-venv")),
                "ref": venv_python("GENESIS_REF_VENV", os.path.join(REPO, "build", "genesis-ref-venv"))}
     results = {"command": " ".join([os.path.relpath(sys.argv[0], REPO)] + sys.argv[1:]), "started": time.ctime(),
-               "machine": machine_description(), "pythons": pythons, "runs": {}}
+               "machine": machine_description(), "pythons": pythons, "genesis_cache": args.genesis_cache, "runs": {}}
+    args.genesis_cache_dir = None
+    if args.genesis_cache == "warm":
+        args.genesis_cache_dir = tempfile.mkdtemp(prefix="genesis-bench-own-cache-")
     for index, scene in enumerate(args.scenes):
         results["runs"][scene] = {"ours": [], "ref": []}
+        if args.genesis_cache_dir:  # an untimed run fills Genesis' own caches (meshes, SDFs, numba) for this scene
+            print(f"{scene}: filling Genesis' own caches (untimed)", flush=True)
+            root = tempfile.mkdtemp(prefix="genesis-bench-prime-")
+            run_child(pythons["ours"], scene, root, args)
+            shutil.rmtree(root, ignore_errors=True)
         for rep in range(args.reps):
             order = ("ours", "ref") if (index + rep) % 2 == 0 else ("ref", "ours")
             print(f"{scene}, repetition {rep + 1}/{args.reps}, {order[0]} first", flush=True)
@@ -126,6 +139,8 @@ def run(args):
                 results["runs"][scene][name].append(run_pair(name, pythons[name], scene, args))
             if args.json:  # after every repetition, so an interrupted run keeps what it measured
                 save(results, args.json)
+    if args.genesis_cache_dir:
+        shutil.rmtree(args.genesis_cache_dir, ignore_errors=True)
     results["finished"] = time.ctime()
     results["load_after"] = os.getloadavg()
     return results
@@ -227,6 +242,10 @@ def main():
     parser.add_argument("--steps", type=int, default=50, help="timed steady steps, at most (default 50)")
     parser.add_argument("--step-seconds", type=float, default=10.0,
                         help="and at most about this many seconds of them (default 10)")
+    parser.add_argument("--genesis-cache", choices=("cold", "warm"), default="cold",
+                        help="Genesis' own caches (processed meshes, SDFs, numba's compiled helpers) empty in the cold "
+                        "runs as the kernel caches (default), or filled by an untimed run first: the cold figures "
+                        "then time the kernel caches alone")
     parser.add_argument("--json", help="write every sample here")
     parser.add_argument("--table", metavar="JSON", help="print the table of a saved run and stop")
     args = parser.parse_args()

@@ -60,6 +60,7 @@ class Recorder:
         self.frontend = collections.defaultdict(float)  # phase -> seconds in translate
         self.frontend_cpu = collections.defaultdict(float)  # phase -> CPU seconds in translate
         self.translations = collections.Counter()
+        self.last_translation_cpu = 0.0  # the translation that the next compile_kernel compiles
 
     def install(self):
         from quadrants import _core
@@ -76,6 +77,7 @@ class Recorder:
             finally:
                 recorder.frontend[recorder.phase] += time.perf_counter() - t0
                 recorder.frontend_cpu[recorder.phase] += time.process_time() - c0
+                recorder.last_translation_cpu = time.process_time() - c0
                 recorder.translations[recorder.phase] += 1
 
         def timed_compile(text):
@@ -86,7 +88,8 @@ class Recorder:
             with open(os.path.join(recorder.ir_dir, f"{index:04d}.ir"), "w") as f:
                 f.write(text)
             recorder.kernels.append({"index": index, "name": compiled.name, "phase": recorder.phase,
-                                     "compile_s": seconds, "compile_cpu_s": cpu, "ir_bytes": len(text), "cpp_bytes": len(compiled.source)})
+                                     "compile_s": seconds, "compile_cpu_s": cpu,
+                                     "frontend_cpu_s": recorder.last_translation_cpu, "ir_bytes": len(text), "cpp_bytes": len(compiled.source)})
             return compiled
 
         kernels.KernelDefinition.translate = timed_translate
@@ -94,13 +97,16 @@ class Recorder:
 
 
 def package_of(filename):
+    """The package a profiled function's file belongs to, by the last known package folder in its path (a
+    checkout folder named genesis holds our quadrants too)."""
     if filename.startswith("~") or filename.startswith("<"):
         return "builtins"
-    for marker, name in ((f"{os.sep}genesis{os.sep}", "genesis"), (f"{os.sep}quadrants{os.sep}", "quadrants"),
-                         (f"{os.sep}torch{os.sep}", "torch"), (f"{os.sep}numpy{os.sep}", "numpy"),
-                         (f"{os.sep}trimesh{os.sep}", "trimesh")):
-        if marker in filename:
-            return name
+    if os.path.abspath(filename).startswith(HERE):
+        return "this profiler"
+    parts = filename.split(os.sep)
+    for part in reversed(parts[:-1]):
+        if part in ("genesis", "quadrants", "torch", "numpy", "trimesh", "scipy", "coacd", "numba"):
+            return part
     return "other python" if filename.endswith(".py") else "other"
 
 
@@ -142,7 +148,8 @@ def profile_scene(args):
     recorder.phase = "init"
     gs = genesis_scenes.init_genesis()
     lap("init")
-    profiler = cProfile.Profile() if args.cprofile else None
+    # CPU time, not wall time: other work on the machine then inflates nothing.
+    profiler = cProfile.Profile(time.process_time) if args.cprofile else None
     recorder.phase = "setup"  # gs.Scene() and add_entity: Genesis loads and processes the meshes
     if profiler:
         profiler.enable()
@@ -235,6 +242,8 @@ def replay(args):
         flags = [level] + BASE_FLAGS + (FAST_MATH_FLAGS if "(fast_math 1)" in text else [])
         compiler = timed(run_compiler, source, work, flags) if not args.no_compiler else (0.0, 0.0, None)
         row = {"ir": name, "name": cold[2].name, "ir_bytes": len(text), "cpp_bytes": len(source)}
+        for level in args.levels.split(",") if args.levels else []:  # the compiler alone at other levels
+            row[f"compiler{level}_cpu_s"] = timed(run_compiler, source, work, [level] + flags[1:])[1]
         for label, value in (("passes", passes), ("cold", cold), ("warm", warm), ("compiler", compiler)):
             row[f"{label}_s"], row[f"{label}_cpu_s"] = value[0], value[1]
         rows.append(row)
@@ -245,7 +254,8 @@ def replay(args):
     header = source[:source.find(marker) + len(marker)] if marker in source else ""
     header_cpu = timed(run_compiler, header, work, ["-O3"] + BASE_FLAGS)[1] if header and not args.no_compiler else 0
     summary = {"kernels": len(rows), "runtime_header_alone_cpu_s": header_cpu}
-    for key in ("passes_cpu_s", "warm_cpu_s", "cold_cpu_s", "compiler_cpu_s", "cold_s"):
+    for key in ("passes_cpu_s", "warm_cpu_s", "cold_cpu_s", "compiler_cpu_s", "cold_s") + tuple(
+            f"compiler{level}_cpu_s" for level in (args.levels.split(",") if args.levels else [])):
         summary[key] = sum(r[key] for r in rows)
     summary["generate_and_load_cpu_s"] = summary["warm_cpu_s"] - summary["passes_cpu_s"]
     summary["link_store_rest_cpu_s"] = summary["cold_cpu_s"] - summary["warm_cpu_s"] - summary["compiler_cpu_s"]
@@ -260,11 +270,16 @@ def main():
     parser.add_argument("--scene")
     parser.add_argument("--out", help="folder for profile.json, build.prof and ir/")
     parser.add_argument("--cprofile", action="store_true")
+    parser.add_argument("--by-package", metavar="PROF", help="print own time by package of a saved build.prof")
     parser.add_argument("--replay", metavar="DIR", help="replay the IR saved in DIR/ir")
     parser.add_argument("--no-compiler", action="store_true", help="--replay without timing the compiler alone")
+    parser.add_argument("--levels", help="--replay also times the compiler alone at these levels, e.g. -O0,-O1,-O2")
     args = parser.parse_args()
     if args.replay:
         return replay(args)
+    if args.by_package:
+        print(json.dumps(own_time_by_package(args.by_package), indent=1))
+        return 0
     if not (args.scene and args.out):
         parser.error("give --scene and --out (or --replay DIR)")
     return profile_scene(args)
