@@ -5,6 +5,7 @@
 
     python genesis_compare.py OURS.json REFERENCE.json             # MATCH/DIFFER per scene, by POLICIES
     python genesis_compare.py A.json B.json --curve                # the largest differences at every horizon
+    python genesis_compare.py REF.json REF2.json REF3.json --suggest  # POLICIES from 1.3.3's own sensitivity
 
 A scene compares either element by element (positions and velocities, each against its own tolerance) or, for a
 chaotic scene, by statistics of its particles (centroid, spread, lowest and highest point, mean and rms speed),
@@ -18,30 +19,33 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Policy:
-    """How a scene is compared: at which horizon (steps), element by element or by statistics, and within what."""
+class Check:
+    """One comparison of a scene: after `horizon` steps, element by element or by statistics, within tolerances."""
     horizon: int
     pos_tol: float  # metres (quaternions, joint angles: unitless/radians), absolute
     vel_tol: float  # m/s, rad/s, absolute
     statistics: bool = False
-    note: str = ""
 
 
-# Chosen from the sensitivity runs of quadrants 1.3.3 against itself (fast_math=False, 2 threads), recorded in
-# docs/genesis_status.md: each tolerance is about 10x the largest self-difference at that horizon, and at least
-# 1e-4 (float32 states of order 1); a scene whose self-difference grows to its own scale is compared by statistics.
+# How the tolerances are chosen (suggest_policies() applies it to sensitivity runs; docs/genesis_status.md has the
+# runs): a scene is compared element by element at the longest horizon where quadrants 1.3.3 still agrees with itself
+# (with fast_math=False, and with 2 threads) within DIVERGED_M in positions, within 10x that self-difference (at least
+# the floors: float32 states of order 1 m); when that horizon is short of the longest, the scene is chaotic there and
+# is also compared by statistics at the longest horizon, again within 10x 1.3.3's own difference.
+DIVERGED_M = 1e-4
+POS_FLOOR, VEL_FLOOR, MARGIN = 1e-5, 1e-4, 10.0
 POLICIES = {
-    "rigid": Policy(200, 1e-4, 1e-3),
-    "franka": Policy(200, 1e-4, 1e-3),
-    "sph": Policy(200, 1e-3, 1e-2, statistics=True),
-    "boxes": Policy(200, 1e-4, 1e-3),
-    "mpm": Policy(200, 1e-4, 1e-3),
-    "pbd": Policy(200, 1e-3, 1e-2, statistics=True),
-    "fem": Policy(200, 1e-4, 1e-3),
-    "go2": Policy(200, 1e-4, 1e-3),
-    "duck": Policy(200, 1e-4, 1e-3),
+    "rigid": (Check(200, 1e-4, 1e-3),),
+    "franka": (Check(200, 1e-4, 1e-3),),
+    "sph": (Check(100, 1.2e-4, 1.5e-3), Check(200, 5.2e-4, 2.4e-4, statistics=True)),
+    "boxes": (Check(200, 1e-4, 1e-3),),
+    "mpm": (Check(200, 1e-4, 1e-3),),
+    "pbd": (Check(200, 1e-3, 1e-2, statistics=True),),
+    "fem": (Check(200, 1e-4, 1e-3),),
+    "go2": (Check(200, 1e-4, 1e-3),),
+    "duck": (Check(200, 1e-4, 1e-3),),
 }
-DEFAULT_POLICY = Policy(200, 1e-4, 1e-3)
+DEFAULT_POLICY = (Check(200, 1e-4, 1e-3),)
 
 
 def _flatten(value):
@@ -117,32 +121,68 @@ def _usable(name, a, b):
 
 
 def compare(first_path, second_path, policies=POLICIES):
-    """One line per scene: MATCH, DIFFER or NOT COMPARED, by the scene's policy; returns the exit status."""
+    """One line per scene and check: MATCH, DIFFER or NOT COMPARED, by the scene's policy; returns the exit status."""
     first, second = _load(first_path)["scenes"], _load(second_path)["scenes"]
     bad = 0
     for name, a in first.items():
         b = second.get(name, {"status": "MISSING"})
-        policy = policies.get(name, DEFAULT_POLICY)
         why = _usable(name, a, b)
-        horizon = str(policy.horizon)
-        if not why and (horizon not in a["states"] or horizon not in b["states"]):
-            why = f"no state after {horizon} steps (run with --horizons including {horizon})"
-        if not why and (_has_nan(a["states"][horizon]) or _has_nan(b["states"][horizon])):
-            why = "a NaN or infinity in the state (first: %s, second: %s)" % (
-                _has_nan(a["states"][horizon]), _has_nan(b["states"][horizon]))
         if why:
             print(f"NOT COMPARED {name}: {why}")
             bad += 1
             continue
-        pos, pos_at, vel, vel_at = compare_states(a["states"][horizon], b["states"][horizon], policy.statistics)
-        ok = pos <= policy.pos_tol and vel <= policy.vel_tol
-        bad += not ok
-        how = "statistics" if policy.statistics else "elementwise"
-        print(f"{'MATCH' if ok else 'DIFFER'} {name} ({horizon} steps, {how}): position {pos:.3g} (tolerance "
-              f"{policy.pos_tol:g}), velocity {vel:.3g} (tolerance {policy.vel_tol:g})")
-        if not ok:
-            print(f"    position at {pos_at}\n    velocity at {vel_at}")
+        for check in policies.get(name, DEFAULT_POLICY):
+            horizon = str(check.horizon)
+            if horizon not in a["states"] or horizon not in b["states"]:
+                print(f"NOT COMPARED {name}: no state after {horizon} steps (run with --horizons including {horizon})")
+                bad += 1
+                continue
+            sa, sb = a["states"][horizon], b["states"][horizon]
+            if _has_nan(sa) or _has_nan(sb):
+                print(f"NOT COMPARED {name}: a NaN or infinity after {horizon} steps (first: {_has_nan(sa)}, "
+                      f"second: {_has_nan(sb)})")
+                bad += 1
+                continue
+            pos, pos_at, vel, vel_at = compare_states(sa, sb, check.statistics)
+            ok = pos <= check.pos_tol and vel <= check.vel_tol
+            bad += not ok
+            how = "statistics" if check.statistics else "elementwise"
+            print(f"{'MATCH' if ok else 'DIFFER'} {name} ({horizon} steps, {how}): position {pos:.3g} (tolerance "
+                  f"{check.pos_tol:.2g}), velocity {vel:.3g} (tolerance {check.vel_tol:.2g})")
+            if not ok:
+                print(f"    position at {pos_at}\n    velocity at {vel_at}")
     return 1 if bad else 0
+
+
+def suggest_policies(reference_path, variant_paths):
+    """Prints POLICIES entries from 1.3.3's runs against itself, by the rule above DIVERGED_M."""
+    ref = _load(reference_path)["scenes"]
+    variants = [_load(p)["scenes"] for p in variant_paths]
+    for name, a in ref.items():
+        runs = [v[name] for v in variants if name in v and not _usable(name, a, v[name])]
+        if a["status"] != "PASS" or not runs:
+            print(f"# {name}: no sensitivity runs")
+            continue
+        horizons = sorted(set.intersection(set(a["states"]), *(set(r["states"]) for r in runs)), key=int)
+        self_diff = {}
+        for h in horizons:
+            diffs = [compare_states(a["states"][h], r["states"][h], False) for r in runs]
+            stats = [compare_states(a["states"][h], r["states"][h], True) for r in runs]
+            self_diff[h] = (max(d[0] for d in diffs), max(d[2] for d in diffs), max(d[0] for d in stats),
+                            max(d[2] for d in stats))
+        calm = [h for h in horizons if self_diff[h][0] <= DIVERGED_M]
+        checks = []
+        if calm:
+            h = calm[-1]
+            checks.append(f"Check({h}, {max(POS_FLOOR, MARGIN * self_diff[h][0]):.2g}, "
+                          f"{max(VEL_FLOOR, MARGIN * self_diff[h][1]):.2g})")
+        last = horizons[-1]
+        if not calm or calm[-1] != last:
+            checks.append(f"Check({last}, {max(POS_FLOOR, MARGIN * self_diff[last][2]):.2g}, "
+                          f"{max(VEL_FLOOR, MARGIN * self_diff[last][3]):.2g}, statistics=True)")
+        print(f'    "{name}": ({", ".join(checks)},),  # 1.3.3 self-difference (pos, vel, stats pos, stats vel): '
+              + "; ".join(f"{h}: " + ", ".join(f"{x:.2g}" for x in self_diff[h]) for h in horizons))
+    return 0
 
 
 def curve(first_path, second_path):
@@ -167,10 +207,16 @@ def curve(first_path, second_path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("first")
-    parser.add_argument("second")
+    parser.add_argument("second", nargs="+")
     parser.add_argument("--curve", action="store_true", help="print the differences at every horizon")
+    parser.add_argument("--suggest", action="store_true",
+                        help="FIRST is 1.3.3, SECOND its reruns (fast_math=False, 2 threads): print POLICIES entries")
     args = parser.parse_args()
-    return curve(args.first, args.second) if args.curve else compare(args.first, args.second)
+    if args.suggest:
+        return suggest_policies(args.first, args.second)
+    if len(args.second) != 1:
+        parser.error("give one SECOND file (several only with --suggest)")
+    return curve(args.first, args.second[0]) if args.curve else compare(args.first, args.second[0])
 
 
 if __name__ == "__main__":
