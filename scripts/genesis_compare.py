@@ -34,18 +34,15 @@ class Check:
 # is also compared by statistics at the longest horizon, again within 10x 1.3.3's own difference.
 DIVERGED_M = 1e-4
 POS_FLOOR, VEL_FLOOR, MARGIN = 1e-5, 1e-4, 10.0
+# Measured 2026-11-28 (docs/genesis_status.md): sph, mpm, fem. The other scenes' sensitivity runs did not finish
+# on that loaded machine; until they do they get DEFAULT_POLICY, 1.3.3's largest self-difference among the measured
+# non-chaotic scenes times 10, rounded up, which `--suggest` should replace.
 POLICIES = {
-    "rigid": (Check(200, 1e-4, 1e-3),),
-    "franka": (Check(200, 1e-4, 1e-3),),
-    "sph": (Check(100, 1.2e-4, 1.5e-3), Check(200, 5.2e-4, 2.4e-4, statistics=True)),
-    "boxes": (Check(200, 1e-4, 1e-3),),
-    "mpm": (Check(200, 1e-4, 1e-3),),
-    "pbd": (Check(200, 1e-3, 1e-2, statistics=True),),
-    "fem": (Check(200, 1e-4, 1e-3),),
-    "go2": (Check(200, 1e-4, 1e-3),),
-    "duck": (Check(200, 1e-4, 1e-3),),
+    "sph": (Check(100, 1.2e-4, 1.5e-3), Check(200, 5.2e-4, 2.4e-4, statistics=True)),  # chaotic from ~100 steps
+    "mpm": (Check(200, 1e-5, 1e-4),),
+    "fem": (Check(200, 1e-5, 1e-4),),
 }
-DEFAULT_POLICY = (Check(200, 1e-4, 1e-3),)
+DEFAULT_POLICY = (Check(200, 1e-4, 1e-3),)  # not yet measured: see above
 
 
 def _flatten(value):
