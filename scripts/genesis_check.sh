@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=$2; shift ;;
     --scenes) SCENE_ARGS+=("$1" "$2"); shift ;;
     --horizons|--steps) HORIZONS=$2; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "genesis_check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
