@@ -63,8 +63,8 @@ class Recorder:
         self.last_translation_cpu = 0.0  # the translation that the next compile_kernel compiles
 
     def install(self):
-        from quadrants import _core
-        from quadrants.lang import kernels
+        from quadrants.runtime import _core
+        from quadrants.kernels import definition as kernels
 
         translate = kernels.KernelDefinition.translate
         compile_kernel = _core.compile_kernel
@@ -116,7 +116,7 @@ def own_time_by_package(profile):
     for (filename, _, function), (_, _, tottime, _, _) in pstats.Stats(profile).stats.items():
         if filename == "~" and "compile_kernel" in function:
             totals["_core.compile_kernel (C++)"] += tottime
-        elif filename == "~" and "quadrants._core" in function:
+        elif filename == "~" and "quadrants.runtime._core" in function:
             totals["other _core calls (C++: launches, allocations)"] += tottime
         elif filename == "~" and "torch" in function:
             totals["torch (C)"] += tottime
@@ -225,7 +225,7 @@ FAST_MATH_FLAGS = ["-fno-math-errno", "-ffinite-math-only", "-fno-signed-zeros",
 
 def replay(args):
     """Splits each saved kernel's compile into passes, generation + load, compiler, and link + store."""
-    from quadrants import _core
+    from quadrants.runtime import _core
 
     ir_files = sorted(f for f in os.listdir(os.path.join(args.replay, "ir")) if f.endswith(".ir"))
     work = tempfile.mkdtemp(prefix="genesis-replay-")
