@@ -177,7 +177,8 @@ std::string CStyleRenderer::binary(const Binary& b) {
     case BinOp::mod: return wrap(t, "qd_mod(" + x + ", " + y + ")");
     case BinOp::raw_div: return wrap(t, "qd_raw_div(" + x + ", " + y + ")");
     case BinOp::raw_mod: return wrap(t, "qd_raw_mod(" + x + ", " + y + ")");
-    case BinOp::pow: return wrap(t, "qd_pow(" + x + ", " + y + ")");
+    case BinOp::pow:  // a float to an integer power squares and multiplies (qd_powi), as upstream
+      return wrap(t, (is_float(t) && !is_float(*b.b->type) ? "qd_powi(" : "qd_pow(") + x + ", " + y + ")");
     case BinOp::min: return wrap(t, "qd_min(" + x + ", " + y + ")");
     case BinOp::max: return wrap(t, "qd_max(" + x + ", " + y + ")");
     case BinOp::atan2: return wrap(t, "qd_atan2(" + x + ", " + y + ")");

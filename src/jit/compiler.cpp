@@ -194,11 +194,15 @@ std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes, cons
   // Without fast_math a kernel rounds every operation as written (numpy's results, and the CUDA side's under
   // --fmad=false): GCC would otherwise fuse a * b + c into one FMA, with one rounding instead of two.
   if (!fast_math) flags.push_back("-ffp-contract=off");
+  // Always, since they change no result: kernels never read errno (so sqrt is an instruction and exp, log and
+  // pow calls are pure, free to be shared and hoisted) and never trap on floating-point exceptions.
+  flags.push_back("-fno-math-errno");
+  flags.push_back("-fno-trapping-math");
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
   if (fast_math) {
-    for (const char* flag : {"-fno-math-errno", "-ffinite-math-only", "-fno-signed-zeros", "-fno-trapping-math",
-                             "-fassociative-math", "-freciprocal-math", "-fno-rounding-math", "-fcx-limited-range"}) {
+    for (const char* flag : {"-ffinite-math-only", "-fno-signed-zeros", "-fassociative-math", "-freciprocal-math",
+                             "-fno-rounding-math", "-fcx-limited-range"}) {
       flags.push_back(flag);
     }
   }
