@@ -229,7 +229,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     _core.set_print_ir(bool(values["print_ir"]))  # QD_DUMP_IR=1 dumps whatever this says
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
-    _cache.apply_init_options(values, kwargs)
+    values.update(_cache.apply_init_options(values, kwargs))  # qd.cfg shows the cap in force, not upstream's default
     _core.set_kernel_profiling(bool(values["kernel_profiler"]))
     _core.clear_kernel_times()
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
