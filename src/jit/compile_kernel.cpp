@@ -39,7 +39,7 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
   out->library_path = lib.library_path;
   out->num_params = static_cast<int>(kernel.params.size());
   for (const ir::Param& p : kernel.params) out->params.push_back(jit::public_param(p));
-  out->debug = kernel.options.debug;
+  out->debug = kernel.options.checks_bounds();  // every kernel with run-time checks reports through the error record
   out->assert_messages = std::move(generated.assert_messages);
   out->warnings = kernel.warnings;
   out->library = lib.handle;

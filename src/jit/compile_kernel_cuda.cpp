@@ -83,7 +83,7 @@ std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string&
   out->warnings = kernel.warnings;
   out->param_written = std::move(generated.param_written);
   out->i32_extents = std::move(generated.i32_extents);
-  out->debug = kernel.options.debug || codegen::uses_ad_stack(kernel);
+  out->debug = kernel.options.checks_bounds() || codegen::uses_ad_stack(kernel);
   return out;
 }
 
