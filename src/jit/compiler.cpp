@@ -69,23 +69,16 @@ std::string c_plus_plus_in_path() {
   return found;
 }
 
-// One word quoted so that split_command_words gives it back unchanged.
-std::string quote_word(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// $CXX when set; else `c++` when PATH has it; else the fallback (ziglang's clang, given by the Python
-// package); else "" (no compiler).
+// $CXX when set (command_from_cxx: a whole path when it names a file); else `c++` when PATH has it; else the
+// fallback (ziglang's clang, given by the Python package); else "" (no compiler).
 std::string compiler_command(bool* is_fallback) {
   *is_fallback = false;
   const char* cxx = std::getenv("CXX");
-  if (cxx && *cxx) return cxx;
+  if (cxx && *cxx) return command_from_cxx(cxx);
   if (!c_plus_plus_in_path().empty()) return "c++";
   std::lock_guard<std::mutex> lock(fallback_mutex);
   std::string command;
-  for (const std::string& word : fallback_command) command += (command.empty() ? "" : " ") + quote_word(word);
+  for (const std::string& word : fallback_command) command += (command.empty() ? "" : " ") + quote_command_word(word);
   *is_fallback = !command.empty();
   return command;
 }

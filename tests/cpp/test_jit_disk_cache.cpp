@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "jit/disk_cache.h"
 #include "jit/process.h"
@@ -44,6 +45,24 @@ TEST(CompilerCommand, SplitsLikeAShellWithoutExpanding) {
   EXPECT_EQ(split_command_words("c++ $(rm -rf /) ;ls"), (Words{"c++", "$(rm", "-rf", "/)", ";ls"}));
   EXPECT_EQ(split_command_words("a\\ b \"q\\\"\""), (Words{"a b", "q\""}));
   EXPECT_THROW(split_command_words("c++ 'open"), ValueError);
+}
+
+TEST(CompilerCommand, CxxNamingAFileIsOneWordEvenWithBlanksOrQuotes) {
+  using Words = std::vector<std::string>;
+  char pattern[] = "/tmp/qd-cxx-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  std::string dir = std::string(pattern) + "/with space 'and quote'";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::string compiler = dir + "/g++";
+  std::ofstream(compiler) << "#!/bin/sh\n";
+  EXPECT_EQ(split_command_words(command_from_cxx(compiler)), Words{compiler});
+  // Not a file: a command line, split as a shell would (a launcher and options, or a quoted path).
+  EXPECT_EQ(split_command_words(command_from_cxx("ccache g++ -O2")), (Words{"ccache", "g++", "-O2"}));
+  EXPECT_EQ(split_command_words(command_from_cxx("\"" + dir + "/g++\" -DX")), (Words{dir + "/g++", "-DX"}));
+  EXPECT_EQ(split_command_words(command_from_cxx(dir)), (Words{std::string(pattern) + "/with", "space", "and quote"}));
+  ::unlink(compiler.c_str());
+  ::rmdir(dir.c_str());
+  ::rmdir(pattern);
 }
 
 TEST(RunProgram, ReturnsStatusAndOutputWithoutAShell) {
