@@ -309,6 +309,55 @@ int compile_in_one_run(const std::string& command, const std::vector<std::string
   return run_program(argv, output);
 }
 
+// Libraries this process has loaded, by kernel name and cache key. A load of a library that is loaded and still
+// in use (a template value that does not reach the generated code, the same kernel again after qd.reset())
+// shares it instead of mapping another copy: each copy takes a few memory mappings, and 10^5 specializations
+// of one kernel passed the kernel's limit of 65530 mappings per process. Entries of libraries unloaded since
+// are swept whenever the table has doubled.
+struct LoadedEntry {
+  std::weak_ptr<void> handle;
+  QdKernelEntry entry = nullptr;
+  std::string library_path, source_path;
+};
+std::mutex loaded_mutex;  // guards loaded_libraries()
+[[maybe_unused]] const int loaded_fork_handler =
+    pthread_atfork(nullptr, nullptr, [] { new (&loaded_mutex) std::mutex(); });
+
+std::map<std::string, LoadedEntry>& loaded_libraries() {
+  static std::map<std::string, LoadedEntry> table;
+  return table;
+}
+
+LoadedLibrary find_loaded(const std::string& id) {
+  std::lock_guard<std::mutex> lock(loaded_mutex);
+  auto found = loaded_libraries().find(id);
+  if (found == loaded_libraries().end()) return {};
+  LoadedLibrary lib;
+  lib.handle = found->second.handle.lock();
+  if (!lib.handle) {
+    loaded_libraries().erase(found);
+    return {};
+  }
+  lib.entry = found->second.entry;
+  lib.library_path = found->second.library_path;
+  lib.source_path = found->second.source_path;
+  return lib;
+}
+
+const LoadedLibrary& remember_loaded(const std::string& id, const LoadedLibrary& lib) {
+  std::lock_guard<std::mutex> lock(loaded_mutex);
+  static size_t sweep_at = 64;
+  auto& table = loaded_libraries();
+  table[id] = LoadedEntry{lib.handle, lib.entry, lib.library_path, lib.source_path};
+  if (table.size() >= sweep_at) {
+    for (auto it = table.begin(); it != table.end();) {
+      it = it->second.handle.expired() ? table.erase(it) : std::next(it);
+    }
+    sweep_at = std::max<size_t>(64, 2 * table.size());
+  }
+  return lib;
+}
+
 // The text generated kernels share after their first comment line: what a spare compiler reads in advance.
 const std::string& runtime_prefix() {
   static const std::string prefix = expand_embedded_includes("#include \"qd_runtime.h\"\n");
@@ -473,12 +522,14 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
   std::vector<std::string> libs;
   std::vector<std::string> flags = compile_flags(fast_math, source.size(), identity, standalone, &libs);
   std::string key = cache_key(identity, flags, libs, source);
+  std::string loaded_id = kernel_name + "-" + key;
+  if (LoadedLibrary lib = find_loaded(loaded_id); lib.entry) return lib;
   std::string base = cached ? cache_dir() + "/" + kernel_name + "-" + key : "";
   if (cached) {
     LoadedLibrary lib = open_cached_library(base + ".so", key);
     if (lib.entry) {
       lib.source_path = base + ".cpp";
-      return lib;
+      return remember_loaded(loaded_id, lib);
     }
   }
   cached = cached && cache_writable();  // read-only: entries were read above, new ones are not stored
@@ -509,7 +560,7 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
     throw CompileError("Could not load the compiled kernel '" + kernel_name + "': " + load_error + ".");
   }
   lib.source_path = kept_source;
-  return lib;
+  return remember_loaded(loaded_id, lib);
 }
 
 }  // namespace qd::jit
