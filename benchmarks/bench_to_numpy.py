@@ -35,7 +35,7 @@ def timed(fn):
 
 def variants(src, count):
     """to_numpy's copy from storage with and without huge pages, into np.empty or a page-offset-matched array."""
-    from quadrants import _core
+    from quadrants.runtime import _core
     from quadrants.interop import import_dlpack
 
     def storage(huge_pages):

@@ -18,7 +18,7 @@ C++ mutants from the tokens of code lines (comments, string literals and preproc
 the house style's spaces around binary operators tell them from template brackets. Files are chosen by
 globs, relative to the repository root, so moving the package into subfolders only changes the globs.
 
-    python3 scripts/mutation_generate.py --list 'python/quadrants/lang/**/*.py' 'src/passes/*.cpp' | head
+    python3 scripts/mutation_generate.py --list 'python/quadrants/frontend/*.py' 'src/passes/*.cpp' | head
 """
 import argparse
 import ast
@@ -32,8 +32,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# The Python frontend (the lang package and the type and name tables it reads) and the C++ passes.
-DEFAULT_GLOBS = ["python/quadrants/lang/**/*.py", "python/quadrants/_dtypes.py", "python/quadrants/_compat_names.py",
+# The Python frontend (the frontend floor and the type and name tables it reads) and the C++ passes.
+DEFAULT_GLOBS = ["python/quadrants/frontend/*.py", "python/quadrants/base/dtypes.py", "python/quadrants/data/tensor.py",
                  "python/quadrants/types/*.py", "src/passes/*.cpp"]
 
 
