@@ -35,7 +35,10 @@ struct Target {
 
 // The target of launches from now on, for every launcher of the process (qd.init sets it). Not synchronized:
 // set it while no other thread launches. Variants compiled for another target stay in their launchers.
-Target current_target();
+namespace detail {
+extern Target process_target;  // read on every launch, so current_target() is inline
+}
+inline Target current_target() { return detail::process_target; }
 void set_target(Target target);
 
 // The task count (top-level parallel loops and runs of serial statements) of the kernel launched last, in
@@ -116,6 +119,9 @@ class LaunchHooks {
 struct Specialization;  // src/launch/specialization.h
 class LaunchFrame;      // src/launch/launch_frame.h: one call, as the Python bindings make it
 
+// One kernel: its parameters, its compiled variants and its launches. Not synchronized: launch it from one
+// thread at a time, or under a lock of the caller's that LaunchHooks::release() gives up while kernels run
+// (the Python bindings: the GIL).
 class KernelLauncher {
  public:
   // compile: called on a miss. cpu_only: the kernel is host code whatever the target (hand-written C++ kernels).

@@ -1,8 +1,6 @@
 // src/launch/arg_copies.cpp: device copies of host arrays and aligned copies of misaligned ones, around a launch.
 #include "launch/arg_copies.h"
 
-#include <cstdint>
-
 namespace qd {
 
 ArrayView HostStaging::stage(const ArrayView& host, int element_ndim, int device, size_t param, LaunchHooks& hooks) {
@@ -25,11 +23,6 @@ void HostStaging::copy_back(CUstream stream, const std::vector<bool>& written) {
     bool writes = entry.param < written.size() && written[entry.param];
     if (entry.host.writable && writes) copy_view_cuda(entry.host, entry.device->view(), stream);
   }
-}
-
-bool is_misaligned(const ArrayView& view) {
-  // Sizes are powers of two: a mask, not a division (which cost 2% of a launch).
-  return (reinterpret_cast<uintptr_t>(view.data) & static_cast<uintptr_t>(dtype_size(view.dtype) - 1)) != 0;
 }
 
 ArrayView RealignedArgs::stage(const ArrayView& host, int element_ndim) {

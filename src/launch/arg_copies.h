@@ -2,6 +2,7 @@
 // arrays given to a CUDA kernel, and host arrays whose data is not aligned to their elements.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -51,8 +52,11 @@ class RealignedArgs {
   std::vector<Entry> entries_;
 };
 
-// Whether view's data address is not a multiple of its element size.
-bool is_misaligned(const ArrayView& view);
+// Whether view's data address is not a multiple of its element size. Sizes are powers of two: a mask, not a
+// division (which cost 2% of a launch).
+inline bool is_misaligned(const ArrayView& view) {
+  return (reinterpret_cast<uintptr_t>(view.data) & static_cast<uintptr_t>(dtype_size(view.dtype) - 1)) != 0;
+}
 
 // Releases the caller's locks (LaunchHooks::release) for its lifetime.
 class Released {

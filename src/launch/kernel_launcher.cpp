@@ -8,17 +8,8 @@
 #include "quadrants/errors.h"
 
 namespace qd {
-namespace {
-
-Target& process_target() {
-  static Target target;
-  return target;
-}
-
-}  // namespace
-
-Target current_target() { return process_target(); }
-void set_target(Target target) { process_target() = target; }
+Target detail::process_target;
+void set_target(Target target) { detail::process_target = target; }
 
 void LaunchHooks::warn(const std::string& message) { std::fprintf(stderr, "quadrants: %s\n", message.c_str()); }
 

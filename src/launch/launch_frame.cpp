@@ -5,6 +5,7 @@
 #include <x86intrin.h>
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -31,14 +32,6 @@ inline uint64_t ticks() {
 constexpr uint64_t kShortRunTicks = 20'000;
 #endif
 
-void pack_view(const ArrayView& view, QdArg& out) {
-  out.data = view.data;
-  for (int d = 0; d < view.ndim; ++d) {
-    out.shape[d] = view.shape[d];
-    out.strides[d] = view.strides[d];
-  }
-}
-
 // Unlocks a held lock when it goes out of scope, ahead of the caller's own guards.
 struct UnlockOnExit {
   std::shared_lock<std::shared_mutex>& lock;
@@ -54,7 +47,13 @@ LaunchFrame::LaunchFrame(KernelLauncher& launcher, LaunchHooks& hooks, Mode mode
   for (size_t i = 0; i < launcher.params_.size(); ++i) key_[i] = 0;
 }
 
-void LaunchFrame::add_array(size_t param, ArrayView view, int element_ndim) {
+LaunchFrame::Extras& LaunchFrame::extras() {
+  if (!extras_) extras_ = std::make_unique<Extras>();
+  return *extras_;
+}
+
+// An array that cannot run where it is: an error, or a copy.
+void LaunchFrame::add_moved_array(size_t param, ArrayView view, int element_ndim) {
   bool misaligned = is_misaligned(view);
   if (misaligned && view.device.kind != DeviceId::Kind::cpu) {
     throw ValueError(launcher_.where(param) + ": the array's data is not aligned to its " +
@@ -93,7 +92,7 @@ void LaunchFrame::place(size_t param, ArrayView& view, int element_ndim) {
                 "kernel writes it (" + std::to_string(bytes) + " bytes each way). Pass a CUDA tensor, a CuPy array "
                 "or a qd.ndarray to avoid the copies.");
   }
-  view = staging_.stage(view, element_ndim, target_.device, launcher_.first_slot_[param], hooks_);
+  view = extras().staging.stage(view, element_ndim, target_.device, launcher_.first_slot_[param], hooks_);
 }
 
 // A misaligned host array meeting a CPU kernel runs on an aligned copy. (Host staging for a CUDA kernel
@@ -108,7 +107,7 @@ void LaunchFrame::realign(size_t param, ArrayView& view, int element_ndim) {
                 std::to_string(dtype_size(view.dtype)) + "-byte elements, so every call copies it to an aligned "
                 "buffer and back. Pass an aligned array (x.copy()) to avoid the copies.");
   }
-  view = realigned_.stage(view, element_ndim);
+  view = extras().realigned.stage(view, element_ndim);
 }
 
 const Specialization* LaunchFrame::select(void* context) {
@@ -122,47 +121,53 @@ const Specialization* LaunchFrame::select(void* context) {
   return spec;
 }
 
-const QdArg* LaunchFrame::run(const Specialization& spec, CUstream stream) {
-  last_tasks.store(spec.num_tasks, std::memory_order_relaxed);
-  total_ = launcher_.arg_names_.size();
-  for (const std::shared_ptr<Array>& global : spec.globals) pack_view(global->view(), packed_[total_++]);
-  return spec.cuda ? run_on_cuda(spec, stream) : run_on_cpu(spec);
+QdArg* LaunchFrame::returns_buffer(size_t count) {
+  if (count <= kInlineReturns) return inline_returns_;
+  extras().returns.reset(new QdArg[count]);
+  return extras_->returns.get();
 }
 
 // The launch gate is taken before the caller's locks are released (the Python bindings: with the GIL
 // held), so that nothing that frees memory a kernel may use (qd.reset(), clear(), which hold those locks
 // while they wait for the gate) can free the variant or its globals before the run; it is released before
 // they are taken back, so neither side can wait for the other.
-const QdArg* LaunchFrame::run_on_cpu(const Specialization& spec) {
+const QdArg* LaunchFrame::run(const Specialization& spec, CUstream stream) {
+  last_tasks.store(spec.num_tasks, std::memory_order_relaxed);
+  total_ = launcher_.arg_names_.size();
+  for (const std::shared_ptr<Array>& global : spec.globals) pack_view(global->view(), packed_[total_++]);
+  if (spec.cuda) return run_on_cuda(spec, stream);
   size_t count = spec.returns.size();
-  QdArg* ret = inline_returns_;
-  if (count > kInlineReturns) {
-    heap_returns_.reset(new QdArg[count]);
-    ret = heap_returns_.get();
-  }
+  QdArg* ret = returns_buffer(count);
   if (count) std::memset(ret, 0, count * sizeof(QdArg));
-  std::shared_lock<std::shared_mutex> gate(launch_gate());
-  std::optional<Released> released;
-  if (!spec.short_run) released.emplace(hooks_);
+  uint64_t elapsed = 0;
   {
-    UnlockOnExit unlock{gate};
+    std::shared_lock<std::shared_mutex> gate(launch_gate());
+    std::optional<Released> released;
+    if (!spec.short_run) released.emplace(hooks_);
+    UnlockOnExit unlock{gate};  // destroyed first: the gate is dropped before the caller's locks return
     uint64_t start = ticks();
     run_entry(spec.entry, packed_, ret, launcher_.name_, spec.arg_names, spec.assert_messages);
-    spec.short_run = ticks() - start < kShortRunTicks;
+    elapsed = ticks() - start;
   }
-  if (!realigned_.empty()) realigned_.copy_back();
+  spec.short_run = elapsed < kShortRunTicks;  // with the caller's locks held again, like the rest of the launcher
+  if (extras_ && !extras_->realigned.empty()) extras_->realigned.copy_back();
   return ret;
 }
 
 const QdArg* LaunchFrame::run_on_cuda(const Specialization& spec, CUstream stream) {
-  std::shared_lock<std::shared_mutex> gate(launch_gate());
-  Released released(hooks_);
+  std::vector<QdArg> values;
   {
-    UnlockOnExit unlock{gate};
-    cuda_returns_ = launch_cuda(spec.cuda, packed_, static_cast<int>(total_), stream, target_.device, spec.arg_names);
+    std::shared_lock<std::shared_mutex> gate(launch_gate());
+    Released released(hooks_);
+    {
+      UnlockOnExit unlock{gate};
+      values = launch_cuda(spec.cuda, packed_, static_cast<int>(total_), stream, target_.device, spec.arg_names);
+    }
+    if (extras_ && !extras_->staging.empty()) extras_->staging.copy_back(stream, spec.cuda->param_written);
   }
-  if (!staging_.empty()) staging_.copy_back(stream, spec.cuda->param_written);
-  return cuda_returns_.data();
+  QdArg* ret = returns_buffer(values.size());
+  std::copy(values.begin(), values.end(), ret);
+  return ret;
 }
 
 }  // namespace qd

@@ -12,8 +12,8 @@
 
 namespace qd {
 
-// Made on the stack for one call (about 76 KB, the most arguments a kernel takes); allocates nothing unless an
-// argument is copied or a variant compiled. KernelLauncher::launch and the Python bindings both call through
+// Made on the stack for one call (about 78 KB, the most arguments a kernel takes); allocates nothing unless an
+// argument is copied, a variant compiled or more than 16 values returned. KernelLauncher::launch and the Python bindings both call through
 // it: the caller writes scalars into slots(), hands each array to add_array(), then select() and run().
 class LaunchFrame {
  public:
@@ -31,8 +31,15 @@ class LaunchFrame {
   // Parameter `param` is this array (its last element_ndim dims are a vector's or matrix's entries). Checks
   // that it can run where the launcher's target is: a CUDA array on that device; a host array, copied to
   // the device for a CUDA target and to aligned memory when misaligned on the CPU (each announced once per
-  // parameter). Packs it and records its signature.
-  void add_array(size_t param, ArrayView view, int element_ndim);
+  // parameter). Packs it and records its signature. Inline: an array that runs where it is (every call but
+  // those that copy) costs a few compares here.
+  void add_array(size_t param, const ArrayView& view, int element_ndim) {
+    bool in_place = view.device.kind == (target_.cuda ? DeviceId::Kind::cuda : DeviceId::Kind::cpu) &&
+                    (!target_.cuda || view.device.index == target_.device) && !is_misaligned(view);
+    if (!in_place) return add_moved_array(param, view, element_ndim);
+    pack_view(view, *slots(param));
+    key_[param] = array_signature(view, element_ndim);
+  }
 
   // The signature so far, one word per parameter: 0 for scalars.
   const uint64_t* key() const { return key_; }
@@ -50,10 +57,26 @@ class LaunchFrame {
   const QdArg* run(const Specialization& spec, CUstream stream);
 
  private:
+  static void pack_view(const ArrayView& view, QdArg& out) {
+    out.data = view.data;
+    for (int d = 0; d < view.ndim; ++d) {
+      out.shape[d] = view.shape[d];
+      out.strides[d] = view.strides[d];
+    }
+  }
+  void add_moved_array(size_t param, ArrayView view, int element_ndim);
   void place(size_t param, ArrayView& view, int element_ndim);
   void realign(size_t param, ArrayView& view, int element_ndim);
-  const QdArg* run_on_cpu(const Specialization& spec);
   const QdArg* run_on_cuda(const Specialization& spec, CUstream stream);
+  QdArg* returns_buffer(size_t count);
+
+  // What only some calls need, made when first needed, so that a frame costs a few stores to make.
+  struct Extras {
+    HostStaging staging;     // host arrays given to a CUDA kernel
+    RealignedArgs realigned;  // misaligned host arrays on the CPU
+    std::unique_ptr<QdArg[]> returns;  // more returned values than inline_returns_ holds
+  };
+  Extras& extras();
 
   static constexpr size_t kInlineReturns = 16;  // kernels returning at most this many values keep them here
 
@@ -62,11 +85,8 @@ class LaunchFrame {
   Mode mode_;
   Target target_;  // where the arguments are placed
   size_t total_ = 0;  // QdArgs packed by run(): the arguments', then the globals'
-  HostStaging staging_;     // stays empty (no allocation) unless host arrays meet a CUDA kernel
-  RealignedArgs realigned_;  // stays empty unless a host array's data is misaligned
+  std::unique_ptr<Extras> extras_;
   QdArg inline_returns_[kInlineReturns];
-  std::unique_ptr<QdArg[]> heap_returns_;
-  std::vector<QdArg> cuda_returns_;
   uint64_t key_[kMaxKernelArgs];
   QdArg packed_[kMaxKernelArgs];  // last: only the used part of it is touched
 };
