@@ -116,13 +116,14 @@ def _synchronize(gs):
         torch.cuda.synchronize()
 
 
-def run_scene(name, n_envs_list, steps, warmup, backend):
-    """Child process: one Genesis session, the scene built and stepped at each n_envs. Returns the records."""
+def run_scene(name, n_envs_list, steps, warmup, backend, records, save):
+    """Child process: one Genesis session, the scene built and stepped at each n_envs, each run added to records
+    and saved as it ends (so a timeout in a large batch keeps the smaller ones)."""
     import genesis as gs
 
     t0 = time.perf_counter()
     gs.init(backend=getattr(gs, backend), precision="32", seed=0, logging_level="warning")
-    records = {"init_s": round(time.perf_counter() - t0, 3), "device": str(gs.device), "runs": {}}
+    records.update(init_s=round(time.perf_counter() - t0, 3), device=str(gs.device), runs={})
     for n_envs in n_envs_list:
         scene, build_s, state = globals()[f"build_{name}"](gs, n_envs)
         _synchronize(gs)
@@ -143,21 +144,27 @@ def run_scene(name, n_envs_list, steps, warmup, backend):
             "step_s": step_s, "env_steps_per_s": n_envs / step_s if per_step else math.nan,
             "state": {key: _as_list(value) for key, value in state().items()},
         }
+        save()
         print(f"  {name} n_envs={n_envs}: built in {build_s:.1f} s, first step {first_step_s:.3f} s, "
               f"steady step {step_s * 1e3:.3f} ms, {n_envs / step_s:.4g} env-steps/s", flush=True)
-    return records
 
 
 def run_one(args):
-    record = {"scene": args.run_one, "backend": args.backend}
+    record = {"scene": args.run_one, "backend": args.backend, "status": "PARTIAL"}
+
+    def save():
+        with open(args.json + ".tmp", "w") as f:
+            json.dump(record, f)
+        os.replace(args.json + ".tmp", args.json)
+
     try:
-        record.update(run_scene(args.run_one, args.n_envs, args.steps, args.warmup, args.backend), status="PASS")
+        run_scene(args.run_one, args.n_envs, args.steps, args.warmup, args.backend, record, save)
+        record["status"] = "PASS"
     except BaseException as exc:  # noqa: BLE001 - a scene's failure is the report
         lines = _failure_lines(exc)
         record.update(status="FAIL", error=lines)
         print(f"FAIL {args.run_one}: " + "\n".join(lines), flush=True)
-    with open(args.json, "w") as f:
-        json.dump(record, f)
+    save()
     return 0 if record["status"] == "PASS" else 1
 
 
@@ -181,13 +188,16 @@ def run_all(args):
             with open(part) as f:
                 results["scenes"][name] = json.load(f)
             os.remove(part)
+            if results["scenes"][name]["status"] == "PARTIAL":  # killed after its first batch sizes
+                results["scenes"][name]["error"] = [f"child process ended: {code}"]
+                print(f"PARTIAL {name}: child process ended: {code}; kept the runs that finished", flush=True)
         else:
             results["scenes"][name] = {"scene": name, "status": "FAIL", "error": [f"child process ended: {code}"]}
             print(f"FAIL {name}: child process ended: {code}, no record", flush=True)
         results["scenes"][name]["wall_s"] = round(time.perf_counter() - t0, 1)
     with open(args.json, "w") as f:
         json.dump(results, f)
-    failed = [n for n, r in results["scenes"].items() if r["status"] != "PASS"]
+    failed = [n for n, r in results["scenes"].items() if r["status"] != "PASS"]  # PARTIAL counts as failed
     print(f"{len(args.scenes) - len(failed)} passed, {len(failed)} failed" + (f": {failed}" if failed else ""))
     return 1 if failed else 0
 
@@ -224,13 +234,14 @@ def compare(ours_path, ref_path, tolerance):
     print("|---|---|---|---|---|---|---|---|")
     for name in list(ours) + [n for n in ref if n not in ours]:
         a, b = ours.get(name, {"status": "MISSING"}), ref.get(name, {"status": "MISSING"})
-        if a["status"] != "PASS" or b["status"] != "PASS":
+        if a["status"] not in ("PASS", "PARTIAL") or b["status"] not in ("PASS", "PARTIAL") or not a.get("runs"):
             print(f"| {name} | - | not compared: ours {a['status']}, 1.3.3 {b['status']} | | | | | |")
-            rows.append({"scene": name, "verdict": "NOT COMPARED", "ours": a["status"], "reference": b["status"]})
+            rows.append({"scene": name, "verdict": "NOT COMPARED", "ours": a["status"], "reference": b["status"],
+                         "ours_error": a.get("error"), "reference_error": b.get("error")})
             bad += 1
             continue
-        for key, run in a["runs"].items():
-            other = b["runs"].get(key)
+        for key, run in a.get("runs", {}).items():
+            other = b.get("runs", {}).get(key)
             if other is None:
                 rows.append({"scene": name, "n_envs": run["n_envs"], "verdict": "NOT COMPARED"})
                 bad += 1

@@ -25,7 +25,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from upstream_tests import DEFAULT_REPO, PLUGIN_NAME, export_tests  # noqa: E402
 
-NODE = re.compile(r"^(tests/python/test_\w+\.py)::(\S+?)(\[[^\]]*\])?$")
+NODE = re.compile(r"^(?:tests/)?(python/test_\w+\.py)::(\S+?)(\[[^\]]*\])?$")  # ids are relative to tests/ or the root
 
 
 def collect(root, arch, python):

@@ -73,3 +73,14 @@ def test_gpu_only_files_are_those_with_cuda_tests_and_no_cpu_ones():
     only, mixed = upstream_gpu_files.gpu_only(cpu, cuda)
     assert only == {"tests/python/test_simt.py": 1}
     assert mixed == {"tests/python/test_a.py": 1}
+
+
+def test_a_scene_killed_in_its_large_batch_keeps_the_small_one(tmp_path, capsys):
+    partial = record([0.0, 0.05])
+    partial["scenes"]["rigid"]["status"] = "PARTIAL"
+    rows, code, out = compare(tmp_path, partial, record([0.0, 0.05]), capsys)
+    assert rows[0]["verdict"] == "MATCH" and code == 0
+    died_early = record([0.0, 0.05])
+    died_early["scenes"]["rigid"] = {"status": "PARTIAL"}  # killed before its first batch size finished
+    rows, code, out = compare(tmp_path, died_early, record([0.0, 0.05]), capsys)
+    assert code == 1 and rows[0]["verdict"] == "NOT COMPARED" and "ours PARTIAL, 1.3.3 PASS" in out
