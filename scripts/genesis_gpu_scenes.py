@@ -26,7 +26,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from genesis_scenes import _as_list, _failure_lines, _flatten  # noqa: E402  (the CPU scenes' helpers)
+from genesis_compare import _flatten  # noqa: E402
+from genesis_scenes import _as_list, _failure_lines  # noqa: E402  (the CPU scenes' helpers)
 
 SCENES = ("rigid", "franka", "go2")
 
