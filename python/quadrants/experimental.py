@@ -1,4 +1,6 @@
 # python/quadrants/experimental.py: qd.experimental, upstream's old home of real_func (now qd.real_func).
+"""`qd.experimental` (floor 9), upstream's old home of `real_func`: `qd.experimental.real_func` is
+`qd.real_func` with a DeprecationWarning."""
 import warnings as _warnings
 
 from quadrants.frontend.funcs import RealFunc as _RealFunc

@@ -1,5 +1,10 @@
 # python/quadrants/lang/__init__.py: upstream's quadrants.lang: the kernel language's names (@qd.kernel, @qd.func, types,
 # math, atomics), star-exported into quadrants too, and upstream's module paths under it.
+"""`quadrants.lang` (floor 9), upstream's module path of the kernel language: `kernel`, `func`,
+`data_oriented`, `template`, the built-ins (`static`, `ndrange`, `sqrt`, `atomic_add`, `cast`, `random`, ...),
+`Struct` and `dataclass`, `simt` and `math`, re-exported from the floors that define them. `quadrants`
+star-imports `__all__`. Its submodules (`impl`, `ops`, `exception`, `field`, `matrix`, `misc`, `util`, ...)
+keep upstream's import paths working for programs written against upstream."""
 from quadrants import types
 from quadrants.base.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builtins import (

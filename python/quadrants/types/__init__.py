@@ -1,5 +1,10 @@
 # python/quadrants/types/__init__.py: `quadrants.types`, where upstream keeps it: the kernel language's
 # types (annotations.py: ndarray, template, vector, matrix, ...), the dtypes, and the predicates.
+"""`quadrants.types` (`qd.types`), floor 3 of the package and upstream's module path: the type objects of the
+kernel language. Parameter annotations (`ndarray`, `template`, `ref`, `sparse_matrix_builder`), vector,
+matrix and struct types (`vector`, `matrix`, `struct`), the dtypes again (`f32`, `float32`, ... as in
+`primitive_types`), the predicates `is_real`, `is_integral` and `is_signed`, and the submodules
+`annotations`, `enums` (`Layout`), `primitive_types` and `unpacked`. It imports only the floors below it."""
 from quadrants.base import dtypes as _dtypes
 from quadrants.types import annotations, enums, primitive_types, unpacked  # noqa: F401
 from quadrants.types.annotations import *  # noqa: F401,F403
