@@ -89,7 +89,8 @@ from quadrants.frontend.funcs import RealFunc as _RealFunc
 from quadrants.frontend.graph import do_while as graph_do_while  # noqa: F401  upstream's deprecated flat spellings
 from quadrants.frontend.graph import parallel as graph_parallel  # noqa: F401  (kernels using them warn)
 from quadrants.frontend.graph import parallel_context as graph_parallel_context  # noqa: F401
-from quadrants.frontend.sparse_access import activate, append, deactivate, is_active, length, rescale_index  # noqa
+from quadrants.frontend.rescale_index import rescale_index  # noqa: F401
+from quadrants.frontend.sparse_access import activate, append, deactivate, is_active, length  # noqa: F401
 
 # kernels
 from quadrants.kernels.pitfalls import AutogradWarning, PrecisionWarning  # noqa: F401  to filter or catch by name

@@ -31,4 +31,9 @@ def _get_addr(ops, field, indices):
     return address
 
 
-get_addr = Builtin("get_addr", kernel_only("get_addr"), "composite", impl=_get_addr)
+get_addr = Builtin("get_addr", kernel_only("get_addr"), "composite", impl=_get_addr, doc=(
+    "get_addr(f, indices)\n\nThe memory address (a u64) of the element f[indices] of a field, inside kernels: the "
+    "field's base address plus each index times its stride in bytes, following order= and qd.Layout.SOA, with "
+    "the field's offset subtracted. The base address is a constant of the compiled kernel, so a kernel calling "
+    "it compiles again in each process. A field under a pointer SNode whose cells take memory from a pool has "
+    "no fixed address: a compile error. Inside kernels only: in Python scope it raises RuntimeError."))

@@ -6,13 +6,13 @@
 #   byte per pointer/bitmasked cell, set when 0; a dynamic list's length raised to cover the element;
 # - a struct-for over a sparse field or SNode loops over every cell, and skips the inactive ones with
 #   `if (not active) continue` (the innermost sparse node decides: see field_layout.py);
-# - qd.activate/deactivate/is_active/length/append/rescale_index read and write the hidden arrays;
-#   deactivation zeroes the cell's data, so reads never need to check activity;
+# - qd.activate/deactivate/is_active/length/append read and write the hidden arrays (qd.rescale_index, which
+#   only computes an index, is in rescale_index.py); deactivation zeroes the cell's data, so reads never
+#   need to check activity;
 # - a field under a pooled pointer (field_layout.py) is indexed [slot, position in the cell's block],
 #   the slot read from the pointer's slot word; activating a cell hands it a chunk (see _activate_pooled).
 from quadrants.data.field import Field, NoStorage
 from quadrants.data.field_layout import INACTIVE, LOCK, SLOT_MASK
-from quadrants.data.matrix import Vector
 from quadrants.data.snode import SNode
 from quadrants.data.struct_field import StructField
 from quadrants.frontend.builtins import Builtin, kernel_only
@@ -469,44 +469,32 @@ def _struct_leaves(value):
     return leaves
 
 
-def _rescale(ops, a, b, index):
-    tr = ops.tr
-    shape_a, shape_b = _shape_of(tr, a), _shape_of(tr, b)
-    parts = list(index.entries) if isinstance(index, VectorValue) else list(index)
-    result = rescale(parts, shape_a, shape_b, lambda x, r: ops.bin("floordiv", x, r), lambda x, r: ops.bin("mul", x, r))
-    return VectorValue(result, (len(result),))
+_SNODE_ARG = ("snode is an SNode or a field (meaning the SNode the field is placed in, x.parent()); index is a "
+              "number, a list or tuple, or a vector")
+_CELL = ("with one index per dimension of the SNode, counted in its own cells (0 to 3 for the pointer of "
+         "qd.root.pointer(qd.i, 4).dense(qd.i, 8))")
+_LIST_CELL = ("index names the cell that holds the list: one index per dimension of the SNode's parent, or a full "
+              "index of the dynamic SNode, whose list axis is then ignored")
+_KERNEL_ONLY = "Inside kernels only: in Python scope it raises RuntimeError."
 
-
-def _shape_of(tr, value):
-    if isinstance(value, ArrayRef) and value.static_shape is not None:
-        return value.static_shape
-    if isinstance(value, SNode):
-        return value.shape
-    raise tr.fail(f"qd.rescale_index() takes fields and SNodes, but got {describe(value)}", kind="type")
-
-
-def rescale(parts, shape_a, shape_b, divide, multiply):
-    """Index `parts` of a field/SNode of shape_a, as an index of one of shape_b (upstream's rule)."""
-    result = list(parts)
-    for k in range(min(len(parts), len(shape_a), len(shape_b))):
-        if shape_a[k] > shape_b[k]:
-            result[k] = divide(parts[k], shape_a[k] // shape_b[k])
-        elif shape_a[k] < shape_b[k]:
-            result[k] = multiply(parts[k], shape_b[k] // shape_a[k])
-    return result
-
-
-def _python_rescale(a, b, index):
-    parts = [int(x) for x in (index.to_list() if hasattr(index, "to_list") else list(index))]
-    return Vector(rescale(parts, a.shape, b.shape, lambda x, r: x // r, lambda x, r: x * r))
-
-
-activate = Builtin("activate", kernel_only("activate"), "composite", impl=_activate)
-deactivate = Builtin("deactivate", kernel_only("deactivate"), "composite", impl=_deactivate)
-is_active = Builtin("is_active", kernel_only("is_active"), "composite", impl=_is_active)
-length = Builtin("length", kernel_only("length"), "composite", impl=_length)
-append = Builtin("append", kernel_only("append"), "composite", impl=_append)
-rescale_index = Builtin("rescale_index", _python_rescale, "composite", impl=_rescale)
+activate = Builtin("activate", kernel_only("activate"), "composite", impl=_activate, doc=(
+    f"activate(snode, index)\n\nActivates the cell index of a pointer or bitmasked SNode, and the cells above it. "
+    f"{_SNODE_ARG}, {_CELL}. {_KERNEL_ONLY}"))
+deactivate = Builtin("deactivate", kernel_only("deactivate"), "composite", impl=_deactivate, doc=(
+    f"deactivate(snode, index)\n\nDeactivates the cell index of a pointer or bitmasked SNode and sets every "
+    f"value under it to zero; on a dynamic SNode, empties a list (length 0, entries zeroed). {_SNODE_ARG}; "
+    f"for pointer and bitmasked SNodes, {_CELL}; for dynamic ones, {_LIST_CELL}. {_KERNEL_ONLY}"))
+is_active = Builtin("is_active", kernel_only("is_active"), "composite", impl=_is_active, doc=(
+    f"is_active(snode, index)\n\n1 if the cell index of a pointer or bitmasked SNode is active, else 0 (an i32). "
+    f"{_SNODE_ARG}, {_CELL}. {_KERNEL_ONLY}"))
+length = Builtin("length", kernel_only("length"), "composite", impl=_length, doc=(
+    f"length(snode, index)\n\nThe number of entries (an i32) in a list of a dynamic SNode. {_SNODE_ARG}; "
+    f"{_LIST_CELL}. {_KERNEL_ONLY}"))
+append = Builtin("append", kernel_only("append"), "composite", impl=_append, doc=(
+    f"append(snode, index, value)\n\nAppends value to a list of a dynamic SNode, atomically, and returns the "
+    f"list's old length (the new entry's position). When the list is full the value is dropped and the length "
+    f"stays at the capacity. value has one entry per field placed in the SNode (a struct for several). "
+    f"{_SNODE_ARG}; {_LIST_CELL}. {_KERNEL_ONLY}"))
 
 
 # ---- x.parent(), x[i].append(v), y.length() ... ----------------------------------------------------------

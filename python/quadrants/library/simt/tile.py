@@ -236,4 +236,8 @@ def _outer_python(a, b):
     return Outer(a, b)
 
 
-outer = _b.Builtin("outer", _outer_python, "composite", impl=outer_impl)
+outer = _b.Builtin("outer", _outer_python, "composite", impl=outer_impl, doc=(
+    "outer(a, b)\n\nThe outer product of per-lane scalars a and b, for one use: `tile -= qd.outer(a, b)` on a "
+    "qd.simt.Tile16x16 or Tile32x32 inside a kernel, which subtracts lane i's a times lane j's b from entry "
+    "(i, j) through subgroup shuffles. Any other use of the result (adding, multiplying, indexing) raises "
+    "TypeError."))
