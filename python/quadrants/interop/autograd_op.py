@@ -27,16 +27,16 @@ class _Param:
 def autograd_op(kernel, outputs, name=None):
     """A torch operator computing `kernel`'s outputs, differentiable through the kernel's derived adjoint.
 
-    kernel: a @qd.kernel whose parameters are qd.types.ndarray() arrays and scalars (no templates).
-    outputs: {parameter name: allocation} for the arrays the kernel writes; the op allocates them zero-filled
-        and returns them (one tensor, or a tuple in this order). An allocation is the name of an input array
-        (same shape, dtype and device), a shape tuple (dtype and device of the first float input), or a
-        callable that takes inputs by parameter name and returns a tensor (`lambda x: x.new_zeros(())`).
-    name: the torch operator's qualified name, "namespace::name" (default: quadrants::<kernel name>_<n>).
+    - kernel: a @qd.kernel whose parameters are qd.types.ndarray() arrays and scalars (no templates).
+    - outputs: {parameter name: allocation} for the arrays the kernel writes; the op allocates them
+      zero-filled and returns them (one tensor, or a tuple in this order). An allocation is the name of an
+      input array (same shape, dtype and device), a shape tuple (dtype and device of the first float input),
+      or a callable that takes inputs by parameter name and returns a tensor (`lambda x: x.new_zeros(())`).
+    - name: the torch operator's qualified name, "namespace::name" (default: quadrants::<kernel name>_<n>).
 
     The op takes the kernel's other parameters, in order, and returns its outputs; gradients flow to every
     float tensor input that requires grad. It passes torch.autograd.gradcheck and torch.library.opcheck and
-    works under torch.compile:
+    works under torch.compile::
 
         @qd.kernel
         def affine(x: qd.types.ndarray(), w: qd.types.ndarray(), y: qd.types.ndarray()):

@@ -10,7 +10,7 @@ from quadrants.types.annotations import scalar_dtype_name
 def cpp_kernel(source):
     """Compiles C++ `source` defining a function named like the decorated stub, called like a kernel.
 
-    The stub's annotations give the interface; every array parameter needs an explicit dtype and ndim:
+    The stub's annotations give the interface; every array parameter needs an explicit dtype and ndim::
 
         @qd.cpp_kernel('''
         void scale(qd::Ndarray<float, 1> x, float factor) {

@@ -23,7 +23,7 @@ def torch_op(name, *, mutates_args=(), device_types=None):
     The function must be fully type-annotated (torch.library's schema rules: Tensor, int, float, bool,
     lists of them; no void returns unless it only mutates arguments) and allocate its outputs with torch.
     The same function serves as the fake (meta) implementation: torch.compile traces it with fake tensors
-    while kernels are skipped, so output shapes and dtypes come from the function's own allocations.
+    while kernels are skipped, so output shapes and dtypes come from the function's own allocations::
 
         @qd.torch_op("mylib::square")
         def square(x: torch.Tensor) -> torch.Tensor:
