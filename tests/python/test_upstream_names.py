@@ -126,6 +126,18 @@ def test_streams_keep_program_order():
         handle.destroy()  # twice is fine
 
 
+def test_stream_with_autodiff_kernel_raises():
+    x = qd.field(qd.f32, shape=(), needs_grad=True)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def compute():
+        loss[None] = x[None] ** 2
+
+    with pytest.raises(RuntimeError, match="qd_stream is not compatible with autodiff"):
+        compute.grad(qd_stream=qd.create_stream())
+
+
 def test_stream_context_managers_and_module_path():
     from quadrants.lang.stream import Event, Stream, create_stream, stream_parallel
 

@@ -85,9 +85,15 @@ class KernelMixin:
         """Upstream's kernel._primal, the kernel object its tests read launch_stats from: the kernel itself."""
         return self
 
-    def grad(self, *args):
+    def grad(self, *args, **kwargs):
         """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
         the fields and ndarrays it writes flows back into the .grad of those it reads."""
+        if "qd_stream" in kwargs:  # upstream's rule and words
+            raise RuntimeError(f"qd_stream is not compatible with autodiff: kernel '{self.fn.__name__}'.grad() runs "
+                               "on the default stream; call it without qd_stream.")
+        if kwargs:
+            raise TypeError(f"kernel.grad() takes the kernel's arguments by position, but got keyword arguments "
+                            f"{', '.join(sorted(kwargs))}.")
         return registry.get("kernel_grad")(self, args)  # autodiff (ad/_adjoint.py) sits above kernels
 
     @property
