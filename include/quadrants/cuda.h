@@ -18,6 +18,7 @@
 // The driver's stream handle, declared exactly as cuda.h does so that both headers can coexist.
 // A null stream is the context's legacy default stream.
 typedef struct CUstream_st* CUstream;
+typedef struct CUevent_st* CUevent;
 
 namespace qd {
 
@@ -42,6 +43,7 @@ struct CudaDeviceInfo {
   int compute_capability_major = 0;
   int compute_capability_minor = 0;
   bool memory_pools = false;  // cuMemAllocAsync is available on this device
+  int clock_rate_khz = 0;     // the nominal SM clock (qd.clock_freq_hz()), not the current boosted one
 };
 
 // Retains device_id's primary context (the one torch and CuPy use), makes it current on the
@@ -71,6 +73,19 @@ size_t cuda_stack_limit(int device_id = 0);
 // Makes later work on consumer wait for the work enqueued on producer so far, with an event; the
 // host never blocks (the DLPack stream contract). A no-op when both are the same stream.
 void make_stream_wait(CUstream consumer, CUstream producer, int device_id = 0);
+
+// Streams and events the user holds (qd.create_stream(), qd.create_event()): created on device_id's primary
+// context, destroyed by the same calls. A stream is a blocking one (it orders itself after the legacy default
+// stream, as torch's and CuPy's do); an event is timing-free. event_record captures the work enqueued on
+// stream so far; stream_wait_event makes later work on stream wait for the last record; event_synchronize
+// waits on the host for it. A null stream is the legacy default stream.
+CUstream cuda_stream_create(int device_id = 0);
+void cuda_stream_destroy(CUstream stream, int device_id = 0);
+CUevent cuda_event_create(int device_id = 0);
+void cuda_event_destroy(CUevent event, int device_id = 0);
+void cuda_event_record(CUevent event, CUstream stream, int device_id = 0);
+void cuda_stream_wait_event(CUstream stream, CUevent event, int device_id = 0);
+void cuda_event_synchronize(CUevent event, int device_id = 0);
 
 // The device a pointer's memory lives on, or nothing for host memory the driver does not know.
 std::optional<int> cuda_pointer_device(const void* pointer);

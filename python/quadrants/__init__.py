@@ -44,14 +44,17 @@ from quadrants.runtime import program as _program  # noqa: F401  the runtime obj
 from quadrants.runtime.cache import clear_cache  # noqa: F401  empties the disk cache of compiled kernels (not upstream's)
 from quadrants.runtime.compiler import install_fallback_compiler as _install_fallback_compiler
 from quadrants.runtime.extensions import *  # noqa: F401,F403  upstream's arch names and qd.extension
-from quadrants.runtime.init import cpu, cuda, gpu, init, reset, sync  # noqa: F401
+from quadrants.runtime.init import cpu, cuda, dump_compile_config, gpu, init, reset, sync  # noqa: F401
 from quadrants.runtime.paths import get_cmake_dir, get_include  # noqa: F401  for C++ users: headers, find_package
+from quadrants.runtime.streams import Event, Stream, create_event, create_stream  # noqa: F401  CUDA; no-ops on CPU
 
 # types: annotations, vector/matrix/struct types, enums
 from quadrants.types.annotations import Template  # noqa: F401  upstream's kernels take `x: qd.Template` too
-from quadrants.types.enums import Layout  # noqa: F401
+from quadrants.types.annotations import sparse_matrix_builder  # noqa: F401  upstream's top-level alias
+from quadrants.types.enums import DeviceCapability, Format, Layout  # noqa: F401  (the first two: Vulkan/Metal names)
 
 # data: values and containers
+from quadrants.data.buffer_view import BufferView  # noqa: F401  upstream's ndarray views: not yet, raises
 from quadrants.data.field import Field, ScalarField  # noqa: F401
 from quadrants.data.field_factory import field  # noqa: F401
 from quadrants.data.matrix import Matrix, Vector  # noqa: F401
@@ -84,12 +87,17 @@ from quadrants.data.tensor import *  # noqa: F401,F403  qd.Backend, qd.Tensor, q
 # frontend: the kernel language's built-ins that act on fields, graph kernels, real functions
 from quadrants.frontend import graph  # noqa: F401  qd.graph: do_while(), parallel_context() and parallel() sections
 from quadrants.frontend.checkpoint import GraphStatus, checkpoint  # noqa: F401  upstream's yield/resume marker
+from quadrants.frontend.clock import clock_counter, clock_freq_hz  # noqa: F401  (clock_counter: not yet, raises)
 from quadrants.frontend.field_address import get_addr  # noqa: F401  the address of a field element, in kernels
 from quadrants.frontend.funcs import RealFunc as _RealFunc
 from quadrants.frontend.graph import do_while as graph_do_while  # noqa: F401  upstream's deprecated flat spellings
 from quadrants.frontend.graph import parallel as graph_parallel  # noqa: F401  (kernels using them warn)
 from quadrants.frontend.graph import parallel_context as graph_parallel_context  # noqa: F401
 from quadrants.frontend.rescale_index import rescale_index  # noqa: F401
+from quadrants.frontend.funcs import pyfunc  # noqa: F401  a @qd.func that Python scope may call as well
+from quadrants.frontend.hints import assume_in_range, cache_read_only  # noqa: F401  optimizer hints: no effect here
+from quadrants.frontend.meshes import Mesh, MeshInstance, mesh_local, mesh_patch_idx  # noqa: F401  raise: no meshes
+from quadrants.frontend.stream_parallel import stream_parallel  # noqa: F401  `with qd.stream_parallel():` blocks
 from quadrants.frontend.sparse_access import activate, append, deactivate, is_active, length  # noqa: F401
 
 # kernels
@@ -98,11 +106,13 @@ from quadrants.kernels.pitfalls import AutogradWarning, PrecisionWarning  # noqa
 # the kernel-language library
 from quadrants.library.decompositions import polar_decompose, svd  # noqa: F401  2x2 and 3x3, inside kernels
 from quadrants.library.eigen_decompositions import eig, make_spd, sym_eig  # noqa: F401  small matrices, in kernels
+from quadrants.library.float_parts import frexp  # noqa: F401  (mantissa, exponent) of a float, in kernels
 from quadrants.library.linear_solve import solve  # noqa: F401  qd.solve(A, b) inside kernels
 from quadrants.library.simt import tile_slices as _tile_slices  # noqa: F401  tile slices in kernels
+from quadrants.library.simt.block import global_thread_idx  # noqa: F401  upstream's top-level name for it
 
 # siblings: autodiff, algorithms, linear algebra, torch and C++ interop, array backends
-from quadrants import ad, algorithms, linalg  # noqa: F401
+from quadrants import ad, algorithms, linalg, sparse, tools  # noqa: F401
 from quadrants.backends import backend_of  # noqa: F401
 from quadrants.interop.autograd_op import autograd_op  # noqa: F401
 from quadrants.interop.cpp_kernels import cpp_kernel  # noqa: F401

@@ -15,6 +15,7 @@ namespace {
 
 // Streams cross the boundary as integers, as torch's cuda_stream and CuPy's ptr give them.
 CUstream stream_of(uintptr_t handle) { return reinterpret_cast<CUstream>(handle); }
+CUevent event_of(uintptr_t handle) { return reinterpret_cast<CUevent>(handle); }
 
 }  // namespace
 
@@ -27,6 +28,7 @@ void bind_cuda(nb::module_& m) {
     out["sm_count"] = info.sm_count;
     out["compute_capability"] = nb::make_tuple(info.compute_capability_major, info.compute_capability_minor);
     out["memory_pools"] = info.memory_pools;
+    out["clock_rate_khz"] = info.clock_rate_khz;
     return out;
   }, nb::arg("device_id") = 0, "Makes the device's primary context current; returns its properties.");
   m.def("cuda_array", [](const std::string& dtype, const std::vector<int64_t>& shape,
@@ -58,6 +60,27 @@ void bind_cuda(nb::module_& m) {
     make_stream_wait(stream_of(consumer), stream_of(producer), device_id);
   }, nb::arg("consumer"), nb::arg("producer"), nb::arg("device_id") = 0,
      "Makes consumer wait for the work enqueued on producer so far, without blocking the host.");
+  // Streams and events users hold cross as integers too (qd.Stream.handle, qd.Event.handle).
+  m.def("cuda_stream_create", [](int device_id) { return reinterpret_cast<uintptr_t>(cuda_stream_create(device_id)); },
+        nb::arg("device_id") = 0, "A new blocking CUDA stream's handle.");
+  m.def("cuda_stream_destroy", [](uintptr_t stream, int device_id) { cuda_stream_destroy(stream_of(stream), device_id); },
+        nb::arg("stream"), nb::arg("device_id") = 0);
+  m.def("cuda_event_create", [](int device_id) { return reinterpret_cast<uintptr_t>(cuda_event_create(device_id)); },
+        nb::arg("device_id") = 0, "A new CUDA event's handle (timing disabled).");
+  m.def("cuda_event_destroy", [](uintptr_t event, int device_id) { cuda_event_destroy(event_of(event), device_id); },
+        nb::arg("event"), nb::arg("device_id") = 0);
+  m.def("cuda_event_record", [](uintptr_t event, uintptr_t stream, int device_id) {
+    cuda_event_record(event_of(event), stream_of(stream), device_id);
+  }, nb::arg("event"), nb::arg("stream") = 0, nb::arg("device_id") = 0,
+     "Captures the work enqueued on stream so far (0: the legacy default stream).");
+  m.def("cuda_stream_wait_event", [](uintptr_t stream, uintptr_t event, int device_id) {
+    cuda_stream_wait_event(stream_of(stream), event_of(event), device_id);
+  }, nb::arg("stream"), nb::arg("event"), nb::arg("device_id") = 0,
+     "Makes later work on stream wait for the event's last record, without blocking the host.");
+  m.def("cuda_event_synchronize", [](uintptr_t event, int device_id) {
+    nb::gil_scoped_release release;
+    cuda_event_synchronize(event_of(event), device_id);
+  }, nb::arg("event"), nb::arg("device_id") = 0, "Waits on the host for the event's last record.");
   m.def("cuda_pointer_device", [](uintptr_t pointer) {
     return cuda_pointer_device(reinterpret_cast<const void*>(pointer));
   }, "The CUDA device of a pointer, or None for host memory.");

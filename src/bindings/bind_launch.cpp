@@ -91,11 +91,14 @@ class Launcher {
   nb::object call(const nb::tuple& args, PyObject* kwargs) {
     if (!kwargs || PyDict_GET_SIZE(kwargs) == 0) return launch(args, nullptr);
     nb::dict kw = nb::borrow<nb::dict>(kwargs);
-    // qd_stream=<int> picks the CUDA stream explicitly (torch's cuda_stream, CuPy's ptr).
+    // qd_stream= picks the CUDA stream explicitly: a qd.Stream (its handle), an integer (torch's cuda_stream,
+    // CuPy's ptr) or None (as if not given). On the CPU, where launches are synchronous, it changes nothing.
     uintptr_t stream = 0;
     bool has_stream = kw.contains("qd_stream");
     if (has_stream) {
-      stream = nb::cast<uintptr_t>(kw["qd_stream"]);
+      nb::object given = kw["qd_stream"];
+      has_stream = !given.is_none();
+      if (has_stream) stream = nb::cast<uintptr_t>(nb::hasattr(given, "handle") ? given.attr("handle") : given);
       kw = nb::dict(kw);  // the caller's dict (e.g. f(**d)) is not ours to change
       PyDict_DelItemString(kw.ptr(), "qd_stream");
     }

@@ -83,6 +83,7 @@ std::set<uintptr_t> pinned_allocations;
 std::set<Module*> modules;
 std::set<Function*> functions;
 std::set<uintptr_t> events;
+std::set<uintptr_t> streams;  // made by cuStreamCreate, until cuStreamDestroy
 
 size_t page_size() {
   static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -330,6 +331,7 @@ CUresult cuDeviceGetAttribute(int* value, int attribute, int device) {
   if (device != 0) return kInvalidDevice;
   int cc = env_int("QD_EMULATED_CC", 90);
   switch (attribute) {
+    case 13: *value = 1980000; return kSuccess;  // clock rate in kHz (an H100's 1.98 GHz)
     case 16: *value = 2; return kSuccess;  // multiprocessors
     case 75: *value = cc / 10; return kSuccess;
     case 76: *value = cc % 10; return kSuccess;
@@ -451,7 +453,24 @@ CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count, voi
   return kSuccess;
 }
 
-// Streams are opaque: every operation has completed when its call returns.
+// Streams are opaque: every operation has completed when its call returns. Created streams are tracked so that
+// destroying one twice, or one never created, is the driver's error it is.
+CUresult cuStreamCreate(void** stream, unsigned flags) {
+  std::lock_guard<std::recursive_mutex> lock(driver_mutex);
+  if (CUresult r = ready()) return r;
+  if (!stream || flags > 1) return kInvalidValue;  // CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING
+  *stream = std::malloc(1);
+  streams.insert(reinterpret_cast<uintptr_t>(*stream));
+  return kSuccess;
+}
+
+CUresult cuStreamDestroy_v2(void* stream) {
+  std::lock_guard<std::recursive_mutex> lock(driver_mutex);
+  if (streams.erase(reinterpret_cast<uintptr_t>(stream)) == 0) return kInvalidHandle;
+  std::free(stream);
+  return kSuccess;
+}
+
 CUresult cuStreamSynchronize(void*) {
   std::lock_guard<std::recursive_mutex> lock(driver_mutex);
   return ready();

@@ -23,7 +23,7 @@ FLOORS = [
     ("frontend", ["frontend"]),
     ("kernels", ["kernels"]),
     ("library", ["library"]),
-    ("siblings", ["ad", "algorithms", "linalg", "interop", "backends"]),
+    ("siblings", ["ad", "algorithms", "linalg", "interop", "backends", "sparse", "tools"]),
     ("compatibility", ["lang", "_lib", "_tensor", "math", "profiler", "experimental", "_test_tools"]),
     ("package", [""]),
 ]

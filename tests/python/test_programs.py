@@ -44,7 +44,6 @@ XFAIL = {
                              "defaults dt to default_fp (upstream: int), so x[I + unit] is a float index",
     "taichi/cornell_box_real_func": "qd.random() inside a @qd.real_func: lang/random_numbers.py call_random() "
                                     "rejects it",
-    "quadrants/docs_streams": "qd.stream_parallel, qd.create_stream and qd.create_event do not exist",
 }
 
 

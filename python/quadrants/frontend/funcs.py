@@ -74,6 +74,13 @@ class Func:
         raise RuntimeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another @qd.func.")
 
 
+class PyFunc(Func):
+    """A @qd.pyfunc: a @qd.func inside kernels, and the plain Python function when called from Python."""
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
 class RealFunc(Func):
     """A @qd.real_func: compiled once per signature into a function the kernel calls (real_functions.py)."""
 
@@ -97,7 +104,7 @@ class BoundFunc:
         self.instance = instance
 
     def __call__(self, *args, **kwargs):
-        self.func(*args, **kwargs)  # raises: funcs run only inside kernels
+        return self.func(self.instance, *args, **kwargs)  # a @qd.func raises (it runs only inside kernels)
 
 
 def func(fn=None, **options):
@@ -112,6 +119,12 @@ def func(fn=None, **options):
     if fn is None:
         return functools.partial(func, **options)
     return RealFunc(fn) if options.get("is_real_function") else Func(fn)
+
+
+def pyfunc(fn):
+    """@qd.pyfunc: a function callable both in kernels, where it is inlined as a @qd.func, and in Python scope,
+    where it runs as written (upstream's qd.pyfunc)."""
+    return PyFunc(fn)
 
 
 def is_kernel(value):

@@ -12,8 +12,10 @@
 import ast
 
 from quadrants.frontend import builtins as qd_builtins, checkpoint as checkpoint_module, graph, graph_spelling
+from quadrants.frontend.stream_parallel import stream_parallel
 
-_CONSTRUCTS = ((graph.parallel_context, "parallel_context"), (graph.parallel, "parallel"))
+_CONSTRUCTS = ((graph.parallel_context, "parallel_context"), (graph.parallel, "parallel"),
+               (stream_parallel, "stream_parallel"))
 
 
 class GraphSectionTranslator:
@@ -27,6 +29,8 @@ class GraphSectionTranslator:
                 raise self.checkpoint_error()
             return self.translate_checkpoint(node, index)
         name = self.graph_construct(node)
+        if name == "stream_parallel":
+            return self.stream_parallel_block(node)  # stream_parallel.py
         graph_spelling.warn_if_deprecated(node.items[0].context_expr.func, name, self.ctx.source.filename,
                                           node.lineno)
         if name == "parallel_context":
@@ -50,9 +54,10 @@ class GraphSectionTranslator:
                          "qd.graph.do_while() body", hint="move the with statement out of the enclosing block.")
 
     def graph_construct(self, node):
-        """'parallel_context' or 'parallel' for the with statement's context manager; anything else fails."""
-        supported = ("the only 'with' statements kernels take are `with qd.graph.parallel_context():` regions "
-                     "holding `with qd.graph.parallel():` sections")
+        """'parallel_context', 'parallel' or 'stream_parallel' for the with statement's context manager; anything
+        else fails."""
+        supported = ("'with' in Quadrants kernels only supports qd.stream_parallel(), qd.checkpoint(), "
+                     "qd.graph.parallel_context(), or qd.graph.parallel()")
         if len(node.items) != 1:
             raise self.fail("'with' inside a kernel takes a single context manager", hint="nest the with statements.")
         item = node.items[0]
@@ -61,6 +66,8 @@ class GraphSectionTranslator:
         expr = item.context_expr
         target = self.visit(expr.func if isinstance(expr, ast.Call) else expr)
         name = next((name for construct, name in _CONSTRUCTS if target is construct), None)
+        if name == "stream_parallel":
+            return name  # its own checks: stream_parallel.py
         if name is None:
             raise self.fail(f"Unsupported 'with {ast.unparse(expr)}' inside a kernel", node=expr,
                             hint=supported + "; move other context managers out of the kernel.")

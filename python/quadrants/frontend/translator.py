@@ -26,6 +26,7 @@ from quadrants.frontend.real_functions import RealFunctionTranslator
 from quadrants.frontend.source import function_source
 from quadrants.frontend.sparse_access import kernel_ref
 from quadrants.frontend.stmts import StmtTranslator
+from quadrants.frontend.stream_parallel import StreamParallelTranslator
 from quadrants.frontend.struct_values import StructTranslator, StructValue, is_struct
 from quadrants.frontend.templated_floats import check_captured
 from quadrants.frontend.tensor_params import ARRAY, unwrap
@@ -61,7 +62,8 @@ class FunctionContext:
 
 
 class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
-                 RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator, CheckpointTranslator):
+                 RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator, CheckpointTranslator,
+                 StreamParallelTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -96,7 +98,9 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         self.random_key_text = None
         self.random_scopes = []  # the streams of the enclosing parallel iteration or serial code
         self.kernel_options = {}  # the @qd.kernel(...) options, e.g. graph=True (graph_sections.py)
-        self.graph_state = None  # None, "region" or "section": where a qd.graph with statement is (graph_sections.py)
+        # None, "region" or "section": where a qd.graph with statement is (graph_sections.py); "stream_parallel" in
+        # a qd.stream_parallel() block (stream_parallel.py)
+        self.graph_state = None
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):

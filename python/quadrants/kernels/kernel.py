@@ -8,6 +8,7 @@
 import dataclasses
 import functools
 import pickle
+import types
 import warnings
 import weakref
 
@@ -26,6 +27,7 @@ from quadrants.kernels.dispatch import (
     make_kernel_function,
     make_key_function,
 )
+from quadrants.kernels.launch_records import launch_stats_of
 from quadrants.kernels.pitfalls import warn_about_pitfalls
 from quadrants.runtime import _core, init as _runtime
 from quadrants.types.enums import AutodiffMode
@@ -78,9 +80,20 @@ class KernelMixin:
         definition = self.definition
         return definition.translate(spec, definition.template_values_by_path(template_values))[0]
 
-    def grad(self, *args):
+    @property
+    def _primal(self):
+        """Upstream's kernel._primal, the kernel object its tests read launch_stats from: the kernel itself."""
+        return self
+
+    def grad(self, *args, **kwargs):
         """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
         the fields and ndarrays it writes flows back into the .grad of those it reads."""
+        if "qd_stream" in kwargs:  # upstream's rule and words
+            raise RuntimeError(f"qd_stream is not compatible with autodiff: kernel '{self.fn.__name__}'.grad() runs "
+                               "on the default stream; call it without qd_stream.")
+        if kwargs:
+            raise TypeError(f"kernel.grad() takes the kernel's arguments by position, but got keyword arguments "
+                            f"{', '.join(sorted(kwargs))}.")
         return registry.get("kernel_grad")(self, args)  # autodiff (ad/_adjoint.py) sits above kernels
 
     @property
@@ -107,6 +120,11 @@ def _make_fast_kernel_class():
             compile_fn = functools.partial(_fast_compile, weakref.ref(self))
             _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn,
                                     result_fn=definition.result_fn)
+
+        @property
+        def launch_stats(self):
+            """The kinds of arguments a launch passes (LaunchStats): fixed, as it has no templates or dataclasses."""
+            return launch_stats_of(self.definition.launcher_params())
 
         def _release(self):
             self.clear()
@@ -146,7 +164,11 @@ class Kernel(KernelMixin):
         for attr in ("definition", "fn", "ir", "export_ir", "grad", "params", "runtime_positions"):
             setattr(function, attr, getattr(self, attr))
         function._qd_kernel = self
+        function._primal = self
         self.function = function
+        # The kinds of arguments of the launcher built last (a new template key or argument layout builds one), which
+        # is the last launch's as long as calls do not alternate between layouts (upstream records every launch).
+        self.launch_stats = launch_stats_of([])
 
     def _release(self):
         """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
@@ -230,6 +252,7 @@ class Kernel(KernelMixin):
 
         launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn)
         holder.append(launcher)
+        self.launch_stats = launch_stats_of(entries)
         roots = {p.name: k for k, p in enumerate(definition.params)}
         return make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
 
@@ -244,6 +267,7 @@ class Kernel(KernelMixin):
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
                                   result_fn=definition.result_fn)
         holder.append(launcher)
+        self.launch_stats = launch_stats_of(definition.launcher_params())
         return launcher
 
 
@@ -314,6 +338,10 @@ def kernel(fn=None, **options):
                         f"{', '.join(sorted(_ACCEPTED_KERNEL_OPTIONS))}.")
     if fn is None:
         return functools.partial(kernel, **options)
+    if not isinstance(fn, types.FunctionType) and hasattr(fn, "__wrapped__"):  # e.g. a perf_dispatch registration
+        raise QuadrantsSyntaxError(f"Cant put kernel in front of other annotations: @qd.kernel was given {fn!r}, which "
+                                   "another decorator made (error code: KERNEL_ANNOTATION_ORDER).",
+                                   hint="put @qd.kernel directly on the function, under the other decorators.")
     if options.get("checkpoints") and not (options.get("graph") or options.get("gpu_graph")):
         code = fn.__code__
         raise QuadrantsSyntaxError(f"@qd.kernel(checkpoints=True) requires graph=True (kernel '{fn.__name__}')",

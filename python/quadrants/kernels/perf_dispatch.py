@@ -6,7 +6,9 @@
 # measured, the one tried fewest times (warmup runs untimed, then `active` timed runs each); then the fastest by mean
 # time, until repeat_after_count calls or repeat_after_seconds pass and the measurement starts over. Every
 # implementation must have the same effects, so which one runs changes only speed. QD_PERFDISPATCH_FORCE
-# ('dispatcher:impl,...') pins implementations by name, as upstream.
+# ('dispatcher:impl,...') pins implementations by name, as upstream; it is read once, at import, into _FORCE_MAP.
+# Upstream's path quadrants.lang._perf_dispatch is this module itself (its tests patch _FORCE_MAP there and read the
+# dispatcher's per-geometry tables by upstream's attribute names, which the properties below give).
 import inspect
 import os
 import time
@@ -15,18 +17,26 @@ from collections import defaultdict
 from quadrants.base.errors import QuadrantsRuntimeError, QuadrantsSyntaxError
 from quadrants.runtime import init as _runtime
 
+NUM_FIRST_WARMUP = 1  # untimed runs of each implementation before the first measurement of a geometry
+NUM_WARMUP = 0  # untimed runs before each later re-measurement (kernels are compiled by then)
+NUM_ACTIVE = 1  # timed runs of each implementation per measurement
 DEFAULT_REPEAT_AFTER_COUNT = 300  # re-measure after this many calls when neither trigger is given
+_MISMATCH = "(error code: PERFDISPATCH_ANNOTATION_SEQUENCE_MISMATCH)."  # upstream's code, which its tests match
 
 
-def _forced_implementations():
-    """QD_PERFDISPATCH_FORCE='dispatcher1:impl1,dispatcher2:impl2' as {dispatcher: impl}."""
+def _parse_force_map(raw):
+    """QD_PERFDISPATCH_FORCE's text 'dispatcher1:impl1,dispatcher2:impl2' as {dispatcher: impl}."""
     forced = {}
-    for pair in filter(None, (p.strip() for p in os.environ.get("QD_PERFDISPATCH_FORCE", "").split(","))):
+    for pair in filter(None, (p.strip() for p in (raw or "").split(","))):
         if ":" not in pair:
             raise ValueError(f"Malformed QD_PERFDISPATCH_FORCE entry '{pair}'. Expected format: 'dispatcher:impl'.")
         dispatcher, implementation = (s.strip() for s in pair.split(":"))
         forced[dispatcher] = implementation
     return forced
+
+
+_FORCE_MAP = _parse_force_map(os.environ.get("QD_PERFDISPATCH_FORCE"))
+_ANY_FORCE_ACTIVE = bool(_FORCE_MAP)
 
 
 def _python_function(fn):
@@ -83,20 +93,53 @@ class PerformanceDispatcher:
             unknown = [p for p in params if p not in self._params]
             if unknown:
                 raise QuadrantsSyntaxError(f"Signature parameter {unknown[0]} of function not in perf_dispatch "
-                                           "function prototype")
+                                           f"function prototype {_MISMATCH}")
             if len(params) != len(self._params):
                 raise QuadrantsSyntaxError(f"Number of function parameters {len(params)} doesn't match number of "
-                                           f"parameters in perf_dispatch function prototype {len(self._params)}")
+                                           f"parameters in perf_dispatch function prototype {len(self._params)} "
+                                           f"{_MISMATCH}")
             dispatch_impl = DispatchImpl(fn, is_compatible)
             self._dispatch_impls.append(dispatch_impl)
             return dispatch_impl
 
         return decorator(implementation) if implementation is not None else decorator
 
+    # Upstream's names for the per-geometry tables, which its tests read.
+    @property
+    def _trial_count_by_dispatch_impl_by_geometry_hash(self):
+        return {geometry_hash: g.trials for geometry_hash, g in self._geometries.items()}
+
+    @property
+    def _fastest_dispatch_impl_by_geometry_hash(self):
+        return {geometry_hash: g.fastest for geometry_hash, g in self._geometries.items() if g.fastest is not None}
+
+    @property
+    def _first_eval_completed(self):
+        return {geometry_hash for geometry_hash, g in self._geometries.items() if g.measured_once}
+
+    def _resolve_force(self):
+        """On the first call (every implementation registered by then): the one QD_PERFDISPATCH_FORCE names, or
+        False; an unknown name says so and falls back to measuring."""
+        self._forced = False
+        # The map read at import (which code may patch, as upstream's tests do), else the environment now.
+        force_map = _FORCE_MAP if _ANY_FORCE_ACTIVE else _parse_force_map(os.environ.get("QD_PERFDISPATCH_FORCE"))
+        if not force_map:
+            return
+        available = ", ".join(f"'{d.__name__}'" for d in self._dispatch_impls)
+        print(f"perf_dispatch '{self._name}': available implementations: [{available}]")
+        wanted = force_map.get(self._name)
+        if wanted is None:
+            return
+        self._forced = next((d for d in self._dispatch_impls if d.__name__ == wanted), False)
+        if self._forced:
+            print(f"perf_dispatch '{self._name}': forced to '{wanted}' via QD_PERFDISPATCH_FORCE")
+        else:
+            print(f"[perf_dispatch] WARNING: QD_PERFDISPATCH_FORCE requested '{wanted}' for '{self._name}', but no "
+                  f"such implementation found. Available: [{available}]. Falling back to normal benchmarking.")
+
     def __call__(self, *args, **kwargs):
         if self._forced is None:
-            wanted = _forced_implementations().get(self._name)
-            self._forced = next((d for d in self._dispatch_impls if d.__name__ == wanted), False)
+            self._resolve_force()
         if self._forced:
             return self._forced(*args, **kwargs)
         geometry = self._geometries[self._get_geometry_hash(*args, **kwargs)]
@@ -145,8 +188,8 @@ class PerformanceDispatcher:
         return result
 
 
-def perf_dispatch(*, get_geometry_hash, first_warmup=1, warmup=0, active=1, repeat_after_count=None,
-                  repeat_after_seconds=None):
+def perf_dispatch(*, get_geometry_hash, first_warmup=NUM_FIRST_WARMUP, warmup=NUM_WARMUP, active=NUM_ACTIVE,
+                  repeat_after_count=None, repeat_after_seconds=None):
     """@qd.perf_dispatch(get_geometry_hash=fn, ...): declares a function whose registered implementations are
     chosen by measured time, per geometry hash of the arguments (see the module's head)."""
 

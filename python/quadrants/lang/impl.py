@@ -1,6 +1,8 @@
 # python/quadrants/lang/impl.py: upstream's quadrants.lang.impl: the runtime object (runtime/program.py) and
 # impl.call_internal, one of upstream's runtime functions called by name inside a kernel (frontend/extra_builtins.py).
+from quadrants.base.errors import QuadrantsSyntaxError  # noqa: F401  upstream's impl re-exports it
 from quadrants.frontend.builtins import Builtin, kernel_only
+from quadrants.kernels.kernel import Kernel  # noqa: F401  the kernel object class (upstream's tests annotate with it)
 from quadrants.runtime.program import (  # noqa: F401
     PyQuadrants,
     current_cfg,

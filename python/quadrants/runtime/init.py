@@ -297,6 +297,13 @@ def config():
     return _config
 
 
+def dump_compile_config():
+    """Prints every option of the current configuration (qd.cfg), `name=value` one a line in name order, as
+    upstream's qd.dump_compile_config() does: what the disk cache's keys depend on."""
+    options = config().options
+    print("\n".join(f"{name}={getattr(options, name)}" for name in dir(options) if not name.startswith("_")))
+
+
 def _materialize():
     global _materialize_pending
     _materialize_pending = False  # first: the hook may create containers and compile kernels itself

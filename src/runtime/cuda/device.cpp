@@ -20,6 +20,7 @@ std::unique_ptr<Device> open_device(const DriverApi& api, int device_id) {
       {kAttributeComputeCapabilityMajor, &dev->info.compute_capability_major},
       {kAttributeComputeCapabilityMinor, &dev->info.compute_capability_minor},
       {kAttributeMemoryPoolsSupported, &pools},
+      {kAttributeClockRate, &dev->info.clock_rate_khz},
   };
   for (const auto& [attribute, value] : attributes) {
     check(api.cuDeviceGetAttribute(value, attribute, dev->handle),

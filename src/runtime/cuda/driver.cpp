@@ -43,6 +43,8 @@ std::string resolve_all(void* library, DriverApi& api) {
   resolve(library, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync, missing);
   resolve(library, "cuMemcpyDtoDAsync_v2", api.cuMemcpyDtoDAsync, missing);
   resolve(library, "cuMemsetD8Async", api.cuMemsetD8Async, missing);
+  resolve(library, "cuStreamCreate", api.cuStreamCreate, missing);
+  resolve(library, "cuStreamDestroy_v2", api.cuStreamDestroy, missing);
   resolve(library, "cuStreamSynchronize", api.cuStreamSynchronize, missing);
   resolve(library, "cuStreamWaitEvent", api.cuStreamWaitEvent, missing);
   resolve(library, "cuEventCreate", api.cuEventCreate, missing);

@@ -16,10 +16,11 @@ using CUdeviceptr = unsigned long long;  // cuda.h: unsigned long long on 64-bit
 using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
-using CUevent = struct CUevent_st*;
+using CUevent = ::CUevent;
 
 inline constexpr CUresult kSuccess = 0;
 inline constexpr CUresult kErrorNoDevice = 100;
+inline constexpr int kAttributeClockRate = 13;  // CU_DEVICE_ATTRIBUTE_CLOCK_RATE, in kHz
 inline constexpr int kAttributeMultiprocessorCount = 16;
 inline constexpr int kAttributeComputeCapabilityMajor = 75;
 inline constexpr int kAttributeComputeCapabilityMinor = 76;
@@ -54,6 +55,8 @@ struct DriverApi {
   CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, size_t bytes, CUstream stream);
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
   CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream);
+  CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags);
+  CUresult (*cuStreamDestroy)(CUstream stream);
   CUresult (*cuStreamSynchronize)(CUstream stream);
   CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event, unsigned flags);
   CUresult (*cuEventCreate)(CUevent* event, unsigned flags);

@@ -1,4 +1,5 @@
-// src/runtime/cuda/stream.cpp: status queries, device initialization, stream synchronization and stream-to-stream waits.
+// src/runtime/cuda/stream.cpp: status queries, device initialization, stream synchronization, stream-to-stream
+// waits, and the streams and events users hold (qd.create_stream(), qd.create_event()).
 #include <mutex>
 
 #include "quadrants/cuda.h"
@@ -50,6 +51,46 @@ void make_stream_wait(CUstream consumer, CUstream producer, int device_id) {
   if (!event) cuda::check(api.cuEventCreate(&event, cuda::kEventDisableTiming), "cuEventCreate");
   cuda::check(api.cuEventRecord(event, producer), "cuEventRecord(producer stream)");
   cuda::check(api.cuStreamWaitEvent(consumer, event, 0), "cuStreamWaitEvent(consumer stream)");
+}
+
+CUstream cuda_stream_create(int device_id) {
+  cuda::make_current(device_id);
+  CUstream stream = nullptr;
+  cuda::check(cuda::driver().cuStreamCreate(&stream, 0), "cuStreamCreate");  // 0: blocking, as torch's streams
+  return stream;
+}
+
+void cuda_stream_destroy(CUstream stream, int device_id) {
+  cuda::make_current(device_id);
+  // The driver lets work still enqueued on the stream finish before it releases the stream.
+  cuda::check(cuda::driver().cuStreamDestroy(stream), "cuStreamDestroy");
+}
+
+CUevent cuda_event_create(int device_id) {
+  cuda::make_current(device_id);
+  CUevent event = nullptr;
+  cuda::check(cuda::driver().cuEventCreate(&event, cuda::kEventDisableTiming), "cuEventCreate");
+  return event;
+}
+
+void cuda_event_destroy(CUevent event, int device_id) {
+  cuda::make_current(device_id);
+  cuda::check(cuda::driver().cuEventDestroy(event), "cuEventDestroy");
+}
+
+void cuda_event_record(CUevent event, CUstream stream, int device_id) {
+  cuda::make_current(device_id);
+  cuda::check(cuda::driver().cuEventRecord(event, stream), "cuEventRecord");
+}
+
+void cuda_stream_wait_event(CUstream stream, CUevent event, int device_id) {
+  cuda::make_current(device_id);
+  cuda::check(cuda::driver().cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+}
+
+void cuda_event_synchronize(CUevent event, int device_id) {
+  cuda::make_current(device_id);
+  cuda::check(cuda::driver().cuEventSynchronize(event), "cuEventSynchronize");
 }
 
 }  // namespace qd
