@@ -79,6 +79,20 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         for target in node.targets:
             self.assign(target, value)
 
+    def visit_NamedExpr(self, node):
+        """`(x := value)`: assigns x as `x = value` would (a qd.static value binds x to it), then reads x."""
+        self.check_not_kernel_param(node.target)
+        value = self.visit(node.value)
+        name = node.target.id
+        if self.lookup_binding(name) is None and self.while_condition_of is self.ctx:
+            raise self.fail(f"'{name}' is first assigned by ':=' in a while condition, which runs inside the loop, so "
+                            "it would not exist after the loop", hint=f"assign '{name}' before the loop first.")
+        if self.binds_static_value(node):
+            self.bind(name, StaticBinding(self.capture(value)))
+        else:
+            self.assign(node.target, value)
+        return self.visit_Name(ast.Name(id=name, ctx=ast.Load()))
+
     def check_not_kernel_param(self, target):
         """A kernel's parameters cannot be assigned to, as upstream rules (a @qd.func's are copies and can)."""
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -97,7 +111,8 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         call = node.value
         if not isinstance(call, ast.Call) or self.visit(call.func) is not qd_builtins.static:
             return False
-        return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in node.targets)
+        targets = [node.target] if isinstance(node, ast.NamedExpr) else node.targets
+        return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in targets)
 
     def visit_AnnAssign(self, node):
         if not isinstance(node.target, ast.Name):
@@ -215,6 +230,8 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
                 return base.target(self, self.visit(node.slice))
             if isinstance(base, StructField):
                 return self.struct_field_target(base, self.visit(node.slice), node.value)
+            if isinstance(base, (list, tuple, dict)):  # verts[1] = v of a list built in the kernel (local_lists.py)
+                return self.sequence_entry_target(base, self.visit(node.slice), node)
             base = self.lvalue(node.value)
             if isinstance(base, UnpackedGroup):  # s.r[i] = v of an unpacked vector member (unpacked.py)
                 return base.entry(self.visit(node.slice), self.fail)
