@@ -79,6 +79,7 @@ from quadrants.data.snode import (  # noqa: F401  SNode layouts: qd.root.dense(q
     l,
     root,
 )
+from quadrants.data.snode_activation import deactivate_all_snodes  # noqa: F401  every sparse cell of every tree
 from quadrants.data.tensor import *  # noqa: F401,F403  qd.Backend, qd.Tensor, qd.tensor, qd.wrap
 
 # frontend: the kernel language's built-ins that act on fields, graph kernels, real functions
@@ -89,6 +90,7 @@ from quadrants.frontend.funcs import RealFunc as _RealFunc
 from quadrants.frontend.graph import do_while as graph_do_while  # noqa: F401  upstream's deprecated flat spellings
 from quadrants.frontend.graph import parallel as graph_parallel  # noqa: F401  (kernels using them warn)
 from quadrants.frontend.graph import parallel_context as graph_parallel_context  # noqa: F401
+from quadrants.frontend.no_activate import no_activate  # noqa: F401  a kernel's stores leave these SNodes' cells
 from quadrants.frontend.sparse_access import activate, append, deactivate, is_active, length, rescale_index  # noqa
 
 # kernels

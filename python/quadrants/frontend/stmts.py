@@ -13,6 +13,7 @@ from quadrants.frontend.exprs import BINARY_OPS, element_index_parts, element_in
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.loops import LoopTranslator
 from quadrants.frontend.matrix_slices import has_slice, sliced
+from quadrants.frontend.no_activate import store_guard
 from quadrants.frontend.print_format import merged_print_items, print_item_text
 from quadrants.frontend.returns import ReturnTranslator, _contains_return, _is_static_test
 from quadrants.frontend.simt_values import SharedArray, SharedTarget
@@ -249,11 +250,12 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         if isinstance(array, ComponentsRef):
             return members_target(self, array, index)
         indices = self.array_indices(array, index)
+        guard = None
         if isinstance(array, FieldRef) and array.activity:  # a store activates sparse cells (sparse_access.py)
-            activate_for_store(self, array, indices)
+            guard = store_guard(self, activate_for_store(self, array, indices))  # unless qd.no_activate() says
         if not array.element_shape:
-            return ArrayTarget(array, indices, ())
-        return VectorTarget([ArrayTarget(array, indices, e) for e in element_indices(array.element_shape)],
+            return ArrayTarget(array, indices, (), guard)
+        return VectorTarget([ArrayTarget(array, indices, e, guard) for e in element_indices(array.element_shape)],
                             array.element_shape)
 
     def swizzle_target(self, base, name, indices):
