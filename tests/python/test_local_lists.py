@@ -176,7 +176,7 @@ def test_errors_name_the_entry():
 
     with pytest.raises(qd.QuadrantsTypeError, match="Python list inside a kernel can only be indexed with compile-time"):
         runtime_index(0)
-    with pytest.raises(IndexError, match="list index 2 cannot be assigned to: IndexError"):
+    with pytest.raises(IndexError, match="List index 2 cannot be assigned to: IndexError"):
         out_of_range()
     with pytest.raises(qd.QuadrantsSyntaxError, match=r"Variable 'fs\[0\]' cannot be assigned. Maybe it is not a "
                        "Quadrants object"):

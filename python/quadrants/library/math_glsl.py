@@ -19,7 +19,7 @@ def refract(x, n, eta):
     """The refraction of incident direction x at a surface with normal n and ratio of indices eta (GLSL's
     refract): zero when k = 1 - eta^2 (1 - (n . x)^2) is negative (total internal reflection)."""
     cosine = x.dot(n)
-    refracted = x * 0  # x's shape and type, as the result keeps
+    refracted = x - x  # x's shape and type; +0.0 where upstream's x * 0 folds to +0.0 (x * 0 keeps -0.0 here)
     k = 1.0 - eta * eta * (1.0 - cosine * cosine)
     if k >= 0.0:
         refracted = eta * x - (eta * cosine + _b.sqrt(k)) * n
