@@ -183,3 +183,49 @@ def test_errors_name_the_entry():
         field_entry()
     with pytest.raises(qd.QuadrantsSyntaxError, match=r"Variable 'ys\[0\]' cannot be assigned"):
         list_entry()
+
+
+def test_a_static_value_stored_into_an_element_is_an_error_as_upstream():
+    out = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def into_static_list():
+        a = qd.static([1, 2, 3])
+        a[0] = qd.static(2)
+
+    @qd.kernel
+    def into_field():
+        out[0] = qd.static(2)
+
+    @qd.kernel
+    def through_a_name():
+        n = qd.static(2)
+        out[1] = n
+
+    for kernel in (into_static_list, into_field):
+        with pytest.raises(qd.QuadrantsSyntaxError, match="Static assign cannot be used on elements in arrays"):
+            kernel()
+    through_a_name()
+    assert out[1] == 2
+
+
+def test_augmented_store_of_a_nested_list_into_a_matrix_element():
+    m = qd.Matrix.field(2, 2, dtype=qd.i32, shape=2)
+    v = qd.Vector.field(2, dtype=qd.i32, shape=2)
+
+    @qd.kernel
+    def k():
+        m[1] = [[1, 2], [3, 4]]
+        m[1] += [[1, 2], [3, 4]]  # a nested list is the matrix of that shape, as in a plain store (1.3.3 too)
+        v[1] = [5, 6]
+        v[1] -= [1, 2]
+
+    @qd.kernel
+    def wrong_shape():
+        m[0] += [1, 2, 3]
+
+    k()
+    np.testing.assert_array_equal(m.to_numpy()[1], [[2, 4], [6, 8]])
+    np.testing.assert_array_equal(v.to_numpy()[1], [4, 4])
+    with pytest.raises(qd.QuadrantsTypeError, match=r"Cannot assign the list \[1, 2, 3\] to a 2x2 target"):
+        wrong_shape()

@@ -181,3 +181,13 @@ def test_pow_with_a_modulus_is_an_error():
     with pytest.raises(qd.QuadrantsTypeError, match=r"pow\(base, exp, mod\) with a modulus"):
         k(3)
 
+
+
+def test_upstream_impl_names_for_the_builtins():
+    from quadrants.lang import impl
+
+    @qd.kernel
+    def k(a: qd.i32, b: qd.i32, x: qd.f32) -> qd.types.vector(3, qd.f32):
+        return qd.Vector([impl.qd_float(a) / b, impl.qd_int(x) / 2, impl.qd_bool(a - 37)])
+
+    np.testing.assert_allclose(k(37, 3, -2.5), [37 / 3, -1.0, 0.0], rtol=1e-6)  # 1.3.3's test_binop divides so

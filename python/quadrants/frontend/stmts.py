@@ -113,6 +113,10 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         if not isinstance(call, ast.Call) or self.visit(call.func) is not qd_builtins.static:
             return False
         targets = [node.target] if isinstance(node, ast.NamedExpr) else node.targets
+        if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):  # `a[0] = qd.static(2)`, as upstream
+            raise self.fail("Static assign cannot be used on elements in arrays",
+                            hint="a qd.static(...) value can only be given a new name (`n = qd.static(2)`); store "
+                            "the plain value into the element instead.")
         return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in targets)
 
     def visit_AnnAssign(self, node):
@@ -290,8 +294,8 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             raise self.fail("a whole struct cannot be updated with an operator such as +=", kind="type",
                             hint="update its members: s.a += x.")
         value = self.visit(node.value)
-        if isinstance(target, VectorTarget) and len(target.shape) == 1 and isinstance(value, (list, tuple)):
-            value = VectorValue(list(value), (len(value),))  # v += [a, b, c], as in v + [a, b, c]
+        if isinstance(target, VectorTarget) and isinstance(value, (list, tuple)):
+            value = _nested_to_vector(self, value, target.shape)  # v += [a, b], m += [[1, 2], [3, 4]], as upstream
         atomic_op = _ATOMIC_AUG_OPS.get(type(node.op))
         if atomic_op is not None and self.needs_atomic(target):
             self.emit_effects(self.atomic_update(atomic_op, target, value))
