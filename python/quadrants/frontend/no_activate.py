@@ -41,8 +41,9 @@ def store_guard(tr, conditions):
 
 
 no_activate = Builtin("no_activate", kernel_only("no_activate"), "composite", impl=_no_activate)
-no_activate.__doc__ = """``qd.no_activate(*snodes)``, in a kernel: the kernel's stores and atomic updates to elements under
-these pointer, bitmasked or dynamic SNodes leave their inactive cells inactive (the write is dropped there).
+no_activate.__doc__ = """``qd.no_activate(*snodes)``, in a kernel: the kernel's stores and atomic updates to
+elements under these pointer, bitmasked or dynamic SNodes leave their inactive cells inactive (the write is
+dropped there).
 
 Args:
     snodes: the sparse SNodes (fields are accepted and change nothing, as upstream).
