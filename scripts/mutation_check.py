@@ -86,7 +86,7 @@ MUTANTS = [
            "if (ours.bits == dtype.bits) return info.code;",
            ["tests/python/test_dtype_paths.py", "tests/python/test_dtype_values.py"],
            "interop: a DLPack dtype matched by width only (uint16 tensors become int16)"),
-    Mutant("signature_ignores_contiguity", "src/runtime/launch.cpp",
+    Mutant("signature_ignores_contiguity", "src/launch/signature.cpp",
            "(static_cast<uint64_t>(view.is_contiguous()) << 12)", "(static_cast<uint64_t>(1) << 12)",
            ["tests/python/test_dtype_paths.py", "-k", "strided"],
            "launcher: a strided array reuses the specialization compiled for contiguous ones"),

@@ -25,6 +25,7 @@ import ast
 import collections
 import fnmatch
 import json
+import lzma
 import os
 import re
 import shutil
@@ -121,9 +122,16 @@ GPU_EXPANDED = "arch = [cuda if v is gpu else v for v in arch]; " + GPU_FILTER
 
 
 def export_tests(repo, destination, expand_gpu=False):
-    """Writes the snapshot's tests/ under destination (tests/python/..., tests/test_utils.py)."""
-    archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests"], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", destination], input=archive.stdout, check=True)
+    """Writes the snapshot's tests/ under destination (tests/python/..., tests/test_utils.py). repo is upstream's
+    git directory, or a tar of its tests/ (plain or xz), as the GPU bundle carries (scripts/gpu_bundle.sh)."""
+    if os.path.isfile(repo):
+        with open(repo, "rb") as f:
+            archive = f.read()
+        if archive.startswith(b"\xfd7zXZ\x00"):
+            archive = lzma.decompress(archive)
+    else:
+        archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", destination], input=archive, check=True)
     utils = os.path.join(destination, "tests", "test_utils.py")
     if expand_gpu and os.path.exists(utils):
         with open(utils) as f:
@@ -397,7 +405,8 @@ def main():
     parser.add_argument("--arch", default="cpu", help="QD_WANTED_ARCHS for upstream's test_utils (default cpu; "
                         "cuda runs its GPU tests, e.g. on the driver emulation: see scripts/run_tests.sh; arch=qd.gpu "
                         "tests then run on CUDA)")
-    parser.add_argument("--repo", default=DEFAULT_REPO, help="upstream's git directory (default: the mirror)")
+    parser.add_argument("--repo", default=DEFAULT_REPO, help="upstream's git directory (default: the mirror), or a "
+                        "tar of its tests/")
     parser.add_argument("--python", default=sys.executable, help="the interpreter with quadrants installed")
     parser.add_argument("--count-python", default=os.path.join(REPO_ROOT, "build", "genesis-ref-venv", "bin", "python"),
                         help="an interpreter with upstream's quadrants, to count the tests of files that fail to "

@@ -72,7 +72,7 @@ class ArrayContainer:
     _kind = "array"
     _pooled = False  # a field under a pooled pointer (field.py) holds chunks, not an array of its shape
 
-    def __init__(self, dtype, shape, element_shape=(), _array=None):
+    def __init__(self, dtype, shape, element_shape=(), _array=None, _huge_pages=True):
         config = _runtime.config()  # initializes with defaults if qd.init() was not called
         self.dtype = _runtime.cook_dtype(dtype)
         self.shape = normalize_shape(shape, f"qd.{self._kind}()")
@@ -80,7 +80,12 @@ class ArrayContainer:
         if _array is None and config.is_cuda:
             _array = _core.cuda_array(self.dtype.name, list(self.shape), list(self._element_shape), config.device_id)
         elif _array is None:
-            _array = _core.Array.create(self.dtype.name, list(self.shape), list(self._element_shape))
+            # Dense storage of 4 MiB or more goes in transparent huge pages, as numpy's does: copies in and out
+            # run at memcpy's best speed (benchmarks/RESULTS.md, to_numpy). Sparse storage passes False: its memory
+            # must follow the cells in use page by page.
+            _array = _core.Array.create(
+                self.dtype.name, list(self.shape), list(self._element_shape), huge_pages=_huge_pages
+            )
         self._array = _array
         _runtime.track(self)
 

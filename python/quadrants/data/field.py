@@ -163,12 +163,13 @@ class Field(ArrayContainer):
     def _allocate(self):
         layout = self._layout
         array = None
+        dense = not self._place_node._activity_path()  # sparse ancestors keep page-granular storage
         if layout is None or layout.pool is None:  # a pool's chunks have a layout of their own (field_layout.py)
             order = memory_order(self)
             if order is not None:
-                array = allocate(self.dtype, self.shape, self._element_shape, order)
+                array = allocate(self.dtype, self.shape, self._element_shape, order, dense)
         storage = layout.storage_shape() if layout is not None else self.shape
-        ArrayContainer.__init__(self, self.dtype, storage, self._element_shape, _array=array)
+        ArrayContainer.__init__(self, self.dtype, storage, self._element_shape, _array=array, _huge_pages=dense)
         self.shape = self._place_node.shape  # a pooled field's array has another shape (field_layout.py)
 
     @property

@@ -71,15 +71,16 @@ def memory_order(field):
     return None if order == tuple(range(ndim + element_ndim)) else order
 
 
-def allocate(dtype, shape, element_shape, order):
-    """A zeroed array of canonical shape `shape + element_shape` whose memory is row-major in `order`."""
+def allocate(dtype, shape, element_shape, order, huge_pages):
+    """A zeroed array of canonical shape `shape + element_shape` whose memory is row-major in `order` (huge_pages:
+    see ArrayContainer)."""
     full = tuple(shape) + tuple(element_shape)
     physical = [full[d] for d in order]
     config = _runtime.config()
     if config.is_cuda:
         array = _core.cuda_array(dtype.name, physical, [], config.device_id)
     else:
-        array = _core.Array.create(dtype.name, physical, [])
+        array = _core.Array.create(dtype.name, physical, [], huge_pages=huge_pages)
     inverse = [order.index(d) for d in range(len(full))]  # canonical dim d sits at memory position inverse[d]
     return array.permuted(inverse, len(element_shape))
 
