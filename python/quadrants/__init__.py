@@ -82,6 +82,7 @@ from quadrants.data.snode import (  # noqa: F401  SNode layouts: qd.root.dense(q
     l,
     root,
 )
+from quadrants.data.snode_activation import deactivate_all_snodes  # noqa: F401  every sparse cell of every tree
 from quadrants.data.tensor import *  # noqa: F401,F403  qd.Backend, qd.Tensor, qd.tensor, qd.wrap
 
 # frontend: the kernel language's built-ins that act on fields, graph kernels, real functions
@@ -98,6 +99,7 @@ from quadrants.frontend.funcs import pyfunc  # noqa: F401  a @qd.func that Pytho
 from quadrants.frontend.hints import assume_in_range, cache_read_only  # noqa: F401  optimizer hints: no effect here
 from quadrants.frontend.meshes import Mesh, MeshInstance, mesh_local, mesh_patch_idx  # noqa: F401  raise: no meshes
 from quadrants.frontend.stream_parallel import stream_parallel  # noqa: F401  `with qd.stream_parallel():` blocks
+from quadrants.frontend.no_activate import no_activate  # noqa: F401  a kernel's stores leave these SNodes' cells
 from quadrants.frontend.sparse_access import activate, append, deactivate, is_active, length  # noqa: F401
 
 # kernels

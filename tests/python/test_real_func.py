@@ -299,7 +299,57 @@ def test_autodiff_through_a_real_function_is_rejected():
         loss.grad()
 
 
-def test_random_inside_a_real_function_is_rejected():
+def test_random_inside_a_real_function_draws_from_the_callers_stream():
+    """qd.random() in a @qd.real_func, as 1.3.3 allows: uniform in [0, 1), no number repeated between calls,
+    iterations and the kernel's own draws, through recursion, a nested real function and an inlined func."""
+    n = 256
+    out = qd.field(qd.f32, shape=(n, 5))
+
+    @qd.func
+    def inlined() -> qd.f32:
+        return qd.random()
+
+    @qd.real_func
+    def draw() -> qd.f32:
+        return qd.random(qd.f32)
+
+    @qd.real_func
+    def draw_sum(depth: qd.i32) -> qd.f32:  # recursive: depth + 1 draws
+        total = inlined()
+        if depth > 0:
+            total += draw_sum(depth - 1)
+        return total
+
+    @qd.real_func
+    def nested() -> qd.f32:
+        return draw() + 2.0
+
+    @qd.real_func
+    def no_draws(x: qd.f32) -> qd.f32:
+        return x * 2.0
+
+    @qd.kernel
+    def run():
+        for i in range(n):
+            out[i, 0] = draw()
+            out[i, 1] = draw()
+            out[i, 2] = qd.random()
+            out[i, 3] = nested() - 2.0
+            out[i, 4] = draw_sum(2) + no_draws(0.0)
+
+    run()
+    values = out.to_numpy()
+    singles = values[:, :4]
+    assert singles.min() >= 0.0 and singles.max() < 1.0
+    assert len(np.unique(singles)) == singles.size  # 1024 draws from 2^24 values: a repeat would mean a shared stream
+    assert 0.4 < singles.mean() < 0.6
+    assert 0.0 <= values[:, 4].min() and values[:, 4].max() < 3.0 and 1.2 < values[:, 4].mean() < 1.8
+    first = values.copy()
+    run()
+    assert not np.array_equal(first, out.to_numpy())  # the next launch takes the next key
+
+
+def test_random_inside_a_real_function_follows_the_seed():
     @qd.real_func
     def draw() -> qd.f32:
         return qd.random()
@@ -308,8 +358,10 @@ def test_random_inside_a_real_function_is_rejected():
     def run() -> qd.f32:
         return draw()
 
-    with pytest.raises(qd.QuadrantsSyntaxError, match="qd.random\\(\\) cannot be called inside a @qd.real_func"):
-        run()
+    qd.init(arch=qd.cpu, random_seed=7)
+    first = run()
+    qd.init(arch=qd.cpu, random_seed=7)
+    assert run() == first
 
 
 def test_debug_checks_inside_a_real_function():

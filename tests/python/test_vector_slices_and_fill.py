@@ -84,8 +84,10 @@ def test_float_and_int_of_compile_time_values_stay_python_values():
 
     @qd.kernel
     def k(out: qd.types.ndarray()):
-        out[0] = qd.static(float(np.nextafter(limit, 1.0)) if limit > 0 else 3.0)
-        out[1] = qd.static(int(7.9))
+        nearest = qd.static(float(np.nextafter(limit, 1.0)) if limit > 0 else 3.0)  # a[0] = qd.static() is an error
+        seven = qd.static(int(7.9))
+        out[0] = nearest
+        out[1] = seven
         out[2] = float(out[1])  # of a kernel value: still a cast
 
     out = np.zeros(3, np.float64)

@@ -390,6 +390,7 @@ def _offset_tuple(offset, ndim):
 
 # ---- qd.root ------------------------------------------------------------------------------------
 _roots = {}  # generation -> the root nodes of qd.root's trees under that qd.init(), the current one last
+_builder_roots = {}  # generation -> the root nodes of the FieldsBuilders finalized under that qd.init()
 _tree_ids = {}  # generation -> how many SNode trees it has
 
 
@@ -525,6 +526,9 @@ class FieldsBuilder:
         self._tree.finalized = True
         for node in self._tree.nodes:
             node._allocate()
+        if self._generation not in _builder_roots:  # those of earlier generations were freed by reset()
+            _builder_roots.clear()
+        _builder_roots.setdefault(self._generation, []).append(self.root)  # for qd.deactivate_all_snodes()
         return SNodeTree(self._tree, self.root)
 
 

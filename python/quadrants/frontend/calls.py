@@ -18,6 +18,7 @@ from quadrants.frontend.funcs import BoundFunc, Func, is_kernel
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.literals import primitive_type_call
 from quadrants.frontend.print_format import SpecValue, formatted_text, merged_print_items, print_item_text
+from quadrants.frontend.python_builtins import NOT_HANDLED, python_builtin_call
 from quadrants.frontend.simt_values import SharedTarget
 from quadrants.frontend.source import function_source
 from quadrants.frontend.struct_values import Struct, StructField, StructType
@@ -183,6 +184,9 @@ class CallTranslator:
         if getattr(func, "__name__", None) == "format" and isinstance(getattr(func, "__self__", None), str):
             return formatted_text(self, func.__self__, args, kwargs)  # a str, or text with kernel values
         if any(is_runtime(a) or isinstance(a, ArrayRef) for a in list(args) + list(kwargs.values())):
+            result = python_builtin_call(self, func, args, kwargs)  # pow(a, b), bool(x), round(x)
+            if result is not NOT_HANDLED:
+                return result
             if _hashable(func) and func in _OPERATOR_FUNCTIONS and len(args) == 2 and not kwargs:
                 return self.binary_op(_OPERATOR_FUNCTIONS[func](), args[0], args[1])
             if inspect.isfunction(func) and _source_available(func):

@@ -228,14 +228,14 @@ def merged_array_target(targets, index):
     if not all(isinstance(t, ArrayTarget) for t in targets):
         return None
     first = targets[0]
-    if any(t.array is not first.array or t.indices != first.indices for t in targets):
+    if any(t.array is not first.array or t.indices != first.indices or t.guard != first.guard for t in targets):
         return None
     axis = _candidate_axis([t.element_index for t in targets])
     if axis is None:
         return None
     element_index = list(first.element_index)
     element_index[axis] = index
-    return ArrayTarget(first.array, first.indices, element_index)
+    return ArrayTarget(first.array, first.indices, element_index, first.guard)
 
 
 def clamped_load(value):

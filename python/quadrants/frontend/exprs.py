@@ -308,6 +308,8 @@ class ExprTranslator(DynamicIndexing):
         attr = node.attr
         if isinstance(base, CompoundRef):  # a dataclass or data_oriented argument (translator.py)
             return self.compound_member(base, attr)
+        if isinstance(base, StructField) and attr in ("append", "length", "deactivate"):
+            base = self.global_array(next(iter(base.leaves()))[1])  # a struct field's 1-d list is its members'
         if is_struct(base):  # a struct value or a Python-scope qd.Struct (struct_values.py)
             return self.struct_member(base, attr)
         if isinstance(base, FieldRef) and attr != "shape":  # x.parent(), y.append ... (sparse_access.py)

@@ -69,6 +69,9 @@ class FuncCallTranslator:
         if is_template and isinstance(value, VectorValue) and all(local_name(e) for e in value.entries):
             self.bind(name, VectorVar([local_name(e) for e in value.entries], value.shape, 0))  # likewise
             return
+        if not is_template and annotation is None and type(value) in (list, tuple, dict):
+            self.declare_sequence(name, value)  # a copy, as upstream: the func's stores stay in it (local_lists.py)
+            return
         if is_template or not (is_runtime(value) or is_number(value)):
             self.bind(name, StaticBinding(value))
             return

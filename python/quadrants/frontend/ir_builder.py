@@ -113,8 +113,10 @@ class BlockBuilder:
         self._stopped[-1].add(array_name)
 
     def emit(self, head, blocks=(), loc=None):
-        """Appends a statement; `loc` defaults to the position of the statement being translated."""
-        self._blocks[-1].append(Stmt(head, blocks, loc or self.loc))
+        """Appends a statement and returns it; `loc` defaults to the position of the statement being translated."""
+        stmt = Stmt(head, blocks, loc or self.loc)
+        self._blocks[-1].append(stmt)
+        return stmt
 
     def append(self, stmt):
         self._blocks[-1].append(stmt)

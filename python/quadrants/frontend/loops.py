@@ -295,7 +295,11 @@ class LoopTranslator:
         # A condition that emits statements (an inlined func, an atomic) must run on every iteration,
         # so it moves into the body: while 1: <statements>; if not cond: break; <body>.
         self.builder.open()
-        cond = self.visit(node.test)
+        saved_condition, self.while_condition_of = self.while_condition_of, self.ctx  # ':=' there (stmts.py)
+        try:
+            cond = self.visit(node.test)
+        finally:
+            self.while_condition_of = saved_condition
         if not is_runtime(cond):
             cond = int(bool(cond))
         cond_text = self.ops.text(self.scalar(cond, "a while condition"))

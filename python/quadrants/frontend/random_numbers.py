@@ -119,9 +119,7 @@ class RandomTranslator:
             raise self.fail(f"qd.random() takes one optional argument, the dtype, but got {len(args)} positional "
                             f"and {sorted(kwargs) or 'no'} keyword arguments", kind="type")
         dtype = self.dtype_argument(args[0] if args else (dtype if dtype is not None else float))
-        if self.real_function_depth:  # the streams live in the kernel's locals, which a real function cannot see
-            raise self.fail("qd.random() cannot be called inside a @qd.real_func (or a @qd.func it calls)",
-                            hint="draw the random number in the kernel and pass it as an argument.")
+        # Inside a @qd.real_func, random_scopes holds the stream its caller passes it (real_function_random.py).
         scope = self.random_scopes[-1] if self.parallel_depth else self.serial_random_scope()
         scope.used = True
         bits = self.names.fresh("_qd_random_bits")

@@ -13,6 +13,7 @@ import inspect
 from quadrants.frontend.compound_params import CompoundRef, is_dataclass_type
 from quadrants.frontend.func_args import ArgumentError, bind_arguments
 from quadrants.frontend.ir_builder import BlockBuilder, Expr, local_name
+from quadrants.frontend.real_function_random import RealFunctionRandom, random_params
 from quadrants.frontend.return_values import return_spec
 from quadrants.frontend.source import function_source
 from quadrants.frontend.struct_values import StructValue, StructVar
@@ -29,12 +30,15 @@ def is_static_annotation(annotation):
 
 
 class _Signature:
-    """One specialization: its IR function name, params text, return spec and the static values it holds."""
+    """One specialization: its IR function name, params, return spec, body, and what it needs of random streams."""
 
     def __init__(self, name, return_spec_):
         self.name = name
         self.returns = return_spec_
-        self.text = None  # set once the body is translated
+        self.param_texts = self.returns_text = self.body = None  # set once the body is translated
+        self.random_key = self.random_seq = None  # the hidden stream parameters (real_function_random.py)
+        self.calls_random = False  # whether its own body calls qd.random()/qd.randn()
+        self.callees = set()  # the signatures its body calls
 
 
 def _static_key(value):
@@ -45,7 +49,7 @@ def _static_key(value):
     return ("value", id(value))
 
 
-class RealFunctionTranslator:
+class RealFunctionTranslator(RealFunctionRandom):
     """The translator's real functions: `call_real_func` at each call, the definitions in `real_functions`."""
 
     def call_real_func(self, func, args, kwargs):
@@ -65,7 +69,8 @@ class RealFunctionTranslator:
                 arg_texts += [self.ops.text(x) for x in self.returned_scalars(spec, value)]
         signature = self.real_signature(func, params, statics)
         results = self.real_results(signature)
-        self.builder.emit(f"call {signature.name} ({' '.join(arg_texts)}) ({' '.join(results)})")
+        call = self.builder.emit(f"call {signature.name} ({' '.join(arg_texts)}) ({' '.join(results)})")
+        self.thread_random_stream(signature, call)  # qd.random() inside it draws from the caller's stream
         if signature.returns is None:
             return None
         return _rebuild(signature.returns, [Expr(f"(var {r})") for r in results])
@@ -132,7 +137,9 @@ class RealFunctionTranslator:
     def translate_real_function(self, func, signature, params, statics):
         """The function's definition text; it is registered first, so a recursive call finds it."""
         saved_builder, saved_depth, saved_inline = self.builder, self.parallel_depth, self.inline_stack
+        saved_function, saved_scopes = self.current_real_function, self.random_scopes
         self.builder, self.parallel_depth, self.inline_stack = BlockBuilder(), 0, []
+        self.current_real_function, self.random_scopes = signature, [self.function_random_scope(signature)]
         saved = self.enter_function(function_source(func.fn), is_kernel=False)
         self.ctx.real_function = signature
         self.real_function_depth += 1
@@ -150,15 +157,15 @@ class RealFunctionTranslator:
             self.ctx.return_annotation = func.annotations.get("return")
             self.set_loc(self.ctx.source.tree)
             self.visit_body(self.ctx.source.tree.body)
-            returns = "void" if signature.returns is None else \
+            signature.returns_text = "void" if signature.returns is None else \
                 " ".join(signature.returns.dtype_names(self.default_fp, self.default_ip))
-            body = "".join("\n      " + stmt.render(6) for stmt in self.builder.top())
-            signature.text = f"(function {signature.name} (params {' '.join(param_texts)}) (returns {returns})\n" \
-                             f"    (body{body}))"
+            signature.param_texts, signature.body = param_texts, self.builder.top()
+            signature.calls_random = self.random_scopes[0].used
         finally:
             self.real_function_depth -= 1
             self.leave_function(saved)
             self.builder, self.parallel_depth, self.inline_stack = saved_builder, saved_depth, saved_inline
+            self.current_real_function, self.random_scopes = saved_function, saved_scopes
 
     def real_value_param(self, name, spec, param_texts):
         """The binding of a by-value parameter: one IR param per scalar, as a local, vector or struct local."""
@@ -190,7 +197,15 @@ class RealFunctionTranslator:
         self.builder.emit("return " + " ".join(self.sink_text(x) for x in scalars))
 
     def real_function_texts(self):
-        return [signature.text for signature in self.real_function_order]
+        """The functions' definitions, once the kernel is translated (the random streams need the call graph)."""
+        users = self.finish_random_calls()
+        texts = []
+        for signature in self.real_function_order:
+            params = (random_params(signature) if signature in users else []) + signature.param_texts
+            body = "".join("\n      " + stmt.render(6) for stmt in signature.body)
+            texts.append(f"(function {signature.name} (params {' '.join(params)}) (returns {signature.returns_text})\n"
+                         f"    (body{body}))")
+        return texts
 
 
 def _rebuild(spec, values, k=0, top=True):

@@ -123,19 +123,25 @@ def cells_of(tr, node, snode, raw):
 
 
 def activate_for_store(tr, ref, index_texts):
-    """Before a store to field element `index_texts`: activate every sparse cell above it."""
+    """Before a store to field element `index_texts`: activate every sparse cell above it, except those of nodes
+    named by qd.no_activate(), whose activity conditions it returns (no_activate.py)."""
     if ref.pool is not None:
         texts, raw = getattr(tr, "_qd_pool_raw", ((), None))
         assert texts == tuple(index_texts), "activate_for_store(): not called right after a pooled array_indices"
     else:
         raw = [Expr(text) for text in index_texts]
-    node = ref.field._place_node
+    node, skipped = ref.field._place_node, []
     for snode in ref.activity:
+        if snode in tr.no_activate_snodes:
+            skipped.append(_is_active_at(tr, node, snode, raw))
+            continue
+        tr.activated_snodes.add(snode)
         if snode._kind == "dynamic":
             position = raw[node.dims.index(snode._axes[0])]
             _raise_length(tr, snode, cells_of(tr, node, snode._parent, raw), tr.ops.bin("add", position, 1))
         else:
             _set_active(tr, snode, cells_of(tr, node, snode, raw))
+    return skipped
 
 
 def _set_active(tr, snode, cell):

@@ -13,6 +13,7 @@ from quadrants.frontend.exprs import BINARY_OPS, element_index_parts, element_in
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.loops import LoopTranslator
 from quadrants.frontend.matrix_slices import has_slice, sliced
+from quadrants.frontend.no_activate import store_guard
 from quadrants.frontend.print_format import merged_print_items, print_item_text
 from quadrants.frontend.returns import ReturnTranslator, _contains_return, _is_static_test
 from quadrants.frontend.simt_values import SharedArray, SharedTarget
@@ -79,6 +80,20 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         for target in node.targets:
             self.assign(target, value)
 
+    def visit_NamedExpr(self, node):
+        """`(x := value)`: assigns x as `x = value` would (a qd.static value binds x to it), then reads x."""
+        self.check_not_kernel_param(node.target)
+        value = self.visit(node.value)
+        name = node.target.id
+        if self.lookup_binding(name) is None and self.while_condition_of is self.ctx:
+            raise self.fail(f"'{name}' is first assigned by ':=' in a while condition, which runs inside the loop, so "
+                            "it would not exist after the loop", hint=f"assign '{name}' before the loop first.")
+        if self.binds_static_value(node):
+            self.bind(name, StaticBinding(self.capture(value)))
+        else:
+            self.assign(node.target, value)
+        return self.visit_Name(ast.Name(id=name, ctx=ast.Load()))
+
     def check_not_kernel_param(self, target):
         """A kernel's parameters cannot be assigned to, as upstream rules (a @qd.func's are copies and can)."""
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -97,7 +112,12 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         call = node.value
         if not isinstance(call, ast.Call) or self.visit(call.func) is not qd_builtins.static:
             return False
-        return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in node.targets)
+        targets = [node.target] if isinstance(node, ast.NamedExpr) else node.targets
+        if any(isinstance(t, (ast.Subscript, ast.Attribute)) for t in targets):  # `a[0] = qd.static(2)`, as upstream
+            raise self.fail("Static assign cannot be used on elements in arrays",
+                            hint="a qd.static(...) value can only be given a new name (`n = qd.static(2)`); store "
+                            "the plain value into the element instead.")
+        return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in targets)
 
     def visit_AnnAssign(self, node):
         if not isinstance(node.target, ast.Name):
@@ -215,6 +235,8 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
                 return base.target(self, self.visit(node.slice))
             if isinstance(base, StructField):
                 return self.struct_field_target(base, self.visit(node.slice), node.value)
+            if isinstance(base, (list, tuple, dict)):  # verts[1] = v of a list built in the kernel (local_lists.py)
+                return self.sequence_entry_target(base, self.visit(node.slice), node)
             base = self.lvalue(node.value)
             if isinstance(base, UnpackedGroup):  # s.r[i] = v of an unpacked vector member (unpacked.py)
                 return base.entry(self.visit(node.slice), self.fail)
@@ -232,11 +254,12 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         if isinstance(array, ComponentsRef):
             return members_target(self, array, index)
         indices = self.array_indices(array, index)
+        guard = None
         if isinstance(array, FieldRef) and array.activity:  # a store activates sparse cells (sparse_access.py)
-            activate_for_store(self, array, indices)
+            guard = store_guard(self, activate_for_store(self, array, indices))  # unless qd.no_activate() says
         if not array.element_shape:
-            return ArrayTarget(array, indices, ())
-        return VectorTarget([ArrayTarget(array, indices, e) for e in element_indices(array.element_shape)],
+            return ArrayTarget(array, indices, (), guard)
+        return VectorTarget([ArrayTarget(array, indices, e, guard) for e in element_indices(array.element_shape)],
                             array.element_shape)
 
     def swizzle_target(self, base, name, indices):
@@ -271,8 +294,8 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             raise self.fail("a whole struct cannot be updated with an operator such as +=", kind="type",
                             hint="update its members: s.a += x.")
         value = self.visit(node.value)
-        if isinstance(target, VectorTarget) and len(target.shape) == 1 and isinstance(value, (list, tuple)):
-            value = VectorValue(list(value), (len(value),))  # v += [a, b, c], as in v + [a, b, c]
+        if isinstance(target, VectorTarget) and isinstance(value, (list, tuple)):
+            value = _nested_to_vector(self, value, target.shape)  # v += [a, b], m += [[1, 2], [3, 4]], as upstream
         atomic_op = _ATOMIC_AUG_OPS.get(type(node.op))
         if atomic_op is not None and self.needs_atomic(target):
             self.emit_effects(self.atomic_update(atomic_op, target, value))

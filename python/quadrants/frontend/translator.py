@@ -21,6 +21,7 @@ from quadrants.frontend.graph_do_while import GraphDoWhileTranslator
 from quadrants.frontend.graph_sections import GraphSectionTranslator
 from quadrants.frontend.ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from quadrants.frontend.literals import check_default_int
+from quadrants.frontend.local_lists import LocalListTranslator
 from quadrants.frontend.random_numbers import RandomTranslator
 from quadrants.frontend.real_functions import RealFunctionTranslator
 from quadrants.frontend.source import function_source
@@ -63,7 +64,7 @@ class FunctionContext:
 
 class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
                  RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator, CheckpointTranslator,
-                 StreamParallelTranslator):
+                 StreamParallelTranslator, LocalListTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -88,6 +89,8 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         self.real_functions = {}  # (func id, static argument keys) -> (_Signature, static values)
         self.real_function_order = []  # the _Signatures in the order they were met
         self.real_function_depth = 0  # > 0 while a real function's body is translated
+        self.current_real_function = None  # the _Signature whose body is being translated (real_functions.py)
+        self.pending_random_calls = []  # calls inside real functions that may need a random stream
         self.leaves = None  # DiscoverLeaves or PlannedLeaves (compound_params.py)
         self.leaf_values = {}  # path -> the ArrayRef or (arg ...) Expr of a leaf read so far
         self.leaf_texts = {}  # path -> its IR param text
@@ -101,6 +104,11 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         # None, "region" or "section": where a qd.graph with statement is (graph_sections.py); "stream_parallel" in
         # a qd.stream_parallel() block (stream_parallel.py)
         self.graph_state = None
+        self.while_condition_of = None  # the FunctionContext whose while condition is translated (loops.py)
+        self.no_activate_snodes = set()  # SNodes named by qd.no_activate() (no_activate.py)
+        self.activated_snodes = set()  # SNodes whose cells a store activates (sparse_access.activate_for_store)
+        self.entry_depths = {}  # IR local of a list/tuple/dict entry -> its parallel depth (local_lists.py)
+        self.subscript_assigned_cache = {}  # id(function AST) -> (AST, names it assigns through a subscript)
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):
@@ -327,6 +335,8 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
             self.bind(py_name, LocalVar(self._decl(self.names.fresh(py_name), value, dtype_name), self.parallel_depth))
         elif is_struct(value) and dtype_name is None:  # a copy, one local per scalar member (struct_values.py)
             self.declare_struct(py_name, value)
+        elif isinstance(value, (list, tuple, dict)) and dtype_name is None:  # entries as locals (local_lists.py)
+            self.declare_sequence(py_name, value)
         elif dtype_name is not None:
             raise self.fail(f"a typed local needs a scalar or vector value, but got {describe(value)}", kind="type")
         else:

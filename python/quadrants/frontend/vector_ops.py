@@ -310,10 +310,19 @@ def vector_one(ops, dt, n):
 
 
 def vector_unit(ops, n, i, dt=None):
+    """Entry i is 1, the others 0, of dt or, as upstream, the default int type. A kernel value i gives the vectors
+    (i == k) (all zeros when i is out of range), as upstream's."""
+    if isinstance(i, Expr):
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ops.tr.fail(f"qd.Vector.unit(n, i) needs a positive compile-time int n, but got {describe(n)}",
+                              kind="type")
+        i = ops.tr.materialize(i)
+        dtype_name = ops.tr.default_ip if dt is None else ops.tr.dtype_argument(dt)
+        return ops.cast(dtype_name, VectorValue([ops.bin("eq", i, k) for k in range(n)], (n,)))
     if not isinstance(n, int) or not isinstance(i, int) or not 0 <= i < n:
         raise ops.tr.fail(f"qd.Vector.unit(n, i) needs compile-time ints with 0 <= i < n, but got n={describe(n)} "
                           f"and i={describe(i)}", kind="type")
-    return _constant_matrix(ops, "qd.Vector.unit(n, i)", dt, (n,), lambda k, _: int(k == i))
+    return _constant_matrix(ops, "qd.Vector.unit(n, i)", int if dt is None else dt, (n,), lambda k, _: int(k == i))
 
 
 def matrix_zero(ops, dt, n, m=None):

@@ -37,9 +37,9 @@ def _step(ops, edge, x):
 
 
 def _sign(ops, x):
-    # x * 0 + (...) gives the result x's own type by the usual promotion: -1, 0 or 1 as int or float.
+    # (x >= 0) - (x <= 0) as the default float, as upstream's: -1.0, 0.0 or 1.0 also for integers, 0.0 for NaN.
     x = ops.tr.materialize_value(x)
-    return ops.bin("add", ops.bin("mul", x, 0), ops.bin("sub", ops.bin("gt", x, 0), ops.bin("lt", x, 0)))
+    return ops.bin("sub", ops.cast_default_fp(ops.bin("ge", x, 0.0)), ops.cast_default_fp(ops.bin("le", x, 0.0)))
 
 
 def _fract(ops, x):
@@ -72,7 +72,7 @@ def _np_smoothstep(edge0, edge1, x):
 clamp = _composite("clamp", _np.clip, _clamp)
 mix = _composite("mix", lambda x, y, a: x + (y - x) * a, _mix)
 step = _composite("step", lambda edge, x: _np.where(_np.asarray(x) >= edge, 1.0, 0.0), _step)
-sign = _composite("sign", _np.sign, _sign)
+sign = _composite("sign", lambda x: (_np.asarray(x) >= 0) * 1.0 - (_np.asarray(x) <= 0) * 1.0, _sign)
 fract = _composite("fract", lambda x: x - _np.floor(x), _fract)
 smoothstep = _composite("smoothstep", _np_smoothstep, _smoothstep)
 degrees = _composite("degrees", _np.degrees, lambda ops, x: ops.bin("mul", x, 180.0 / pi))
@@ -108,6 +108,8 @@ uvec2, uvec3, uvec4 = (_UnsignedVectorType(n) for n in (2, 3, 4))
 mat2, mat3, mat4 = (_VectorType((n, n), None) for n in (2, 3, 4))
 
 from quadrants.library.math_bits import fns  # noqa: E402,F401
+from quadrants.library.math_complex import cconj, cdiv, cexp, cinv, clog, cmul, cpow, csqrt  # noqa: E402,F401
+from quadrants.library.math_glsl import eye, mod, refract  # noqa: E402,F401
 from quadrants.library.math_transforms import (
     rot_by_axis,
     rot_yaw_pitch_roll,

@@ -86,6 +86,30 @@ def fields_and_snodes():
 
     assert drop() == 10 and masked[3] == 0
 
+    @qd.kernel
+    def add_one():
+        qd.no_activate(masked.snode.parent())
+        for i in range(8):
+            masked[i] += 1  # only the active cell (6) changes
+
+    add_one()
+    assert masked.to_numpy().tolist() == [0, 0, 0, 0, 0, 0, 2, 0]
+    pair = qd.types.struct(a=qd.i32, b=qd.f32)
+    pairs = pair.field()
+    qd.root.dynamic(qd.i, 8, chunk_size=4).place(pairs)
+
+    @qd.kernel
+    def struct_list() -> qd.i32:
+        pairs.append(pair(a=1, b=0.5))
+        pairs.append(pair(a=2, b=1.5))
+        n = pairs.length()
+        pairs.deactivate()
+        return n * 10 + pairs.length()
+
+    assert struct_list() == 20
+    qd.deactivate_all_snodes()
+    assert sparse[5] == 0 and masked[6] == 0 and lists[1, 0] == 0
+
 
 @probe("`qd.ScalarNdarray(dtype, shape)`, `qd.VectorNdarray(n, dtype, shape)`, `qd.MatrixNdarray(n, m, dtype, shape)`;"
        " `element_type` (`.element_type()`, `.shape()`), `get_type()`, `has_grad()`, `layout`")
@@ -153,6 +177,12 @@ def tensor_layouts():
 def get_addr():
     f = qd.field(qd.f64, shape=(4, 6))
     assert _address(f, 1, 2) - _address(f, 0, 0) == (6 + 2) * 8
+
+    @qd.kernel
+    def of_place_snode(i: qd.i32) -> qd.i64:
+        return qd.get_addr(f.snode, [i, 1]) - qd.get_addr(f, [i, 0])
+
+    assert of_place_snode(2) == 8
 
 
 @probe("`field.get_scalar_field(i, j)`: a component as a scalar field; components placed one by one")

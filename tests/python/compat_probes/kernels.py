@@ -101,6 +101,17 @@ def real_funcs():
 
     assert k(10) == 55 + 4.5
 
+    @qd.real_func
+    def draw() -> qd.f32:
+        return qd.random()
+
+    @qd.kernel
+    def draws() -> qd.types.vector(2, qd.f32):
+        return qd.Vector([draw(), draw()])
+
+    first, second = draws()
+    assert 0.0 <= first < 1.0 and 0.0 <= second < 1.0 and first != second  # the caller's stream advances
+
 
 @probe("parallel outer `for`, `range`, `qd.ndrange`, `qd.grouped`, struct-for over fields")
 def parallel_loops():
@@ -270,6 +281,16 @@ def vectors_matrices_structs():
     # 2 * (1 + 3) + sum([[1, 0], [0, 1]] @ [3, 7]) * 2 = 8 + 20
     assert k(body, mat2([[1.0, 0.0], [0.0, 1.0]]), vec3(1.0, 2.0, 3.0)) == 28.0
 
+    grid = qd.field(qd.i32, shape=(3, 3))
+
+    @qd.kernel
+    def units(i: qd.i32):
+        grid[qd.Vector([1, 1]) + qd.Vector.unit(2, 0)] = 1  # an integer vector, as upstream, so an index
+        grid[qd.Vector.unit(2, i)] += 2  # i at run time: the vector (i == 0, i == 1)
+
+    units(1)
+    assert grid.to_numpy().tolist() == [[0, 2, 0], [0, 0, 0], [0, 1, 0]]
+
 
 @probe("atomics (`qd.atomic_add`, `+=` on shared data, min/max/and/or/xor/mul, `atomic_exchange`, `atomic_cas`)")
 def atomics():
@@ -312,6 +333,51 @@ def python_functions():
         return operator.add(cube(x), scale(x))
 
     assert k(2.0) == 12.0
+
+    @qd.kernel
+    def builtins(a: qd.i32, x: qd.f32) -> qd.types.vector(6, qd.f32):
+        return qd.Vector([pow(a, 3), pow(x, a), abs(a - 5), min(a, x), int(-x), float(a) / 2])
+
+    same(builtins(3, 1.5), [27.0, 3.375, 2.0, 1.5, -1.0, 1.5])
+
+    @qd.kernel
+    def rounds(x: qd.f32) -> qd.f32:
+        return round(x)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="round"):
+        rounds(0.5)
+
+
+@probe("the walrus operator `:=` in kernels and funcs")
+def walrus():
+    @qd.func
+    def halvings(a):
+        n = 0
+        while (a := a // 2) > 0:
+            n += 1
+        return n
+
+    @qd.kernel
+    def k(a: qd.i32) -> qd.i32:
+        if (b := a * 2) > 3:
+            b += 1
+        return b * 100 + halvings(a)
+
+    assert k(3) == 701 and k(1) == 200
+
+
+@probe("Python lists, tuples and dicts of kernel values; assigning their entries (`verts[1] = verts[2]`)")
+def local_lists():
+    @qd.kernel
+    def k(x: qd.f32) -> qd.types.vector(3, qd.f32):
+        a = x
+        verts = [qd.Vector([a, 0.0]), qd.Vector([0.0, a]), qd.Vector([a, a])]
+        a = 0.0  # the list holds copies
+        verts[1] = verts[2]
+        verts[0] += verts[1]
+        return qd.Vector([verts[0][0], verts[1][1], verts[2][0]])
+
+    same(k(2.0), [4.0, 2.0, 2.0])
 
 
 @probe("upstream's compile-time rules: kernel arguments immutable, `in`/`is` only in `qd.static` (`is` only "

@@ -36,13 +36,15 @@ def math_and_decompositions():
         ev, _ = qd.eig(B[None])
         out[6] = ev[0, 0] + ev[1, 0]  # the real parts sum to the trace
         out[7] = qd.math.clamp(qd.math.length(qd.math.vec2(3.0, 4.0)), 0.0, 10.0)
+        z = qd.math.cmul(qd.math.vec2(1.0, 2.0), qd.math.cdiv(qd.math.vec2(3.0, -1.0), qd.math.vec2(1.0, 2.0)))
+        out[7] += (z - qd.math.vec2(3.0, -1.0)).norm() + qd.math.mod(-7.0, 3.0) - 2.0  # (1+2i)(3-i)/(1+2i), 2
 
     A.from_numpy(np.array([[4.0, 1.0, 0.5], [2.0, 5.0, 1.0], [0.0, 1.0, 3.0]]))
     B.from_numpy(np.array([[1.0, 2.0], [-3.0, 4.0]]))
     run()
     o = out.to_numpy()
     assert max(o[0], o[1], o[2], o[3]) < 1e-9 and o[4] <= 0 and o[5] >= -1e-12, o
-    assert o[6] == pytest.approx(5.0) and o[7] == 5.0
+    assert o[6] == pytest.approx(5.0) and o[7] == pytest.approx(5.0, abs=1e-12)
 
 
 @probe("`qd.zero`, `qd.one`, `qd.math.fns`, `impl.get_runtime().get_num_compiled_functions()`")
