@@ -27,8 +27,9 @@ class GraphSectionTranslator:
                 raise self.checkpoint_error()
             return self.translate_checkpoint(node, index)
         name = self.graph_construct(node)
-        graph_spelling.warn_if_deprecated(node.items[0].context_expr.func, name, self.ctx.source.filename,
-                                          node.lineno)
+        if graph_spelling.warn_if_deprecated(node.items[0].context_expr.func, name, self.ctx.source.filename,
+                                             node.lineno):
+            self.reads.uncacheable("a deprecation warning")  # a cached translation would not warn again
         if name == "parallel_context":
             self.graph_region(node)
         else:
