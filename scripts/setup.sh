@@ -3,11 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -f /usr/include/gtest/gtest.h ]; then
-  echo "[setup] installing GoogleTest (libgtest-dev)"
+# GoogleTest for the C++ tests; Eigen (header-only) for the sparse direct solver in src/linalg/. The wheel's
+# build takes Eigen from PyPI's cmeel-eigen instead (pyproject.toml), so a pip install needs no apt.
+if [ ! -f /usr/include/gtest/gtest.h ] || [ ! -f /usr/include/eigen3/Eigen/SparseCholesky ]; then
+  echo "[setup] installing GoogleTest and Eigen (libgtest-dev, libeigen3-dev)"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libgtest-dev cmake g++ >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libgtest-dev libeigen3-dev cmake g++ >/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then
