@@ -256,12 +256,7 @@ std::optional<std::string> read_named_entry(const std::string& file_name, const 
 
 bool store_named_entry(const std::string& file_name, const std::string& key, const std::string& bytes) {
   if (!disk_cache_enabled() || !is_plain_entry_name(file_name) || !cache_writable()) return false;
-  try {
-    store_entry(cache_dir() + "/" + file_name, key, bytes);
-  } catch (const std::exception&) {  // a full disk or a directory made read-only meanwhile: not cached
-    return false;
-  }
-  return true;
+  return store_entry(cache_dir() + "/" + file_name, key, bytes);  // false (and a warning) when it could not write
 }
 
 bool read_file(const std::string& path, std::string* out) {

@@ -55,7 +55,9 @@ PROGRAM = textwrap.dedent("""
         return real_translate(fn, *args, **kwargs)
 
     definition.translate_kernel = counting
-    qd.init(arch=qd.cpu, default_fp=getattr(qd, settings.get("fp", "f32")), offline_cache=settings.get("offline", True))
+    options = {name: settings[name] for name in ("debug", "fast_math") if name in settings}
+    qd.init(arch=qd.cpu, default_fp=getattr(qd, settings.get("fp", "f32")), offline_cache=settings.get("offline", True),
+            **options)
     import funcs, config_module
 
     SCALE = settings.get("scale", 3)
@@ -91,6 +93,15 @@ PROGRAM = textwrap.dedent("""
     def uses_default_fp(out: qd.types.ndarray()):
         out[0] = 1.0 / 3.0 - qd.cast(1.0 / 3.0, qd.f32)
 
+    @qd.kernel
+    def reassociates(out: qd.types.ndarray(), b: qd.f32):
+        out[0] = (b + 1e8) - 1e8  # 0 in f32 as written; b where fast_math lets the compiler reassociate
+
+    @qd.kernel
+    def asserts(out: qd.types.ndarray()):
+        assert out[0] > 1.0, "out[0] is small"  # checked under debug=True only
+        out[0] = 1.0
+
     def make(k):
         @qd.kernel
         def closure_kernel(out: qd.types.ndarray()):
@@ -117,15 +128,20 @@ PROGRAM = textwrap.dedent("""
     for kernel, extra in [(own_source, ()), (calls_func, ()), (calls_func_of_func, ()), (reads_global, ()),
                           (reads_field, ()), (takes_template, (settings.get("template", 2),)),
                           (uses_default_fp, ()), (closure_kernel, ()), (reads_module_attribute, ()),
-                          (solver.run, ())]:
+                          (solver.run, ()), (reassociates, (0.5,)), (asserts, ())]:
         out = np.zeros(1, np.float64)
-        kernel(out, *extra)
+        try:
+            kernel(out, *extra)
+        except AssertionError:
+            if kernel is not asserts:
+                raise
+            out[0] = -1.0
         results[getattr(kernel, "__name__", "run")] = float(out[0])
     print(json.dumps({"results": results, "translated": sorted(translated), "stats": translation_cache.stats}))
 """)
 
-ALL = ["calls_func", "calls_func_of_func", "closure_kernel", "own_source", "reads_field", "reads_global",
-       "reads_module_attribute", "run", "takes_template", "uses_default_fp"]
+ALL = ["asserts", "calls_func", "calls_func_of_func", "closure_kernel", "own_source", "reads_field", "reads_global",
+       "reads_module_attribute", "reassociates", "run", "takes_template", "uses_default_fp"]
 
 
 class Program:
@@ -148,13 +164,25 @@ class Program:
         assert old in text, (name, old)
         path.write_text(text.replace(old, new))
 
-    def run(self, **settings):
+    def run(self, mode=None, fails=False, **settings):
+        """The child's JSON report; mode: QD_TRANSLATION_CACHE for the child; fails: return its stderr instead."""
         env = dict(os.environ, QD_CACHE_DIR=str(self.cache), SETTINGS=json.dumps(settings), PYTHONDONTWRITEBYTECODE="1")
         env.pop("QD_TRANSLATION_CACHE", None)
+        if mode is not None:
+            env["QD_TRANSLATION_CACHE"] = mode
         done = subprocess.run([sys.executable, "program.py"], cwd=self.root, env=env, capture_output=True, text=True,
                               timeout=600)
+        if fails:
+            assert done.returncode != 0, done.stdout
+            return done.stderr
         assert done.returncode == 0, done.stdout + done.stderr
         return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def entry(self, kernel):
+        """The cache file holding `kernel`'s translations (one per kernel in these programs)."""
+        found = [p for p in self.cache.iterdir() if p.name.startswith(f"translation_{kernel}-") and p.suffix == ".json"]
+        assert len(found) == 1, found
+        return found[0]
 
 
 @pytest.fixture
@@ -165,7 +193,8 @@ def warm_program(tmp_path):
     assert cold["translated"] == ALL
     assert cold["results"] == {"own_source": 2.0, "calls_func": 2.0, "calls_func_of_func": 202.0, "reads_global": 6.0,
                                "reads_field": 4.5, "takes_template": 20.0, "uses_default_fp": 0.0,
-                               "closure_kernel": 7.0, "reads_module_attribute": 11.0, "run": 5.0}
+                               "closure_kernel": 7.0, "reads_module_attribute": 11.0, "run": 5.0,
+                               "reassociates": 0.0, "asserts": 1.0}
     warm = program.run()
     assert warm["translated"] == [], "a warm process ran the translator"
     assert warm["results"] == cold["results"]
@@ -214,6 +243,12 @@ def test_a_global_fields_shape_and_dtype(warm_program):
     _changed(warm_program, ["reads_field"], {"reads_field": 4.0}, dtype="i32")  # 0.5 stored in an i32 is 0
 
 
+def test_fast_math_and_debug(warm_program):
+    # Both are in every kernel's IR; fast_math=True lets (b + 1e8) - 1e8 be b, debug=True checks the assert.
+    _changed(warm_program, ALL, {"reassociates": 0.5}, fast_math=True)
+    _changed(warm_program, ALL, {"asserts": -1.0}, debug=True)
+
+
 def test_init_options_and_the_package_version(warm_program):
     # default_fp=f64: 1/3 computed in f64 differs from its f32 rounding; every kernel's IR names default_fp.
     run = warm_program.run(fp="f64")
@@ -225,11 +260,10 @@ def test_init_options_and_the_package_version(warm_program):
 def test_a_corrupted_entry_is_ignored_and_offline_cache_false_writes_none(tmp_path):
     program = Program(tmp_path)
     program.run()
-    entries = [p for p in program.cache.iterdir() if p.name.startswith("translation_own_source-")
-               and p.suffix == ".json"]
-    assert len(entries) == 1
-    text = entries[0].read_text()
-    entries[0].write_text(text.replace("(const", "(konst"))  # same length, wrong bytes: never used
+    entry = program.entry("own_source")
+    text = entry.read_text()
+    assert "(const" in text
+    entry.write_text(text.replace("(const", "(konst"))  # same length, wrong bytes: never used
     run = program.run()
     assert run["translated"] == ["own_source"] and run["results"]["own_source"] == 2.0
     for p in program.cache.iterdir():
@@ -238,6 +272,57 @@ def test_a_corrupted_entry_is_ignored_and_offline_cache_false_writes_none(tmp_pa
     assert run["translated"] == ALL
     assert not any(p.name.startswith("translation_") for p in program.cache.iterdir())
     assert program.run()["translated"] == ALL
+
+
+def test_a_truncated_entry_a_damaged_manifest_or_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
+    program = Program(tmp_path)
+    program.run()
+    entry = program.entry("own_source")
+    data = entry.read_bytes()
+    entry.write_bytes(data[:len(data) // 2])
+    run = program.run()
+    assert run["translated"] == ["own_source"] and run["results"]["own_source"] == 2.0
+    assert run["stats"]["hits"] == len(ALL) - 1
+    assert program.run()["translated"] == []  # the miss stored the entry again
+    manifest = entry.with_name(entry.name + ".manifest")
+    manifest.write_text(manifest.read_text().replace("0", "1").replace("a", "b"))
+    assert program.run()["translated"] == ["own_source"]
+    # Bytes the manifest vouches for but that are no entry of this format (as a planted or future file would be):
+    # the reader takes them as a miss, never as IR, and the store after the miss replaces them.
+    key = entry.stem.rsplit("-", 1)[1]
+    monkeypatch.setenv("QD_CACHE_DIR", str(program.cache))
+    from quadrants.runtime import _core
+
+    for text in ['{"format": 1, "key": "%s", "variants": [{"reads": 5}]}' % key, "not json", "",
+                 '{"format": 1, "key": "%s", "variants": [{"reads": [], "identities": [], "containers": [7]}]}' % key,
+                 '{"format": 0, "key": "%s", "variants": []}' % key]:
+        assert _core.store_cache_entry(entry.name, key, text.encode())
+        run = program.run()
+        assert run["translated"] == ["own_source"] and run["results"]["own_source"] == 2.0, text
+
+
+def test_verify_mode_finds_a_stale_entry(tmp_path, monkeypatch):
+    """QD_TRANSLATION_CACHE=verify, with which the suite is run warm to look for inputs the key misses, does find
+    an entry whose IR is not what the kernel translates to now (planted here with a valid manifest)."""
+    program = Program(tmp_path)
+    program.run()
+    entry = program.entry("own_source")
+    stored = json.loads(entry.read_text())
+    ir = stored["variants"][0]["ir"]
+    assert "2.0" in ir or " 2" in ir, ir
+    stored["variants"][0]["ir"] = ir.replace("2.0", "5.0") if "2.0" in ir else ir.replace(" 2", " 5")
+    monkeypatch.setenv("QD_CACHE_DIR", str(program.cache))
+    from quadrants.runtime import _core
+
+    key = entry.stem.rsplit("-", 1)[1]
+    assert _core.store_cache_entry(entry.name, key, json.dumps(stored).encode())
+    assert program.run()["results"]["own_source"] == 5.0  # the cache trusts a verified entry: why verify exists
+    error = program.run(mode="verify", fails=True)
+    assert "cached translation of kernel 'own_source'" in error and "is stale" in error, error
+    assert _core.store_cache_entry(entry.name, key, json.dumps(dict(stored, variants=[])).encode())
+    program.run()  # stores the true translation again
+    run = program.run(mode="verify")  # every kernel a hit, translated again, and found the same
+    assert run["stats"]["hits"] == len(ALL) and run["results"]["own_source"] == 2.0
 
 
 def test_clear_cache_removes_translations_too(tmp_path, monkeypatch):

@@ -23,22 +23,35 @@
 #   the path that finds each, in the order the IR binds them; which of those objects are the same object; the
 #   kind of each leaf (array or scalar member read per call) and, for the call being translated, the leaves'
 #   specializations.
-# NOT hashed, and why it need not be or cannot be:
-# - globals read by quadrants' own functions (qd.math, the library): the package fingerprint stands for them;
+# NOT hashed nor checked, and why it need not be or cannot be:
+# - globals read by quadrants' own functions (qd.math, the library) and the bodies of quadrants' and numpy's
+#   functions: the package fingerprint stands for them. An installed package (site-packages) is fingerprinted by
+#   its version and its compiled core only, so a reinstall of changed .py files under the same version number
+#   keeps stale entries (qd.clear_cache() removes them); monkeypatching quadrants' modules is not seen either;
 # - the source of a user class (only its dataclass members' annotations and data_oriented markers): its
 #   attributes are read one by one and each read is checked; a method that is translated is checked by its source;
 # - the state of a user object beyond the attributes the kernel read; the dunder methods (__eq__, __bool__,
 #   __getitem__, __iter__) of user classes: a translation that applies an operator, a truth test through
 #   qd.static, an item access or an iteration to a user object, or calls a user function at compile time, is
 #   refused (translated in every process), as is one that prints (qd.static_print) or warns;
-# - values inside the arrays of fields and ndarrays (a kernel never bakes them in); the contents of numpy arrays
-#   are hashed (a kernel may index them at compile time);
-# - comments and blank lines after a function's last statement; a file changed on disk after this process read
-#   it (the frontend too reads the text it first read);
-# - monkeypatching of quadrants' own modules; environment variables other than the qd.init options above.
+# - values inside the arrays of fields and ndarrays (a kernel never bakes them in), and qd.init's random_seed
+#   (the seed is a field's value); the contents of numpy arrays are hashed (a kernel may index them at compile
+#   time);
+# - the lines of a function's file outside its own (from its first decorator to its last line: the last line
+#   with code, then on through lines indented deeper than the first, so asserts `python -O` strips and a dead
+#   branch's tail count), which the frontend does not translate: module globals are checked one read at a time;
+# - a file changed on disk after this process read it (the frontend too translates the text it first read);
+# - the iteration order of a set of strings (PYTHONHASHSEED): a kernel unrolling a loop over one differs from
+#   process to process anyway;
+# - environment variables other than the qd.init options above (QD_ARCH and the like reach the key through them),
+#   and the C++ compiler and its flags: they are keyed by the compiled-library cache behind the IR;
+# - kernels with @qd.kernel(checkpoints=...) are never cached.
+# QD_TRANSLATION_CACHE=verify translates every hit again and raises if the IR, the globals or the line sources
+# differ: the whole test suite run warm in that mode is the check that this list is complete.
 # The disk format is JSON with a format number, stored through the C++ core's verified entries (a manifest with
 # the key and the SHA-256 of the bytes, written atomically, size-capped and cleared with the compiled kernels), so
-# a corrupted, truncated or planted entry is a miss and never used. qd.init(offline_cache=False) and
+# a corrupted or truncated entry is a miss and never used; bytes stored with a matching manifest are trusted (the
+# C++ side refuses a cache directory that is not the user's own or that others can write). qd.init(offline_cache=False) and
 # QD_TRANSLATION_CACHE=0 turn the cache off; QD_CACHE_DIR moves it with the compiled kernels.
 import hashlib
 import json
@@ -73,7 +86,11 @@ _package = None  # the package fingerprint, computed once per process
 _config_key = (None, None)  # (config object, its part of the key)
 
 
-_SWITCHED_OFF = os.environ.get("QD_TRANSLATION_CACHE") == "0"  # README's debug switches: read once per process
+# README's debug switches, read once per process: "0" turns the cache off; "verify" translates on every hit too and
+# raises when the cached translation differs from the fresh one (the test suite's check that no input is missed).
+_MODE = os.environ.get("QD_TRANSLATION_CACHE")
+_SWITCHED_OFF = _MODE == "0"
+_VERIFY = _MODE == "verify"
 
 
 def enabled():
@@ -265,6 +282,8 @@ def lookup(definition, spec, slot_values, leaves, struct_values, config):
 
 def _use(variant, roots, definition, leaves, struct_values):
     """The translation of one stored variant if everything it read reads the same now, else why not (a str)."""
+    if not isinstance(variant["ir"], str):
+        return "the entry holds no IR text"
     walked = {}
     for path, description in variant["reads"]:
         now = read_description(walk(freeze(path), roots, walked))
@@ -360,6 +379,8 @@ def translate(definition, spec, slot_values, leaves, struct_values, config, run)
         return run(None)
     key, found = lookup(definition, spec, slot_values, leaves, struct_values, config)
     if found is not None:
+        if _VERIFY:
+            _verify(definition, found, leaves, run)
         return found
     stats["misses"] += 1
     stats["translated"] += 1
@@ -369,3 +390,41 @@ def translate(definition, spec, slot_values, leaves, struct_values, config, run)
     translation = run(reads)
     store(definition, key, reads, translation, leaves)
     return translation
+
+
+def _verify(definition, found, leaves, run):
+    """QD_TRANSLATION_CACHE=verify: a hit must equal a fresh translation (IR, globals, line sources, leaf plan)."""
+    saved = None
+    if isinstance(leaves, DiscoverLeaves):
+        saved = (list(leaves.plan), list(leaves.specs))
+        leaves.plan.clear()
+        leaves.specs.clear()
+    fresh = run(None)
+    differences = []
+    if fresh[0] != found[0]:
+        differences.append(_first_difference(found[0], fresh[0]))
+    if [id(c) for c in fresh[1]] != [id(c) for c in found[1]]:
+        differences.append("the global arrays differ")
+    if _lines(fresh[2]) != _lines(found[2]):
+        differences.append("the line sources differ")
+    if saved is not None:
+        now = [(tuple(leaf.path), leaf.kind, leaf.launcher_entry()) for leaf in leaves.plan], list(leaves.specs)
+        if now != ([(tuple(leaf.path), leaf.kind, leaf.launcher_entry()) for leaf in saved[0]], saved[1]):
+            differences.append("the leaves' plan differs")
+        leaves.plan[:], leaves.specs[:] = saved
+    if differences:
+        raise AssertionError(f"translation_cache: the cached translation of kernel '{definition.fn.__name__}' "
+                             f"({definition.fn.__code__.co_filename}) is stale: " + "; ".join(differences))
+
+
+def _lines(line_sources):
+    return {line: (source.filename, source.fn.__name__, source.source_line(line))
+            for line, source in line_sources.items()}
+
+
+def _first_difference(cached, fresh):
+    cached_lines, fresh_lines = cached.splitlines(), fresh.splitlines()
+    for k, (a, b) in enumerate(zip(cached_lines, fresh_lines)):
+        if a != b:
+            return f"IR line {k + 1} is cached as {a.strip()!r}, translates to {b.strip()!r}"
+    return f"the IR has {len(cached_lines)} lines cached, {len(fresh_lines)} fresh"

@@ -95,7 +95,7 @@ def mentions(fn, words):
     lines = file_lines(code.co_filename)
     if not lines:
         return True
-    text = b"\n".join(lines[code.co_firstlineno - 1:_last_line(code)])
+    text = b"\n".join(lines[code.co_firstlineno - 1:last_line(code, lines)])
     return any(word in text for word in words)
 
 
@@ -108,22 +108,42 @@ def same_text(lines, first, texts):
         return False
 
 
-def _last_line(code):
+def last_line(code, lines):
+    """The last line of a function's source: past its last line with code (bytecode positions, which end a
+    statement spread over lines where its last token ends), on through the lines indented deeper than its first
+    line. The second part covers what compiles to no bytecode yet is translated: asserts under `python -O`, the
+    tail of a dead branch, comments. Trailing blank lines are left out."""
+    last = min(_last_code_line(code), len(lines))
+    base = _indent(lines[code.co_firstlineno - 1]) if 0 < code.co_firstlineno <= len(lines) else 0
+    end = last
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > base):
+        end += 1
+    while end > last and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _last_code_line(code):
     last = code.co_firstlineno
-    for _, _, line in code.co_lines():
-        if line is not None and line > last:
-            last = line
+    for start, end, _, _ in code.co_positions():
+        for line in (start, end):
+            if line is not None and line > last:
+                last = line
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            last = max(last, _last_line(const))
+            last = max(last, _last_code_line(const))
     return last
 
 
 def source_fingerprint(fn):
     """(file, first line, last line, digest of those lines) of a Python function's source, as its file holds it now.
 
-    The last line is the last one with code, so a statement added at the end moves it; the lines between include
-    the decorators. The frontend parses the same file (frontend/source.py), so equal fingerprints mean the same
+    The lines run from the first decorator to the function's last line (last_line), so a statement added at the end
+    moves it. The frontend parses the same file (frontend/source.py), so equal fingerprints mean the same
     AST. Memoized per code object: a process sees a file as it was when it first read it."""
     code = fn.__code__
     found = _fingerprints.get(code)
@@ -131,7 +151,7 @@ def source_fingerprint(fn):
         lines = file_lines(code.co_filename)
         if not lines:
             raise Undescribable(f"no source file for {fn.__qualname__}")
-        first, last = code.co_firstlineno, _last_line(code)
+        first, last = code.co_firstlineno, last_line(code, lines)
         digest = hashlib.sha1(b"\n".join(lines[first - 1:last])).hexdigest()
         found = _fingerprints[code] = (code.co_filename, first, last, digest)
     return found
