@@ -153,7 +153,7 @@ class Program:
         self.write("helpers.py", HELPERS)
         self.write("funcs.py", FUNCS)
         self.write("config_module.py", "LIMIT = 11\n")
-        self.write("program.py", PROGRAM.replace("OWN_EXPRESSION", "1 + 1"))
+        self.write("program.py", PROGRAM.replace("OWN_EXPRESSION", "(1 +\n                  1 * 1)"))
 
     def write(self, name, text):
         (self.root / name).write_text(text)
@@ -215,7 +215,8 @@ def _changed(program, kernels, expected=None, **settings):
 
 
 def test_a_warm_process_runs_no_translator_and_an_edit_of_the_kernel_retranslates_it(warm_program):
-    warm_program.edit("program.py", "out[0] = 1 + 1", "out[0] = 1 + 2")
+    # On the expression's second line, which CPython folds into a constant positioned at its first.
+    warm_program.edit("program.py", "1 * 1)", "1 * 2)")
     _changed(warm_program, ["own_source"], {"own_source": 3.0})
 
 
@@ -272,6 +273,43 @@ def test_a_corrupted_entry_is_ignored_and_offline_cache_false_writes_none(tmp_pa
     assert run["translated"] == ALL
     assert not any(p.name.startswith("translation_") for p in program.cache.iterdir())
     assert program.run()["translated"] == ALL
+
+
+OPTIMIZED = textwrap.dedent("""
+    import quadrants as qd
+    import numpy as np
+    qd.init(arch=qd.cpu, debug=True)
+
+    @qd.kernel
+    def checks(out: qd.types.ndarray()):
+        out[0] = 1.0
+        assert out[0] > 2.0, "out[0] is small"
+
+    try:
+        checks(np.zeros(1, np.float64))
+        print("passed")
+    except AssertionError:
+        print("failed")
+""")
+
+
+def test_a_kernels_last_line_counts_when_python_o_leaves_it_no_bytecode(tmp_path):
+    """Under `python -O` a trailing assert compiles to nothing, yet the frontend translates it (debug=True checks it):
+    an edit to it must translate the kernel again."""
+    program = Program(tmp_path)
+    program.write("optimized.py", OPTIMIZED)
+
+    def run():
+        env = dict(os.environ, QD_CACHE_DIR=str(program.cache), PYTHONDONTWRITEBYTECODE="1")
+        env.pop("QD_TRANSLATION_CACHE", None)
+        done = subprocess.run([sys.executable, "-O", "optimized.py"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout.split()[-1]
+
+    assert run() == "failed" and run() == "failed"
+    program.edit("optimized.py", "out[0] > 2.0", "out[0] > 0.5")
+    assert run() == "passed"
 
 
 def test_a_truncated_entry_a_damaged_manifest_or_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
