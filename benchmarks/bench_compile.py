@@ -11,6 +11,10 @@ frontend reads kernel source through inspect. A warm run that wrote any new file
 compiled library) is counted in the table, so a warm run that compiled is caught rather than hidden.
 
 Usage: python benchmarks/bench_compile.py [--reps N]
+       python benchmarks/bench_compile.py --translation-cache N   # warm first call, frontend vs translation cache
+
+--translation-cache N: one cold run fills a cache, then N warm runs with QD_TRANSLATION_CACHE=0 (the Python frontend
+translates the kernel, as before issue 31's translation cache) and N with the cache on, alternating which goes first.
 """
 
 import argparse
@@ -95,10 +99,41 @@ def markdown_table(imports, cold, warm, cold_added, warm_added):
     ])
 
 
+def compare_translation_cache(reps):
+    """Warm first-call samples (ms) with the translation cache off and on, alternating, over one filled cache."""
+    samples = {"0": [], "1": []}
+    added = 0
+    with tempfile.TemporaryDirectory(prefix="qd_bench_compile_") as work:
+        script = os.path.join(work, "first_call.py")
+        with open(script, "w") as out:
+            out.write(CHILD)
+        cache_dir = os.path.join(work, "cache")
+        os.mkdir(cache_dir)
+        run_child(script, cache_dir)
+        for rep in range(reps):
+            for mode in ("0", "1") if rep % 2 == 0 else ("1", "0"):
+                os.environ["QD_TRANSLATION_CACHE"] = mode
+                result, files = run_child(script, cache_dir)
+                samples[mode].append(result["first_call"] * 1e3)
+                added += files
+    lines = [f"| warm-cache first call ({reps} new processes each) | median ms | min ms | max ms |",
+             "| --- | ---: | ---: | ---: |"]
+    for mode, label in (("0", "frontend (`QD_TRANSLATION_CACHE=0`)"), ("1", "translation cache")):
+        values = samples[mode]
+        lines.append(f"| {label} | {statistics.median(values):.2f} | {min(values):.2f} | {max(values):.2f} |")
+    lines.append(f"\nFiles the warm runs added to the cache: {added}; load average {os.getloadavg()[0]:.1f}.")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=7, help="cold/warm process pairs (medians reported)")
+    parser.add_argument("--translation-cache", type=int, metavar="N",
+                        help="instead: N warm first calls with the translation cache off and N with it on")
     args = parser.parse_args()
+    if args.translation_cache:
+        print(compare_translation_cache(args.translation_cache))
+        return
     print(markdown_table(*measure(args.reps)))
 
 

@@ -5,6 +5,7 @@
 
     python benchmarks/genesis/bench_genesis.py                       # the 11 scenes, 3 repetitions
     python benchmarks/genesis/bench_genesis.py --scenes rigid,go2_64 --reps 1 --json out.json
+    python benchmarks/genesis/bench_genesis.py --scenes rigid --reps 1 --warm-runs 3   # 3 warm samples per cold
     python benchmarks/genesis/bench_genesis.py --table out.json      # the table again from a saved run
 
 Venvs: GENESIS_VENV (default build/genesis-venv: ours, editable from this checkout) and GENESIS_REF_VENV (default
@@ -91,14 +92,18 @@ def run_child(python, scene, cache_root, args):
 
 
 def run_pair(name, python, scene, args):
-    """Cold then warm run of one implementation, in a fresh temporary cache root."""
+    """Cold then warm run(s) of one implementation, in a fresh temporary cache root: a list of {cold, warm} samples,
+    the first with both, then one per further warm run (--warm-runs) with the cold part SKIPPED."""
     root = tempfile.mkdtemp(prefix=f"genesis-bench-{name}-")
+    skipped = {"status": "SKIPPED"}
     try:
         cold = run_child(python, scene, root, args)
-        warm = run_child(python, scene, root, args) if cold["status"] == "PASS" else {"status": "SKIPPED"}
+        warms = [run_child(python, scene, root, args) if cold["status"] == "PASS" else skipped]
+        while warms[-1]["status"] == "PASS" and len(warms) < args.warm_runs:
+            warms.append(run_child(python, scene, root, args))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    for label, record in (("cold", cold), ("warm", warm)):
+    for label, record in [("cold", cold)] + [("warm", warm) for warm in warms]:
         if record["status"] == "PASS":
             print(f"  {name:4} {scene} {label}: import+init {record['import_s'] + record['init_s']:.1f} s, build "
                   f"{record['setup_s'] + record['build_s']:.1f} s, first step {record['first_step_s']:.2f} s, step "
@@ -106,7 +111,7 @@ def run_pair(name, python, scene, args):
                   flush=True)
         elif record["status"] == "FAIL":
             print(f"  {name:4} {scene} {label}: FAILED (exit {record['returncode']})\n{record['output_tail']}", flush=True)
-    return {"cold": cold, "warm": warm}
+    return [{"cold": cold, "warm": warms[0]}] + [{"cold": skipped, "warm": warm} for warm in warms[1:]]
 
 
 def venv_python(variable, default):
@@ -136,7 +141,7 @@ def run(args):
             order = ("ours", "ref") if (index + rep) % 2 == 0 else ("ref", "ours")
             print(f"{scene}, repetition {rep + 1}/{args.reps}, {order[0]} first", flush=True)
             for name in order:
-                results["runs"][scene][name].append(run_pair(name, pythons[name], scene, args))
+                results["runs"][scene][name].extend(run_pair(name, pythons[name], scene, args))
             if args.json:  # after every repetition, so an interrupted run keeps what it measured
                 save(results, args.json)
     if args.genesis_cache_dir:
@@ -239,6 +244,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", default=",".join(ALL_SCENES), help="comma-separated, from " + ", ".join(ALL_SCENES))
     parser.add_argument("--reps", type=int, default=3, help="repetitions per scene and implementation (default 3)")
+    parser.add_argument("--warm-runs", type=int, default=1,
+                        help="warm runs after each cold run, each a sample of the warm columns (default 1)")
     parser.add_argument("--steps", type=int, default=50, help="timed steady steps, at most (default 50)")
     parser.add_argument("--step-seconds", type=float, default=10.0,
                         help="and at most about this many seconds of them (default 10)")

@@ -91,6 +91,24 @@ void bind_jit(nb::module_& m) {
       "The disk cache's size cap (0: none), 'lru', 'fifo' or 'never', and the fraction removed when over it.");
   m.def("reset_cache_limit", &jit::reset_cache_limit, "The default size cap: QD_CACHE_MAX_MB, else 1024 MB.");
   m.def("cache_limit_bytes", &jit::cache_limit_bytes, "The disk cache's size cap in bytes; 0 when there is none.");
+  m.def(
+      "read_cache_entry",
+      [](const std::string& file_name, const std::string& key) -> nb::object {
+        std::optional<std::string> bytes = jit::read_named_entry(file_name, key);
+        if (!bytes) return nb::none();
+        return nb::bytes(bytes->data(), bytes->size());
+      },
+      nb::arg("file_name"), nb::arg("key"),
+      "The verified bytes of a named entry of the disk cache (`<stem>-<key>.<ext>`), or None: off, missing or "
+      "failing verification.");
+  m.def(
+      "store_cache_entry",
+      [](const std::string& file_name, const std::string& key, nb::bytes data) {
+        return jit::store_named_entry(file_name, key, std::string(data.c_str(), data.size()));
+      },
+      nb::arg("file_name"), nb::arg("key"), nb::arg("data"),
+      "Stores a named entry of the disk cache atomically with its manifest; False when the cache is off or "
+      "not writable.");
   m.def("clear_disk_cache", &jit::clear_cache, "Removes every entry of the kernel disk cache; returns how many.");
   m.def("set_fallback_compiler", &jit::set_fallback_compiler, nb::arg("command"), nb::arg("notice"),
         "The C++ compiler (argument words) for CPU kernels when CXX is unset and PATH has no c++.");

@@ -234,6 +234,31 @@ bool store_entry(const std::string& path, const std::string& key, const std::str
   return true;
 }
 
+namespace {
+
+// A file name of the cache directory's own: no separator, no leading dot, and the `-` that starts the key.
+bool is_plain_entry_name(const std::string& name) {
+  if (name.empty() || name.size() > 200 || name[0] == '.' || name.find('-') == std::string::npos) return false;
+  for (char c : name) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                 c == '.' || c == '-';
+    if (!plain) return false;
+  }
+  return !is_temporary_name(name);
+}
+
+}  // namespace
+
+std::optional<std::string> read_named_entry(const std::string& file_name, const std::string& key) {
+  if (!disk_cache_enabled() || !is_plain_entry_name(file_name)) return std::nullopt;
+  return read_verified(cache_dir() + "/" + file_name, key);
+}
+
+bool store_named_entry(const std::string& file_name, const std::string& key, const std::string& bytes) {
+  if (!disk_cache_enabled() || !is_plain_entry_name(file_name) || !cache_writable()) return false;
+  return store_entry(cache_dir() + "/" + file_name, key, bytes);  // false (and a warning) when it could not write
+}
+
 bool read_file(const std::string& path, std::string* out) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;

@@ -53,6 +53,13 @@ std::optional<std::string> read_verified(const std::string& path, const std::str
 // says so once, and it returns false: the caller's kernel, already loaded from its own copy, still runs.
 bool store_entry(const std::string& path, const std::string& key, const std::string& bytes);
 
+// Entries of layers above the compiler (the Python frontend's translation cache), by file name in the
+// cache directory: `<stem>-<key>.<ext>`, letters, digits and `_.-` only, so eviction and clear_cache()
+// treat them as any entry. Both do nothing while the disk cache is off; the read is read_verified's.
+std::optional<std::string> read_named_entry(const std::string& file_name, const std::string& key);
+// False when the cache is off, not writable or the name is not a plain entry name.
+bool store_named_entry(const std::string& file_name, const std::string& key, const std::string& bytes);
+
 // The size cap (src/jit/cache_eviction.cpp): after each store, when the entries' total size (estimated
 // from a log of stored sizes, listed exactly when the estimate passes the cap) passes
 // max_bytes, entries are removed (least recently used first, or oldest first for kFifo) until it is

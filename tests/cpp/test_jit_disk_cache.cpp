@@ -169,5 +169,31 @@ TEST_F(DiskCacheEntry, AStoreIntoARemovedDirectoryFailsQuietly) {
   ::mkdir(dir_.c_str(), 0700);  // for TearDown
 }
 
+// Entries of the layers above (the frontend's translation cache) live in QD_CACHE_DIR by plain file name,
+// verified as compiled libraries are; names that could leave the directory or hide as temporaries are refused.
+TEST_F(DiskCacheEntry, NamedEntriesLiveInTheCacheDirectoryAndAreVerified) {
+  const char* previous = std::getenv("QD_CACHE_DIR");
+  std::string saved = previous ? previous : "";
+  ::setenv("QD_CACHE_DIR", dir_.c_str(), 1);
+  EXPECT_TRUE(store_named_entry("translation_k-abc.json", "abc", "{}"));
+  EXPECT_EQ(read_named_entry("translation_k-abc.json", "abc"), std::optional<std::string>("{}"));
+  EXPECT_EQ(read_named_entry("translation_k-abc.json", "abd"), std::nullopt);
+  std::ofstream(dir_ + "/translation_k-abc.json", std::ios::binary | std::ios::trunc) << "{ }";
+  EXPECT_EQ(read_named_entry("translation_k-abc.json", "abc"), std::nullopt);  // changed bytes: a miss
+  EXPECT_FALSE(store_named_entry("../escape-abc.json", "abc", "{}"));
+  EXPECT_FALSE(store_named_entry("sub/dir-abc.json", "abc", "{}"));
+  EXPECT_FALSE(store_named_entry("nokey.json", "abc", "{}"));
+  EXPECT_FALSE(store_named_entry("x-abc.json.tmp-1", "abc", "{}"));
+  set_disk_cache_enabled(false);
+  EXPECT_FALSE(store_named_entry("translation_k-abd.json", "abd", "{}"));
+  EXPECT_EQ(read_named_entry("translation_k-abc.json", "abc"), std::nullopt);
+  set_disk_cache_enabled(true);
+  if (previous) {
+    ::setenv("QD_CACHE_DIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("QD_CACHE_DIR");
+  }
+}
+
 }  // namespace
 }  // namespace qd::jit

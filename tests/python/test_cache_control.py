@@ -31,8 +31,10 @@ def start(tmp_path, code, **env):
     script = tmp_path / "prog.py"  # one path: kernels record where they were defined
     (tmp_path / "prog.py.tmp").write_text(code)
     (tmp_path / "prog.py.tmp").replace(script)  # never truncated under a process starting from it
-    # QD_CHECK_CUDA=0: the test command's NVRTC compile check would add a CUDA image to the cache per kernel.
-    environment = {**os.environ, "QD_CACHE_DIR": str(tmp_path / "cache"), "QD_CHECK_CUDA": "0", **env}
+    # QD_CHECK_CUDA=0: the test command's NVRTC compile check would add a CUDA image to the cache per kernel;
+    # QD_TRANSLATION_CACHE=0: nor a translation entry (test_translation_cache.py counts those).
+    environment = {**os.environ, "QD_CACHE_DIR": str(tmp_path / "cache"), "QD_CHECK_CUDA": "0",
+                   "QD_TRANSLATION_CACHE": "0", **env}
     return subprocess.Popen([sys.executable, str(script)], env=environment, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

@@ -200,6 +200,7 @@ class CallTranslator:
             )
         if not callable(func):
             raise self.fail(f"{describe(func)} is not callable", kind="type")
+        self.reads.call(func, args, kwargs)
         return self.capture(self.python_op(lambda: func(*args, **kwargs)))
 
     def fill_in_place(self, node, args, kwargs):

@@ -334,9 +334,11 @@ class ExprTranslator(DynamicIndexing):
         if constructor is not None:
             return constructor
         try:
-            return self.capture(getattr(base, attr))
+            value = getattr(base, attr)
         except AttributeError:
             raise self.fail(f"{describe(base)} has no attribute '{attr}'", kind="type") from None
+        self.reads.attribute(base, attr, value)
+        return self.capture(value)
 
     def matrix_constructor(self, cls, attr):
         """qd.Vector.zero, qd.Matrix.identity ...: kernel built-ins that the Python classes need not define."""
@@ -461,6 +463,7 @@ class ExprTranslator(DynamicIndexing):
 
     def python_op(self, fn, *operands):
         """Applies a Python operator to compile-time values, reporting Python's error at the node."""
+        self.reads.operation(fn, operands)
         try:
             return fn(*operands)
         except QuadrantsCompilationError as exc:  # a quadrants rule (qd.ndrange's), placed at the node

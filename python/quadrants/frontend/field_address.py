@@ -26,6 +26,7 @@ def _get_addr(ops, field, indices):
                       "from a pool as they are activated, so its elements have no fixed address", kind="type")
     parts = shift_indices(tr, field, _index_parts(tr, indices, field.ndim, "get_addr"))
     array = container._array
+    tr.reads.uncacheable("qd.get_addr() folds this process's address into the IR")  # another process's differs
     itemsize = container.dtype.numpy.itemsize
     address = Expr(f"(const u64 {array.data_ptr})")  # a vector/matrix field's element starts at its entry 0
     for part, stride in zip(parts, array.strides):

@@ -23,7 +23,8 @@ class GraphDoWhileTranslator:
 
     def graph_do_while(self, node):
         func = node.test.func
-        graph_spelling.warn_if_deprecated(func, "do_while", self.ctx.source.filename, node.lineno)
+        if graph_spelling.warn_if_deprecated(func, "do_while", self.ctx.source.filename, node.lineno):
+            self.reads.uncacheable("a deprecation warning")  # a cached translation would not warn again
         options = self.kernel_options
         if not (options.get("graph") or options.get("gpu_graph")):
             raise self.fail("qd.graph.do_while() requires @qd.kernel(graph=True)",

@@ -31,8 +31,9 @@ class GraphSectionTranslator:
         name = self.graph_construct(node)
         if name == "stream_parallel":
             return self.stream_parallel_block(node)  # stream_parallel.py
-        graph_spelling.warn_if_deprecated(node.items[0].context_expr.func, name, self.ctx.source.filename,
-                                          node.lineno)
+        if graph_spelling.warn_if_deprecated(node.items[0].context_expr.func, name, self.ctx.source.filename,
+                                             node.lineno):
+            self.reads.uncacheable("a deprecation warning")  # a cached translation would not warn again
         if name == "parallel_context":
             self.graph_region(node)
         else:

@@ -27,12 +27,14 @@ def matches(func, name):
 
 
 def warn_if_deprecated(func, name, filename=None, line=None):
-    """A DeprecationWarning when `func` uses the flat spelling; at the kernel's own file and line when given."""
+    """A DeprecationWarning when `func` uses the flat spelling; at the kernel's own file and line when given.
+    Returns whether it warned."""
     if not is_deprecated_spelling(func, name):
-        return
+        return False
     message = (f"qd.{FLAT_NAMES[name]}() is deprecated and will go away, as in upstream Quadrants: write "
                f"qd.graph.{name}() instead (the same construct).")
     if filename is None:
         warnings.warn(message, DeprecationWarning, stacklevel=2)
     else:
         warnings.warn_explicit(message, DeprecationWarning, filename, line)
+    return True

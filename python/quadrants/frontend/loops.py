@@ -240,6 +240,7 @@ class LoopTranslator:
 
     def unroll(self, node, iterable):
         """`for x in qd.static(seq)`: the body is translated once per item, x bound at compile time."""
+        self.reads.operation(list, (iterable,))
         try:
             items = list(iterable)
         except TypeError:
@@ -277,6 +278,7 @@ class LoopTranslator:
             self.bind(target.id, StaticBinding(self.capture(item)))
             return
         if isinstance(target, ast.Tuple) and all(isinstance(n, ast.Name) for n in target.elts):
+            self.reads.operation(list, (item,))
             values = list(item)
             if len(values) != len(target.elts):
                 raise self.fail(f"cannot unpack {len(values)} values into {len(target.elts)} loop variables",

@@ -409,6 +409,7 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         if unknown:
             raise self.fail(f"qd.static_print() takes print()'s sep=, end=, file= and flush=, but got "
                             f"{', '.join(sorted(unknown))}", kind="type")
+        self.reads.uncacheable("qd.static_print() prints while the kernel is translated")
         print(*[_static_text(a) for a in args], **kwargs)
 
     def visit_Assert(self, node):

@@ -23,6 +23,7 @@ from quadrants.frontend.ir_builder import BlockBuilder, Expr, NameAllocator, Stm
 from quadrants.frontend.literals import check_default_int
 from quadrants.frontend.local_lists import LocalListTranslator
 from quadrants.frontend.random_numbers import RandomTranslator
+from quadrants.frontend.read_hooks import NO_HOOKS
 from quadrants.frontend.real_functions import RealFunctionTranslator
 from quadrants.frontend.source import function_source
 from quadrants.frontend.sparse_access import kernel_ref
@@ -109,6 +110,7 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         self.activated_snodes = set()  # SNodes whose cells a store activates (sparse_access.activate_for_store)
         self.entry_depths = {}  # IR local of a list/tuple/dict entry -> its parallel depth (local_lists.py)
         self.subscript_assigned_cache = {}  # id(function AST) -> (AST, names it assigns through a subscript)
+        self.reads = NO_HOOKS  # told of every Python value the translation reads (read_hooks.py)
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):
@@ -159,11 +161,13 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
 
     def resolve_name(self, name):
         """A free name of the function: closure, then globals, then Python's builtins; captured by value."""
-        for table in (self.ctx.closure, self.ctx.globals, _py_builtins.__dict__):
+        for where, table in (("closure", self.ctx.closure), ("global", self.ctx.globals),
+                             ("builtin", _py_builtins.__dict__)):
             if name in table:
                 if isinstance(table[name], types.GeneratorType):  # used once, it would be empty at a recompile
                     raise self.fail("Cannot store generators in variables, inside kernels or functions", kind="value",
                                     hint=f"make it a tuple outside the kernel: {name} = tuple(...).")
+                self.reads.name(self.ctx.source.fn, where, name, table[name])
                 check_captured(self, name, table[name])  # qd.init(raise_on_templated_floats=True)
                 return self.capture(table[name], name)
         raise self.fail(f'name "{name}" is not defined', kind="name")  # upstream's class and wording
@@ -192,6 +196,7 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
             ref = kernel_ref(self, container, name, label or name)  # fields get a FieldRef (sparse_access.py)
             self.global_refs[id(container)] = ref
             self.globals.append(container)
+            self.reads.container(container)
         return ref
 
     # ---- dataclass and data_oriented arguments (compound_params.py) -------------------------------
@@ -253,6 +258,8 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
             if member is None:
                 return self.class_attribute(ref, attr)
             child = self.member_of(ref, attr) if ref.obj is not None else None
+            if ref.obj is not None:
+                self.reads.member(path, child, member.kind in ("array", "scalar", "tensor"))
             if member.kind == "struct":
                 return CompoundRef(path, child, member.schema)
             if member.kind == "template":
@@ -262,7 +269,10 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
             if member.kind == "tensor":
                 return self.leaf(Leaf(path, "array", NdarrayType()), unwrap(child), ref.obj is not None)
             return self.leaf(Leaf(path, member.kind, member_annotation(member)), child, ref.obj is not None)
-        return self.object_member(ref, path, self.member_of(ref, attr))
+        value = self.member_of(ref, attr)
+        self.reads.member(path, value, is_runtime_array(unwrap(value)) or (
+            ref.runtime_primitives and type(unwrap(value)) in (bool, int, float)))
+        return self.object_member(ref, path, value)
 
     def member_of(self, ref, attr):
         try:
@@ -279,6 +289,7 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
             members = ", ".join(ref.schema.members) or "none"
             raise self.fail(f"dataclass {ref.cls.__qualname__} ('{'.'.join(ref.path)}') has no member '{attr}' "
                             f"(its members: {members})", kind="type") from None
+        self.reads.class_attribute(ref.schema.cls, attr, value)
         return BoundFunc(value, ref) if isinstance(value, Func) else self.capture(value)
 
     def object_member(self, ref, path, value):
@@ -381,6 +392,7 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         self.loops = []
         self.top_level = is_kernel or inlined_at_top_level
         self.entered.append((source, len(self.node_stack)))
+        self.reads.function(source)
         return saved
 
     def leave_function(self, saved):
@@ -425,14 +437,14 @@ def source_lines_option(config, line_sources):
 
 
 def translate_kernel(fn, name, params, spec, slot_values, returns, config, leaves=None, struct_values=None,
-                     options=None):
+                     options=None, reads=None):
     """IR text for `fn` under one specialization; returns (ir_text, global containers, line_sources).
 
     params: KernelParam list (all parameters); spec: one entry per scalar or array parameter as the
     launcher computes it; slot_values: template values by path (KernelDefinition.slot_values);
     leaves: where the leaves of compound arguments get their specialization (DiscoverLeaves by
     default); struct_values: the call's dataclass arguments by name, when there is a call; options: the
-    kernel's decorator options (@qd.kernel(graph=True)).
+    kernel's decorator options (@qd.kernel(graph=True)); reads: the ReadHooks told of every Python value read.
     The IR parameters are the scalar/array parameters, then the leaves in plan order, then fields.
     """
     tr = Translator(config)
@@ -440,6 +452,8 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.slot_values = slot_values
     tr.call_values = struct_values
     tr.kernel_options = options or {}
+    if reads is not None:
+        tr.reads = reads
     source = function_source(fn)
     saved = tr.enter_function(source, is_kernel=True)
     param_texts = tr.bind_kernel_params(params, spec, slot_values, struct_values)

@@ -23,7 +23,9 @@ from quadrants.frontend.source import function_source
 from quadrants.frontend.tensor_params import is_tensor_annotation, slot_value, unwrap
 from quadrants.frontend.translator import translate_kernel
 from quadrants.kernels.checkpoint_kernel import checkpoint_return_spec, resume_param
+from quadrants.kernels import translation_cache
 from quadrants.kernels.pitfalls import warn_about_source
+from quadrants.kernels.translation_inputs import mentions
 from quadrants.runtime import _core, init as _runtime
 from quadrants.types.annotations import NdarrayType, Template, VectorType, scalar_dtype_name
 from quadrants.types.unpacked import reject as reject_unpacked
@@ -96,6 +98,8 @@ def _reads_twins(fn, params):
     """Whether the kernel's body reads `.grad` or `.dual` of an array or qd.Tensor parameter (then it needs the
     call's arguments to find the twin arrays, so it dispatches in Python)."""
     names = {p.name for p in params if p.kind in ("array", "tensor")}
+    if not names or not mentions(fn, (b"grad", b"dual")):
+        return False  # no need to parse the file: `import genesis` decorates hundreds of kernels
     try:
         tree = function_source(fn).tree
     except QuadrantsSyntaxError:  # no source (exec): the first call reports it
@@ -195,13 +199,19 @@ class KernelDefinition:
         """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
         check_placed()  # as upstream before it compiles: declared fields and needed gradients are placed
         check_composed_fields()  # and each vector field's members in one shape
-        if self.return_spec is not None and not self.options.get("checkpoints"):
-            source = function_source(self.fn)
-            if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree)):
-                raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
-                                   "return a value, or remove the return annotation.", kind="syntax")
-        return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
-                                self.return_spec, _runtime.config(), leaves, struct_values, self.options)
+        config = _runtime.config()
+
+        def run(reads):
+            if self.return_spec is not None and not self.options.get("checkpoints"):
+                source = function_source(self.fn)
+                if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree)):
+                    raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
+                                       "return a value, or remove the return annotation.", kind="syntax")
+            return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
+                                    self.return_spec, config, leaves, struct_values, self.options, reads)
+
+        # A process that translated this specialization before (any process) reads the IR from the disk cache.
+        return translation_cache.translate(self, spec, slot_values, leaves, struct_values, config, run)
 
     def check_struct_arguments(self, args):
         """A TypeError naming the parameter where a dataclass or struct parameter got another kind of object

@@ -12,9 +12,9 @@ _POLICIES = ("never", "version", "lru", "fifo")
 
 
 def clear_cache():
-    """Removes every compiled kernel from the disk cache (QD_CACHE_DIR, else $XDG_CACHE_HOME/quadrants or
-    ~/.cache/quadrants). Kernels this process already loaded keep running; the next process compiles
-    afresh. Safe while other processes use the cache: one loading an entry being removed recompiles it.
+    """Removes every compiled kernel and recorded translation from the disk cache (QD_CACHE_DIR, else
+    $XDG_CACHE_HOME/quadrants or ~/.cache/quadrants). Kernels this process already loaded keep running; the
+    next process translates and compiles afresh. Safe while other processes use the cache: one loading an entry being removed recompiles it.
     Returns the number of entries removed."""
     return _core.clear_disk_cache()
 
