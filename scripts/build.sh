@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # scripts/build.sh: builds the C++ core and its tests (build/cpp) and installs the Python package
-# into .venv in editable mode. A lock keeps concurrent builds in one tree from colliding.
+# into .venv in editable mode. A lock in build/ keeps concurrent builds in one tree from colliding (other
+# checkouts build in their own build/ and do not wait).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec 9>/tmp/quadrants-build.lock
+mkdir -p build
+exec 9>build/.build.lock
 flock 9
 JOBS=$(nproc)
 cmake -S . -B build/cpp -DQD_BUILD_TESTS=ON -DQD_BUILD_PYTHON=OFF -DQD_WERROR=ON -DCMAKE_BUILD_TYPE=Release >/dev/null

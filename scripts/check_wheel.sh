@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # scripts/check_wheel.sh: installs a built wheel (scripts/build_wheel.sh) into a fresh venv that has no build
-# tools, and runs kernels from it as a user would. Usage: check_wheel.sh [WHEEL] (default: the one in dist/).
+# tools, and runs kernels from it as a user would.
+#
+#   bash scripts/check_wheel.sh [--python X.Y] [--root SUITE] [WHEEL]   (default: the wheel in dist/)
 #
 # The venv has no system site-packages, no cmake, no scikit-build-core, no nanobind; pip may only take
 # wheels (--only-binary :all:), so nothing is compiled to install. Then, from a folder outside the
@@ -12,18 +14,46 @@
 #   4. C++: examples/cpp/ configured with find_package(quadrants) against quadrants.get_cmake_dir(), built
 #      with the system's cmake and compiler, and run.
 # Exits non-zero on any failure. QD_CHECK_WHEEL_TORCH=0 skips the torch part; QD_CHECK_WHEEL_ZIG=1 adds a run
-# with no system compiler, through the [compiler] extra (ziglang).
+# with no system compiler, through the [compiler] extra (ziglang). --python X.Y makes the venv with
+# pythonX.Y (from PATH or pyenv, scripts/find_python.sh); --root SUITE runs all of it inside the Debian
+# root build/roots/SUITE (scripts/debian_root.sh), whose glibc, Python and C++ compiler (the one that
+# compiles kernels at run time) are that release's.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+PYVER=""
+SUITE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --python) PYVER=${2:?--python needs a version such as 3.13}; shift ;;
+    --root) SUITE=${2:?--root needs a Debian release name such as bullseye}; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -*) echo "check_wheel.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+  shift
+done
 WHEEL=$(realpath "${1:-$(ls "$REPO"/dist/quadrants-*.whl | head -1)}")
+PYTHON=python3
+if [ -z "$SUITE" ] && [ -n "$PYVER" ]; then
+  # shellcheck source=scripts/find_python.sh
+  . "$REPO/scripts/find_python.sh"
+  PYTHON=$(find_python "$PYVER") || { echo "check_wheel.sh: no Python $PYVER here (PATH, pyenv); give --root SUITE" >&2; exit 2; }
+fi
+if [ -n "$SUITE" ]; then
+  bash "$REPO/scripts/debian_root.sh" "$SUITE" --python "${PYVER:-3.11}" >/dev/null
+  QD_ROOT_OUT=$(dirname "$WHEEL") exec bash "$REPO/scripts/debian_root.sh" "$SUITE" --run \
+    bash /src/scripts/check_wheel.sh --python "${PYVER:-3.11}" "/out/$(basename "$WHEEL")"
+fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 unset PYTHONPATH PYTHONHOME CXX
 export QD_CACHE_DIR=$WORK/kernel-cache
 quiet() { { grep -v "^WARNING: Location" || true; }; }
 
-python3 -m venv "$WORK/venv"
+"$PYTHON" -m venv "$WORK/venv"
 PY=$WORK/venv/bin/python
+echo "[check_wheel] Python $("$PY" -c 'import platform; print(platform.python_version(), "on glibc", platform.libc_ver()[1])')," \
+  "kernels compiled by: $(c++ --version 2>/dev/null | head -1 || echo 'no c++')"
 cd "$WORK"  # kernels are compiled from their source file; the repository must not be importable
 cp "$REPO/scripts/wheel_smoke.py" "$WORK/wheel_smoke.py"
 
@@ -59,7 +89,7 @@ cmake --build "$WORK/cpp-build" >/dev/null
 # [compiler] extra's clang (ziglang) compiles, timed from `pip install` with zig's own cache empty, then again
 # for a new kernel cache once zig has built its runtime.
 if [ "${QD_CHECK_WHEEL_ZIG:-0}" = 1 ]; then
-  python3 -m venv "$WORK/zig-venv"
+  "$PYTHON" -m venv "$WORK/zig-venv"
   ZPY=$WORK/zig-venv/bin/python
   export ZIG_GLOBAL_CACHE_DIR=$WORK/zig-global-cache ZIG_LOCAL_CACHE_DIR=$WORK/zig-local-cache
   start=$(ms)

@@ -1,35 +1,48 @@
 #!/usr/bin/env bash
 # scripts/genesis_check.sh: runs headless Genesis (genesis-world 1.4.5) scenes on the CPU on quadrants
-# from this checkout, and optionally on the real quadrants 1.3.3, comparing the final states (issue 19).
+# from this checkout, and optionally on the real quadrants 1.3.3, comparing positions and velocities (issues 19, 34).
 #
 #   bash scripts/genesis_check.sh                  # our quadrants only
 #   bash scripts/genesis_check.sh --reference      # also the real quadrants==1.3.3, then compare
-#   bash scripts/genesis_check.sh --steps 20 --scenes rigid,franka
+#   bash scripts/genesis_check.sh --scenes rigid,franka --horizons 20,200
+#   bash scripts/genesis_check.sh --sensitivity    # 1.3.3 against itself: fast_math=False, 2 threads
 #   bash scripts/genesis_check.sh --reference --setup-only   # only make the venvs
+#   bash scripts/genesis_check.sh --reference --keep DIR     # keep the JSON results in DIR
 #
+# States are recorded after each horizon (default 20,50,100,200 steps). --reference compares each scene at the
+# horizon, element by element or by statistics, and within the tolerances that scripts/genesis_compare.py's
+# POLICIES chose from the scene's sensitivity (docs/genesis_status.md); a NaN on either side fails.
+# --sensitivity runs 1.3.3 three times (as Genesis runs it; with qd.init(fast_math=False); with QD_NUM_THREADS=2)
+# and prints how far the second and third drift from the first at each horizon: what the tolerances rest on.
 # Venvs (reused when present, so only the first run downloads Genesis' requirements; about 4 GB each):
 #   build/genesis-venv      torch==2.13.0 (the CPU build on disk), quadrants from this checkout
 #                           (editable, built in build/genesis-venv-build), genesis-world --no-deps and
 #                           Genesis' other runtime requirements, named one by one from its metadata with
 #                           quadrants left out, so pip cannot pull the real quadrants over ours.
-#   build/genesis-ref-venv  the same with quadrants==1.3.3 from PyPI (--reference only).
+#   build/genesis-ref-venv  the same with quadrants==1.3.3 from PyPI (--reference, --sensitivity).
+# GENESIS_VENV and GENESIS_REF_VENV name other venvs.
 # Not part of CI (scripts/run_tests.sh): it takes minutes; docs/genesis_status.md says how long.
-# Exits non-zero when a venv cannot be set up, a scene fails on ours, or (with --reference) a state
-# differs by more than 1e-3.
+# Exits non-zero when a venv cannot be set up, a scene fails on ours, or (with --reference) a scene does not MATCH.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${GENESIS_VENV:-$REPO/build/genesis-venv}
 REF_VENV=${GENESIS_REF_VENV:-$REPO/build/genesis-ref-venv}
 GENESIS_VERSION=1.4.5
 REFERENCE=0
+SENSITIVITY=0
 SETUP_ONLY=0
+KEEP=""
 SCENE_ARGS=()
+HORIZONS=20,50,100,200
 while [ $# -gt 0 ]; do
   case "$1" in
     --reference) REFERENCE=1 ;;
+    --sensitivity) SENSITIVITY=1 ;;
     --setup-only) SETUP_ONLY=1 ;;
-    --steps|--scenes) SCENE_ARGS+=("$1" "$2"); shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --keep) KEEP=$2; shift ;;
+    --scenes) SCENE_ARGS+=("$1" "$2"); shift ;;
+    --horizons|--steps) HORIZONS=$2; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "genesis_check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -83,22 +96,43 @@ setup_venv() {
 }
 
 setup_venv "$VENV" ours
-[ "$REFERENCE" = 1 ] && setup_venv "$REF_VENV" "quadrants==1.3.3"
+if [ "$REFERENCE" = 1 ] || [ "$SENSITIVITY" = 1 ]; then setup_venv "$REF_VENV" "quadrants==1.3.3"; fi
 log "venvs ready"
 [ "$SETUP_ONLY" = 1 ] && exit 0
 
 # Scenes run from a temporary folder, so nothing in this checkout but the installed package is imported.
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-cp "$REPO/scripts/genesis_scenes.py" "$OUT/"
+cp "$REPO/scripts/genesis_scenes.py" "$REPO/scripts/genesis_compare.py" "$OUT/"
+# run_scenes LABEL PYTHON [VAR=VALUE...]: the scenes into $OUT/LABEL.json
+run_scenes() {
+  local label=$1 py=$2 code=0
+  shift 2
+  (cd "$OUT" && env "$@" "$py" genesis_scenes.py "${SCENE_ARGS[@]}" --horizons "$HORIZONS" --json "$OUT/$label.json") ||
+    code=$?
+  log "scenes: $label done (exit $code)"
+  return $code
+}
 status=0
-(cd "$OUT" && "$VENV/bin/python" genesis_scenes.py "${SCENE_ARGS[@]}" --json "$OUT/ours.json") || status=$?
-log "scenes on our quadrants done (exit $status)"
-if [ "$REFERENCE" = 1 ]; then
-  ref_status=0
-  (cd "$OUT" && "$REF_VENV/bin/python" genesis_scenes.py "${SCENE_ARGS[@]}" --json "$OUT/ref.json") || ref_status=$?
-  log "scenes on quadrants 1.3.3 done (exit $ref_status)"
-  python3 "$OUT/genesis_scenes.py" --compare "$OUT/ours.json" "$OUT/ref.json" --tolerance 1e-3 || status=1
+if [ "$SENSITIVITY" = 1 ]; then
+  run_scenes ref "$REF_VENV/bin/python" || true
+  run_scenes ref-no-fast-math "$REF_VENV/bin/python" GENESIS_SCENES_FAST_MATH=0 || true
+  run_scenes ref-2-threads "$REF_VENV/bin/python" QD_NUM_THREADS=2 || true
+  for other in ref-no-fast-math ref-2-threads; do
+    echo "== 1.3.3 against 1.3.3 $other"
+    python3 "$OUT/genesis_compare.py" "$OUT/ref.json" "$OUT/$other.json" --curve
+  done
+else
+  run_scenes ours "$VENV/bin/python" || status=$?
+  if [ "$REFERENCE" = 1 ]; then
+    run_scenes ref "$REF_VENV/bin/python" || true
+    python3 "$OUT/genesis_compare.py" "$OUT/ours.json" "$OUT/ref.json" || status=1
+  fi
+fi
+if [ -n "$KEEP" ]; then
+  mkdir -p "$KEEP"
+  cp "$OUT"/*.json "$KEEP"/
+  log "results kept in $KEEP"
 fi
 log "finished (exit $status)"
 exit $status

@@ -2,8 +2,8 @@
 # scripts/run_tests.sh: sets everything up, then runs every test: C++ (ctest) and Python (pytest), and
 # the kernel suites again on CUDA: on the GPU when there is one, else on the driver emulation; a full
 # run also builds the wheel and sdist (scripts/build_wheel.sh), installs the wheel into a fresh venv
-# without build tools and runs kernels from it (scripts/check_wheel.sh), and runs the sanitizers
-# (scripts/sanitizers.sh).
+# without build tools and runs kernels from it (scripts/check_wheel.sh), does the same for CPython 3.13
+# (scripts/wheel_matrix.sh cp313), and runs the sanitizers (scripts/sanitizers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -18,13 +18,16 @@ QD_CHECK_CUDA=$QD_CHECK_CUDA .venv/bin/python -m pytest -q tests/python "$@"
 # A full run also proves that the package installs and runs on its own: the sdist, a wheel built from
 # it and repaired to a manylinux tag, installed into a fresh venv with no build tools, kernels on numpy
 # and torch, then reloaded from the disk cache with no compiler (about 2.5 minutes on 2 cores, about
-# what `pip install .` alone took). Runs with pytest arguments skip it.
+# what `pip install .` alone took); then the same for a cp313 wheel (scripts/wheel_matrix.sh cp313: this
+# machine's Python 3.13, else one from a Debian 13 root; about 3 more minutes). Runs with pytest
+# arguments skip them. The older-glibc wheel (manylinux_2_31) has its own script: scripts/wheel_matrix.sh.
 # It also runs the C++ tests under ASan + UBSan and the kernel suites with UBSan-instrumented
 # kernels (scripts/sanitizers.sh, about three minutes).
 if [ $# -eq 0 ]; then
   echo "== Wheel: built, then installed into a new venv and run =="
   bash scripts/build_wheel.sh
   bash scripts/check_wheel.sh
+  bash scripts/wheel_matrix.sh cp313
   bash scripts/sanitizers.sh
 else
   echo "== Fresh install and sanitizer checks skipped (pytest arguments given) =="

@@ -13,6 +13,7 @@ void bind_launch(nb::module_& m);
 void bind_cuda_jit(nb::module_& m);
 void bind_cuda(nb::module_& m);
 void bind_kernel_method(nb::module_& m);
+void bind_linalg(nb::module_& m);
 }  // namespace qd::bindings
 
 NB_MODULE(_core, m) {
@@ -67,4 +68,5 @@ NB_MODULE(_core, m) {
   qd::bindings::bind_kernel_method(m);
   qd::bindings::bind_cuda_jit(m);
   qd::bindings::bind_cuda(m);
+  qd::bindings::bind_linalg(m);
 }

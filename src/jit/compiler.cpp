@@ -69,23 +69,16 @@ std::string c_plus_plus_in_path() {
   return found;
 }
 
-// One word quoted so that split_command_words gives it back unchanged.
-std::string quote_word(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// $CXX when set; else `c++` when PATH has it; else the fallback (ziglang's clang, given by the Python
-// package); else "" (no compiler).
+// $CXX when set (command_from_cxx: a whole path when it names a file); else `c++` when PATH has it; else the
+// fallback (ziglang's clang, given by the Python package); else "" (no compiler).
 std::string compiler_command(bool* is_fallback) {
   *is_fallback = false;
   const char* cxx = std::getenv("CXX");
-  if (cxx && *cxx) return cxx;
+  if (cxx && *cxx) return command_from_cxx(cxx);
   if (!c_plus_plus_in_path().empty()) return "c++";
   std::lock_guard<std::mutex> lock(fallback_mutex);
   std::string command;
-  for (const std::string& word : fallback_command) command += (command.empty() ? "" : " ") + quote_word(word);
+  for (const std::string& word : fallback_command) command += (command.empty() ? "" : " ") + quote_command_word(word);
   *is_fallback = !command.empty();
   return command;
 }
@@ -134,7 +127,8 @@ std::string compiler_identity(const std::string& command, const std::string& dir
     std::vector<std::string> argv = split_command_words(command);
     argv.push_back("--version");
     run_program(argv, &identity);
-    if (!path.empty()) write_file_atomically(path, identity);
+    std::string error;  // not kept (a full or read-only cache): asked again by the next process
+    if (!path.empty()) try_write_file_atomically(path, identity, &error);
   }
   return known[command] = identity;
 }
@@ -194,11 +188,15 @@ std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes, cons
   // Without fast_math a kernel rounds every operation as written (numpy's results, and the CUDA side's under
   // --fmad=false): GCC would otherwise fuse a * b + c into one FMA, with one rounding instead of two.
   if (!fast_math) flags.push_back("-ffp-contract=off");
+  // Always, since they change no result: kernels never read errno (so sqrt is an instruction and exp, log and
+  // pow calls are pure, free to be shared and hoisted) and never trap on floating-point exceptions.
+  flags.push_back("-fno-math-errno");
+  flags.push_back("-fno-trapping-math");
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
   if (fast_math) {
-    for (const char* flag : {"-fno-math-errno", "-ffinite-math-only", "-fno-signed-zeros", "-fno-trapping-math",
-                             "-fassociative-math", "-freciprocal-math", "-fno-rounding-math", "-fcx-limited-range"}) {
+    for (const char* flag : {"-ffinite-math-only", "-fno-signed-zeros", "-fassociative-math", "-freciprocal-math",
+                             "-fno-rounding-math", "-fcx-limited-range"}) {
       flags.push_back(flag);
     }
   }
@@ -253,8 +251,12 @@ LoadedLibrary open_cached_library(const std::string& path, const std::string& ke
   if (!bytes) return {};
   LoadedLibrary from_memory = open_from_memory(*bytes, path);
   if (from_memory.entry) return from_memory;
-  std::string work = make_work_dir();
-  write_file_atomically(work + "/cached.so", *bytes);
+  std::string work = make_work_dir(), error;
+  if (!try_write_file_atomically(work + "/cached.so", *bytes, &error)) {  // the cache's disk is full
+    remove_tree(work);
+    work = make_work_dir(false);
+    write_file_atomically(work + "/cached.so", *bytes);
+  }
   LoadedLibrary lib = open_library(work + "/cached.so", path);
   remove_tree(work);
   return lib.entry ? lib : LoadedLibrary{};
@@ -311,6 +313,55 @@ int compile_in_one_run(const std::string& command, const std::vector<std::string
   return run_program(argv, output);
 }
 
+// Libraries this process has loaded, by kernel name and cache key. A load of a library that is loaded and still
+// in use (a template value that does not reach the generated code, the same kernel again after qd.reset())
+// shares it instead of mapping another copy: each copy takes a few memory mappings, and 10^5 specializations
+// of one kernel passed the kernel's limit of 65530 mappings per process. Entries of libraries unloaded since
+// are swept whenever the table has doubled.
+struct LoadedEntry {
+  std::weak_ptr<void> handle;
+  QdKernelEntry entry = nullptr;
+  std::string library_path, source_path;
+};
+std::mutex loaded_mutex;  // guards loaded_libraries()
+[[maybe_unused]] const int loaded_fork_handler =
+    pthread_atfork(nullptr, nullptr, [] { new (&loaded_mutex) std::mutex(); });
+
+std::map<std::string, LoadedEntry>& loaded_libraries() {
+  static std::map<std::string, LoadedEntry> table;
+  return table;
+}
+
+LoadedLibrary find_loaded(const std::string& id) {
+  std::lock_guard<std::mutex> lock(loaded_mutex);
+  auto found = loaded_libraries().find(id);
+  if (found == loaded_libraries().end()) return {};
+  LoadedLibrary lib;
+  lib.handle = found->second.handle.lock();
+  if (!lib.handle) {
+    loaded_libraries().erase(found);
+    return {};
+  }
+  lib.entry = found->second.entry;
+  lib.library_path = found->second.library_path;
+  lib.source_path = found->second.source_path;
+  return lib;
+}
+
+const LoadedLibrary& remember_loaded(const std::string& id, const LoadedLibrary& lib) {
+  std::lock_guard<std::mutex> lock(loaded_mutex);
+  static size_t sweep_at = 64;
+  auto& table = loaded_libraries();
+  table[id] = LoadedEntry{lib.handle, lib.entry, lib.library_path, lib.source_path};
+  if (table.size() >= sweep_at) {
+    for (auto it = table.begin(); it != table.end();) {
+      it = it->second.handle.expired() ? table.erase(it) : std::next(it);
+    }
+    sweep_at = std::max<size_t>(64, 2 * table.size());
+  }
+  return lib;
+}
+
 // The text generated kernels share after their first comment line: what a spare compiler reads in advance.
 const std::string& runtime_prefix() {
   static const std::string prefix = expand_embedded_includes("#include \"qd_runtime.h\"\n");
@@ -365,6 +416,52 @@ std::string without_pragma_once(const std::string& header) {
     out += line + "\n";
   }
   return out;
+}
+
+// One compile of a kernel, and where it happened.
+struct CompileRun {
+  std::string work, source_path, library_path;  // the work directory, and the source and library in it
+  bool built = false;     // the compiler succeeded and the library was read into `bytes`
+  bool in_cache = false;  // the work directory is in the cache directory
+  std::string bytes, output;  // the library, the compiler's output
+  std::string cache_failure;  // why the cache's directory was given up (in_cache false although asked)
+};
+
+// Compiles `source` in a fresh work directory: in the cache directory when `in_cache` (so the kept source is
+// renamed into place), else a private one. When the cache's directory fails it (a write error there, or a
+// failed compile that directory_may_have_failed blames on it: disk full, made read-only or removed while the
+// compiler ran), the compile runs once more in a private directory, so that the kernel still runs.
+CompileRun compile_in_work_dir(const std::string& command, const std::vector<std::string>& flags,
+                               const std::vector<std::string>& libs, const std::string& kernel_name,
+                               const std::string& source, bool in_cache) {
+  CompileRun run;
+  std::string failure;  // why the cache's directory was given up
+  for (;;) {
+    run = CompileRun{};
+    run.in_cache = in_cache;
+    run.cache_failure = failure;
+    run.work = make_work_dir(in_cache);
+    run.source_path = run.work + "/" + kernel_name + ".cpp";
+    run.library_path = run.work + "/" + kernel_name + ".so";
+    std::string error;
+    if (!try_write_file_atomically(run.source_path, source, &error)) {
+      remove_tree(run.work);
+      if (!in_cache) throw CompileError("Could not write a kernel's source to compile it (" + error + ").");
+      in_cache = false;
+      failure = error;
+      continue;
+    }
+    ++g_compiler_runs;
+    int status = libs.empty()
+                     ? compile_in_one_run(command, flags, run.source_path, run.library_path, &run.output)
+                     : compile_then_link(command, flags, libs, source, run.source_path, run.library_path, &run.output);
+    run.built = status == 0 && read_file(run.library_path, &run.bytes);
+    if (run.built || !in_cache || !directory_may_have_failed(run.work, run.output)) break;
+    remove_tree(run.work);
+    in_cache = false;
+    failure = "the compiler failed in it: " + run.output.substr(0, run.output.find('\n'));
+  }
+  return run;
 }
 
 }  // namespace
@@ -429,43 +526,45 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
   std::vector<std::string> libs;
   std::vector<std::string> flags = compile_flags(fast_math, source.size(), identity, standalone, &libs);
   std::string key = cache_key(identity, flags, libs, source);
+  std::string loaded_id = kernel_name + "-" + key;
+  if (LoadedLibrary lib = find_loaded(loaded_id); lib.entry) return lib;
   std::string base = cached ? cache_dir() + "/" + kernel_name + "-" + key : "";
   if (cached) {
     LoadedLibrary lib = open_cached_library(base + ".so", key);
     if (lib.entry) {
       lib.source_path = base + ".cpp";
-      return lib;
+      return remember_loaded(loaded_id, lib);
     }
   }
   cached = cached && cache_writable();  // read-only: entries were read above, new ones are not stored
-  std::string work = make_work_dir(cached), work_source = work + "/" + kernel_name + ".cpp";
-  std::string work_library = work + "/" + kernel_name + ".so";
-  write_file_atomically(work_source, source);
   if (is_fallback) announce_fallback_compiler();
-  ++g_compiler_runs;
-  std::string output;
-  int status = libs.empty() ? compile_in_one_run(command, flags, work_source, work_library, &output)
-                            : compile_then_link(command, flags, libs, source, work_source, work_library, &output);
-  std::string kept_source = cached ? base + ".cpp" : work_source;
-  if (cached) std::rename(work_source.c_str(), kept_source.c_str());
-  std::string bytes;
-  if (status != 0 || !read_file(work_library, &bytes)) {
-    if (cached) remove_tree(work);
+  CompileRun run = compile_in_work_dir(command, flags, libs, kernel_name, source, cached);
+  if (cached && !run.in_cache) {  // the cache's directory failed the compile (full, made read-only, removed)
+    warn_cache_not_writable(cache_dir(), run.cache_failure);
+    cached = false;
+  }
+  std::string kept_source = cached ? base + ".cpp" : run.source_path;
+  if (cached && std::rename(run.source_path.c_str(), kept_source.c_str()) != 0) kept_source = run.source_path;
+  if (!run.built) {
+    if (cached) remove_tree(run.work);
     std::string shown = command;
     for (const std::string& flag : flags) shown += " " + flag;
     for (const std::string& lib : libs) shown += " " + lib;
     throw CompileError("The C++ compiler failed on kernel '" + kernel_name + "' (command: " + shown +
-                       "); the generated source is kept at " + kept_source + ". Compiler output:\n" + output);
+                       "); the generated source is kept at " + kept_source + ". Compiler output:\n" + run.output);
   }
-  LoadedLibrary lib = open_library(work_library, cached ? base + ".so" : "");
+  // Loaded from the bytes just read, as a cached library is: no mapping pins the work directory's file (on
+  // NFS a removed mapped file leaves a .nfs* file behind, and the directory with it).
+  LoadedLibrary lib = open_from_memory(run.bytes, cached ? base + ".so" : "");
+  if (!lib.entry) lib = open_library(run.library_path, cached ? base + ".so" : "");
   std::string load_error = lib.handle ? "it has no " QD_KERNEL_ENTRY_SYMBOL " symbol" : std::string(::dlerror());
-  if (lib.entry && cached) store_entry(base + ".so", key, bytes);
-  remove_tree(work);  // the loaded library stays mapped after its file is gone
+  if (lib.entry && cached && !store_entry(base + ".so", key, run.bytes)) ::unlink(kept_source.c_str());
+  remove_tree(run.work);  // a library loaded from the file itself stays mapped once the file is gone
   if (!lib.entry) {
     throw CompileError("Could not load the compiled kernel '" + kernel_name + "': " + load_error + ".");
   }
   lib.source_path = kept_source;
-  return lib;
+  return remember_loaded(loaded_id, lib);
 }
 
 }  // namespace qd::jit

@@ -306,7 +306,7 @@ Kernel privatize_atomics(const Kernel& kernel) {
     PlainLocalAtomics in_function(f);
     f.body = in_function.mutate(f.body);
   }
-  if (kernel.options.debug) return out;  // bounds checks need every access on the real array
+  if (kernel.options.checks_bounds()) return out;  // bounds checks need every access on the real array
   std::set<std::string> kernel_locals;  // declared so far in the kernel body
   out.body = privatize_top_level(out, out.body, kernel_locals);
   return out;

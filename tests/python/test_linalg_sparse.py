@@ -1,5 +1,6 @@
-# qd.linalg: sparse matrices filled by kernels (builder[i, j] += v), their arithmetic, the direct and CG solvers,
-# and the matrix-free CG/BiCGSTAB solvers over fields, each checked against dense numpy.
+# qd.linalg: sparse matrices filled by kernels (builder[i, j] += v), their arithmetic, the CG solver, and the
+# matrix-free CG/BiCGSTAB solvers over fields, each checked against dense numpy. The direct solver:
+# test_linalg_sparse_solver.py.
 import numpy as np
 import pytest
 
@@ -103,33 +104,6 @@ def test_element_writes_and_triplet_ndarrays():
     np.testing.assert_array_equal(A.to_numpy(), expected)
     with pytest.raises(IndexError, match=r"\(4, 0\) is outside the 4x4"):
         A[4, 0]
-
-
-@pytest.mark.parametrize("solver_type", ["LLT", "LDLT", "LU"])
-@pytest.mark.parametrize("dtype, tol", [(qd.f32, 1e-3), (qd.f64, 1e-9)])
-def test_direct_solver_matches_numpy(solver_type, dtype, tol):
-    rng = np.random.default_rng(3)
-    m = rng.normal(size=(9, 9))
-    dense = m @ m.T + 9 * np.eye(9)
-    rows, cols = np.nonzero(dense)
-    A = _built(9, 9, rows, cols, dense[rows, cols], dtype=dtype)
-    b = rng.normal(size=9)
-    solver = qd.linalg.SparseSolver(dtype=dtype, solver_type=solver_type, ordering="AMD")
-    solver.analyze_pattern(A)
-    solver.factorize(A)
-    assert solver.info()
-    np.testing.assert_allclose(solver.solve(b), np.linalg.solve(dense, b), rtol=tol, atol=tol)
-
-
-def test_cholesky_of_an_indefinite_matrix_reports_failure():
-    A = _built(2, 2, np.array([0, 1]), np.array([0, 1]), np.array([1.0, -1.0]))
-    solver = qd.linalg.SparseSolver(solver_type="LLT")
-    solver.compute(A)
-    assert not solver.info()
-    with pytest.raises(RuntimeError, match="not factorized"):
-        solver.solve(np.ones(2))
-    with pytest.raises(ValueError, match="solver_type must be one of"):
-        qd.linalg.SparseSolver(solver_type="QR")
 
 
 def test_sparse_cg_converges_on_a_laplacian():

@@ -67,3 +67,30 @@ def test_bad_axes_are_clear_errors_in_python_and_in_kernels(axes, error, message
 
     with pytest.raises(qd.QuadrantsCompilationError, match=message):
         k()
+
+
+@pytest.mark.parametrize("shape", [(9000, 1), (3, 2500, 1), (37, 29, 43), (5, 1, 7, 311), (2049, 3)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_index_of_a_large_nd_loop_is_visited_once_across_chunks(shape, threads):
+    # Chunks of 2048 iterations start inside rows and cross the carries of the index before the last (the CPU
+    # loop decodes its indices once a chunk and steps them row by row); rows of one element are Genesis' usual
+    # ndrange(n, B) with B = 1.
+    qd.reset()
+    qd.init(arch=qd.cpu, cpu_max_num_threads=threads)
+    ids = np.zeros(shape, dtype=np.int64)
+    visits = np.zeros(shape, dtype=np.int32)
+
+    @qd.kernel
+    def label(ids: qd.types.ndarray(dtype=qd.i64, ndim=len(shape)), visits: qd.types.ndarray(dtype=qd.i32,
+                                                                                             ndim=len(shape))):
+        for I in qd.grouped(qd.ndrange(*shape)):
+            flat = qd.cast(0, qd.i64)
+            for d in qd.static(range(len(shape))):
+                flat = flat * shape[d] + I[d]
+            ids[I] = flat
+            qd.atomic_add(visits[I], 1)
+
+    label(ids, visits)
+    np.testing.assert_array_equal(ids, np.arange(int(np.prod(shape))).reshape(shape))
+    np.testing.assert_array_equal(visits, np.ones(shape, dtype=np.int32))
+    qd.reset()

@@ -1,20 +1,22 @@
 # python/quadrants/linalg/sparse_solver.py: qd.linalg.SparseSolver (direct) and qd.linalg.SparseCG (iterative)
 # for a SparseMatrix, on the host.
 #
-# SparseSolver factorizes densely with LAPACK through numpy (numpy has no sparse factorizations and we add no
-# dependency), so it suits systems up to a few thousand unknowns; larger ones get a warning once, and a
-# fill-reducing ordering (AMD, COLAMD), which only matters for a sparse factorization, changes nothing.
+# SparseSolver is _core.SparseSolver (src/linalg/: Eigen's SimplicialLLT, SimplicialLDLT and SparseLU, as
+# upstream's) over the matrix's compressed rows; this file checks the Python-side arguments and converts the
+# right-hand side and the solution. It runs on the host whatever the arch: under arch=cuda an ndarray
+# right-hand side is copied to the host and the solution back into a new ndarray on the device.
 # SparseCG never densifies: each iteration is one compressed-row product.
-import warnings
-
 import numpy as np
 
+from quadrants.base import dtypes as _dtypes
+from quadrants.base.errors import QuadrantsRuntimeError
+from quadrants.data.ndarray import Ndarray, ndarray as make_ndarray
 from quadrants.linalg.sparse_matrix import SparseMatrix
+from quadrants.runtime import _core
 
 _SOLVER_TYPES = ("LLT", "LDLT", "LU")
-_ORDERINGS = ("AMD", "COLAMD", "METIS", "NATURAL")
-_DENSE_WARNING_SIZE = 4000
-_warned_dense = False
+_ORDERINGS = ("AMD", "COLAMD")
+_DTYPE_NAMES = {_dtypes.f32: "f32", _dtypes.f64: "f64"}
 
 
 def _host_vector(b, n, what):
@@ -31,69 +33,74 @@ def _check_square(A, what):
         raise ValueError(f"{what}: the matrix must be square, but is {A.n}x{A.m}.")
 
 
-class SparseSolver:
-    """Solves A x = b for a square SparseMatrix: LLT (Cholesky, A symmetric positive definite), LDLT (A symmetric)
-    or LU (any non-singular A). analyze_pattern(A), factorize(A), then solve(b) as often as needed; info() says
-    whether the last factorization succeeded."""
+def _csr_arguments(A, what):
+    """(rows, cols, row offsets, column indices, values) of A, as _core.SparseSolver takes them."""
+    if not isinstance(A, SparseMatrix):
+        raise TypeError(f"{what}: expected a qd.linalg.SparseMatrix, but got {type(A).__name__}.")
+    return (A.n, A.m, np.ascontiguousarray(A._indptr, np.int64), np.ascontiguousarray(A._indices, np.int64),
+            np.ascontiguousarray(A._data))
 
-    def __init__(self, dtype=None, solver_type="LLT", ordering="AMD"):
+
+class SparseSolver:
+    """Solves A x = b for a square SparseMatrix: LLT (Cholesky, A symmetric positive semi-definite), LDLT
+    (A symmetric) or LU (any A). LLT and LDLT read only A's lower triangle. analyze_pattern(A), factorize(A),
+    then solve(b) as often as needed; info() says whether the last factorization succeeded."""
+
+    def __init__(self, dtype=_dtypes.f32, solver_type="LLT", ordering="AMD"):
+        if dtype not in _DTYPE_NAMES:
+            raise TypeError(f"SparseSolver(): dtype must be qd.f32 or qd.f64, but got {dtype!r}.")
         if solver_type not in _SOLVER_TYPES:
             raise ValueError(f"SparseSolver(): solver_type must be one of {_SOLVER_TYPES}, but got {solver_type!r}.")
         if ordering not in _ORDERINGS:
             raise ValueError(f"SparseSolver(): ordering must be one of {_ORDERINGS}, but got {ordering!r}.")
         self.dtype, self.solver_type, self.ordering = dtype, solver_type, ordering
-        self._shape, self._factor, self._ok = None, None, False
+        self.matrix = None  # the matrix last analyzed or factorized, as upstream keeps it
+        self._solver = _core.SparseSolver(_DTYPE_NAMES[dtype], solver_type, ordering)
+        self._factorized = False
 
     def analyze_pattern(self, A):
-        _check_square(A, "SparseSolver.analyze_pattern()")
-        self._shape, self._factor, self._ok = A.shape, None, False
+        """Orders the unknowns to limit the factor's fill-in and computes its structure."""
+        self._solver.analyze_pattern(*_csr_arguments(A, "SparseSolver.analyze_pattern()"))
+        self.matrix, self._factorized = A, False
+
+    def factorize(self, A):
+        """The numerical factorization of A, whose pattern analyze_pattern() saw (another pattern is analyzed
+        again); info() tells whether it succeeded."""
+        arguments = _csr_arguments(A, "SparseSolver.factorize()")
+        if self.matrix is None:
+            raise QuadrantsRuntimeError("SparseSolver.factorize(): call analyze_pattern() with the matrix first.")
+        self._solver.factorize(*arguments)
+        self.matrix, self._factorized = A, True
 
     def compute(self, A):
         """analyze_pattern and factorize in one call."""
         self.analyze_pattern(A)
         self.factorize(A)
 
-    def factorize(self, A):
-        global _warned_dense
-        _check_square(A, "SparseSolver.factorize()")
-        if self._shape != A.shape:
-            raise RuntimeError("SparseSolver.factorize(): call analyze_pattern() with a matrix of this shape first.")
-        if A.n > _DENSE_WARNING_SIZE and not _warned_dense:
-            _warned_dense = True
-            warnings.warn(f"SparseSolver factorizes densely (O(n^3)); with n={A.n} this is slow. SparseCG "
-                          f"solves large symmetric positive definite systems without densifying.", stacklevel=2)
-        dense = A.to_numpy().astype(np.float64)
-        self._factor, self._ok = None, False
-        if self.solver_type in ("LLT", "LDLT") and not np.allclose(dense, dense.T, rtol=1e-5, atol=1e-8):
-            return  # both need a symmetric matrix: info() reports the failure, as upstream
-        try:
-            if self.solver_type == "LLT":
-                self._factor = ("LLT", np.linalg.cholesky(dense))
-            else:  # LDLT and LU: a pivoted LU through numpy's solve; singular matrices fail here
-                if not np.isfinite(np.linalg.cond(dense)) or np.linalg.matrix_rank(dense) < A.n:
-                    return
-                self._factor = ("LU", dense)
-        except np.linalg.LinAlgError:
-            return
-        self._ok = True
-
     def info(self):
-        return self._ok
+        """True when the last factorization succeeded (false before any, and after one that broke down:
+        LLT of an indefinite matrix, LDLT or LU meeting a zero pivot)."""
+        return self._solver.info()
 
     def solve(self, b):
-        """x with A x = b, as a numpy array of the solver's dtype (b: a field, an ndarray or a numpy array)."""
-        if self._factor is None:
-            raise RuntimeError("SparseSolver.solve(): the matrix is not factorized (call factorize() first, and "
-                               "check info(): the last factorization failed)." if self._shape else
-                               "SparseSolver.solve(): call analyze_pattern() and factorize() first.")
-        rhs = _host_vector(b, self._shape[0], "SparseSolver.solve()").astype(np.float64)
-        kind, factor = self._factor
-        if kind == "LLT":
-            x = np.linalg.solve(factor.T, np.linalg.solve(factor, rhs))
-        else:
-            x = np.linalg.solve(factor, rhs)
-        out_dtype = np.float32 if str(self.dtype) in ("f32", "float32") else np.float64
-        return x.astype(out_dtype)
+        """x with A x = b, in the solver's dtype: a qd.ndarray for a qd.ndarray b, else a numpy array (b: a
+        field, an ndarray or anything numpy takes, of A's size)."""
+        if not self._factorized:
+            raise QuadrantsRuntimeError("SparseSolver.solve(): call analyze_pattern() and factorize() (or "
+                                        "compute()) first.")
+        if not self._solver.info():
+            raise QuadrantsRuntimeError("SparseSolver.solve(): the last factorization failed (info() is False), "
+                                        "so there is nothing to solve with.")
+        n = self._solver.size()
+        np_dtype = np.float32 if self.dtype == _dtypes.f32 else np.float64
+        rhs = np.ascontiguousarray(_host_vector(b, n, "SparseSolver.solve()"), np_dtype)
+        x = np.empty(n, np_dtype)
+        self._solver.solve(rhs, x)
+        if isinstance(b, Ndarray):
+            out = make_ndarray(b.dtype if b.dtype in _DTYPE_NAMES else self.dtype, n)
+            out.from_numpy(x.astype(np.float32 if out.dtype == _dtypes.f32 else np.float64, copy=False))
+            return out
+        return x
 
 
 class SparseCG:
