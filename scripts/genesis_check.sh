@@ -117,8 +117,8 @@ run_scenes() {
   local label=$1 py=$2 code=0
   shift 2
   if [ "$FORWARD" = 1 ]; then
-    (cd "$OUT" && env "$@" "$py" genesis_scenes.py "${SCENE_ARGS[@]}" --horizons "$HORIZONS" --json "$OUT/$label.json") ||
-      code=$?
+    (cd "$OUT" && env "$@" "$py" genesis_scenes.py "${SCENE_ARGS[@]}" --horizons "$HORIZONS" \
+      --json "$OUT/$label.json") || code=$?
     log "scenes: $label done (exit $code)"
   fi
   [ "$GRAD_SCENES" = none ] && return $code
