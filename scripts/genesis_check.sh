@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/genesis_check.sh: runs headless Genesis (genesis-world 1.4.5) scenes on the CPU on quadrants
-# from this checkout, and optionally on the real quadrants 1.3.3, comparing positions and velocities (issues 19, 34).
+# from this checkout, and optionally on the real quadrants 1.3.3, comparing positions and velocities (issues 19, 34),
+# and differentiable scenes (requires_grad=True, loss.backward()), comparing losses and gradients (issue 32).
 #
 #   bash scripts/genesis_check.sh                  # our quadrants only
 #   bash scripts/genesis_check.sh --reference      # also the real quadrants==1.3.3, then compare
@@ -8,12 +9,16 @@
 #   bash scripts/genesis_check.sh --sensitivity    # 1.3.3 against itself: fast_math=False, 2 threads
 #   bash scripts/genesis_check.sh --reference --setup-only   # only make the venvs
 #   bash scripts/genesis_check.sh --reference --keep DIR     # keep the JSON results in DIR
+#   bash scripts/genesis_check.sh --reference --scenes none --grad-scenes mpm_push   # one differentiable scene
 #
 # States are recorded after each horizon (default 20,50,100,200 steps). --reference compares each scene at the
 # horizon, element by element or by statistics, and within the tolerances that scripts/genesis_compare.py's
 # POLICIES chose from the scene's sensitivity (docs/genesis_status.md); a NaN on either side fails.
 # --sensitivity runs 1.3.3 three times (as Genesis runs it; with qd.init(fast_math=False); with QD_NUM_THREADS=2)
 # and prints how far the second and third drift from the first at each horizon: what the tolerances rest on.
+# The differentiable scenes (scripts/genesis_grad_scenes.py; --grad-scenes, default mpm_push,rigid_box, or none) run
+# alongside: with --reference their losses and initial-state gradients are compared within the relative tolerances
+# of genesis_grad_scenes.py's TOLERANCES, which --sensitivity's runs of 1.3.3 against itself chose.
 # Venvs (reused when present, so only the first run downloads Genesis' requirements; about 4 GB each):
 #   build/genesis-venv      torch==2.13.0 (the CPU build on disk), quadrants from this checkout
 #                           (editable, built in build/genesis-venv-build), genesis-world --no-deps and
@@ -33,16 +38,19 @@ SENSITIVITY=0
 SETUP_ONLY=0
 KEEP=""
 SCENE_ARGS=()
+FORWARD=1
 HORIZONS=20,50,100,200
+GRAD_SCENES=mpm_push,rigid_box
 while [ $# -gt 0 ]; do
   case "$1" in
     --reference) REFERENCE=1 ;;
     --sensitivity) SENSITIVITY=1 ;;
     --setup-only) SETUP_ONLY=1 ;;
     --keep) KEEP=$2; shift ;;
-    --scenes) SCENE_ARGS+=("$1" "$2"); shift ;;
+    --scenes) if [ "$2" = none ]; then FORWARD=0; else SCENE_ARGS+=("$1" "$2"); fi; shift ;;
+    --grad-scenes) GRAD_SCENES=$2; shift ;;
     --horizons|--steps) HORIZONS=$2; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "genesis_check.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -103,15 +111,25 @@ log "venvs ready"
 # Scenes run from a temporary folder, so nothing in this checkout but the installed package is imported.
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-cp "$REPO/scripts/genesis_scenes.py" "$REPO/scripts/genesis_compare.py" "$OUT/"
+cp "$REPO/scripts/genesis_scenes.py" "$REPO/scripts/genesis_compare.py" "$REPO/scripts/genesis_grad_scenes.py" "$OUT/"
 # run_scenes LABEL PYTHON [VAR=VALUE...]: the scenes into $OUT/LABEL.json
 run_scenes() {
   local label=$1 py=$2 code=0
   shift 2
-  (cd "$OUT" && env "$@" "$py" genesis_scenes.py "${SCENE_ARGS[@]}" --horizons "$HORIZONS" --json "$OUT/$label.json") ||
-    code=$?
-  log "scenes: $label done (exit $code)"
+  if [ "$FORWARD" = 1 ]; then
+    (cd "$OUT" && env "$@" "$py" genesis_scenes.py "${SCENE_ARGS[@]}" --horizons "$HORIZONS" \
+      --json "$OUT/$label.json") || code=$?
+    log "scenes: $label done (exit $code)"
+  fi
+  [ "$GRAD_SCENES" = none ] && return $code
+  (cd "$OUT" && env "$@" "$py" genesis_grad_scenes.py --scenes "$GRAD_SCENES" --json "$OUT/$label-grad.json") || code=1
+  log "differentiable scenes: $label done (exit $code)"
   return $code
+}
+# compare_grads FIRST SECOND [--self]: losses and gradients of two runs' differentiable scenes
+compare_grads() {
+  [ "$GRAD_SCENES" = none ] && return 0
+  python3 "$OUT/genesis_grad_scenes.py" --compare "$OUT/$1-grad.json" "$OUT/$2-grad.json" "${@:3}"
 }
 status=0
 if [ "$SENSITIVITY" = 1 ]; then
@@ -120,13 +138,15 @@ if [ "$SENSITIVITY" = 1 ]; then
   run_scenes ref-2-threads "$REF_VENV/bin/python" QD_NUM_THREADS=2 || true
   for other in ref-no-fast-math ref-2-threads; do
     echo "== 1.3.3 against 1.3.3 $other"
-    python3 "$OUT/genesis_compare.py" "$OUT/ref.json" "$OUT/$other.json" --curve
+    [ "$FORWARD" = 0 ] || python3 "$OUT/genesis_compare.py" "$OUT/ref.json" "$OUT/$other.json" --curve
+    compare_grads ref "$other" --self || true
   done
 else
   run_scenes ours "$VENV/bin/python" || status=$?
   if [ "$REFERENCE" = 1 ]; then
     run_scenes ref "$REF_VENV/bin/python" || true
-    python3 "$OUT/genesis_compare.py" "$OUT/ours.json" "$OUT/ref.json" || status=1
+    [ "$FORWARD" = 0 ] || python3 "$OUT/genesis_compare.py" "$OUT/ours.json" "$OUT/ref.json" || status=1
+    compare_grads ours ref || status=1
   fi
 fi
 if [ -n "$KEEP" ]; then

@@ -19,7 +19,9 @@
 //          counted like a while loop.
 // Rejects (syntax errors): what would need a replay of side effects or shared state: a local assigned
 //          in a parallel loop but declared outside it, return, atomic min/max/bitwise operations on
-//          an array with a gradient, using the value an atomic operation returns. Adjoint pairs that do not name matching array params (type errors).
+//          an array with a gradient, reading the value an atomic operation returns (one assigned to a local
+//          that nothing reads is dropped, leaving the atomic statement). Adjoint pairs that do not name
+//          matching array params (type errors).
 //
 // How: a builder turns each region into a tape of single-assignment values (every local assignment
 // gets a fresh name, a version; every active subexpression gets its own temporary; ifs end with a
@@ -408,6 +410,51 @@ class AdjointEmitter {
   bool in_parallel_ = false;
 };
 
+// `prev = qd.atomic_add(a[i], v)` where nothing reads `prev` (Genesis' MPM p2g, whose only reader sits in a
+// qd.static branch that requires_grad compiles out): the statement keeps only its side effect, as an atomic
+// statement, which the tape supports; a value of an atomic that is read is still rejected (the adjoint cannot
+// replay it: the array holds every thread's contribution by then).
+class UnreadAtomicResults : public IRMutator {
+ public:
+  explicit UnreadAtomicResults(const Block& body) {
+    struct Reads : IRVisitor {
+      std::set<std::string>& names;
+      explicit Reads(std::set<std::string>& n) : names(n) {}
+      void visit_var(const Var& v) override { names.insert(v.name); }
+      void visit_atomic(const Atomic& a) override {
+        if (a.local) names.insert(*a.local);
+        IRVisitor::visit_atomic(a);
+      }
+    } reads(read_);
+    reads.visit(body);
+  }
+
+ protected:
+  Block visit_decl(const Decl& s, const Stmt& self) override {
+    Expr atomic = unread_atomic(s.name, s.value);
+    if (!atomic) return IRMutator::visit_decl(s, self);
+    DtypeCode t = s.declared_type ? *s.declared_type : *s.value->type;
+    Expr zero = is_float(t) ? constant(t, 0.0) : Const::make_int(t, 0);
+    return {Decl::make(s.name, t, zero, s.loc), Eval::make(atomic, s.loc)};
+  }
+  Block visit_assign(const Assign& s, const Stmt& self) override {
+    Expr atomic = unread_atomic(s.name, s.value);
+    if (!atomic) return IRMutator::visit_assign(s, self);
+    return {Eval::make(atomic, s.loc)};
+  }
+
+ private:
+  // The atomic at the root of `value` (under casts) when `local` is never read; null otherwise.
+  Expr unread_atomic(const std::string& local, const Expr& value) const {
+    if (read_.count(local)) return nullptr;
+    Expr e = value;
+    while (const Cast* c = as<Cast>(e)) e = c->a;
+    return as<Atomic>(e) ? e : nullptr;
+  }
+
+  std::set<std::string> read_;
+};
+
 }  // namespace
 
 Kernel reverse_ad(const Kernel& kernel) {
@@ -416,6 +463,7 @@ Kernel reverse_ad(const Kernel& kernel) {
   std::map<std::string, std::string> grad_of = checked_pairs(kernel, kernel.adjoints, "gradient");
   Kernel primal = kernel;
   primal.body = BreakContinueLowering(kernel).run(kernel.body);
+  primal.body = UnreadAtomicResults(primal.body).mutate(primal.body);
   std::set<std::string> used;
   for (const Param& p : primal.params) used.insert(p.name);
   collect_local_names(primal.body, used);

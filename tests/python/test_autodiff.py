@@ -528,3 +528,24 @@ def test_tape_grad_check_needs_a_float64_loss():
     with pytest.raises(RuntimeError, match="needs a float64 loss"):
         with qd.ad.Tape(loss, grad_check=[loss]):
             pass
+
+
+def test_an_unread_atomic_result_keeps_the_atomic_statement():
+    # Genesis' MPM p2g: `prev = qd.atomic_add(grid.mass, w)`, whose reader a qd.static branch removes under autodiff
+    x = qd.field(qd.f64, shape=N, needs_grad=True)
+    mass = qd.field(qd.f64, shape=(), needs_grad=True)
+    keep = qd.field(qd.f64, shape=N)
+
+    @qd.kernel
+    def p2g(bookkeeping: qd.template()):
+        for i in x:
+            prev = qd.atomic_add(mass[None], x[i] * x[i])
+            if qd.static(bookkeeping):
+                keep[i] = prev
+
+    x.from_numpy(np.arange(1.0, N + 1.0))
+    with qd.ad.Tape(loss=mass):
+        p2g(False)
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * np.arange(1.0, N + 1.0))
+    with pytest.raises(qd.QuadrantsSyntaxError, match="uses the value an atomic operation returns"):
+        p2g.grad(True)

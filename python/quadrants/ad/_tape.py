@@ -11,6 +11,7 @@ from quadrants.ad._validation import clear_read_marks, validation_launchers
 from quadrants.base import registry
 from quadrants.data.grads import clear_all_duals, clear_all_gradients
 from quadrants.kernels import kernel as kernels
+from quadrants.kernels.call_args import STREAM_WITH_AUTODIFF, binder_of
 from quadrants.runtime import _core, init as _runtime
 from quadrants.types.enums import AutodiffMode
 
@@ -70,15 +71,16 @@ def _start_recording(tape):
     fast = kernels._fast_kernel_class
     if fast is not None:
         def recording_call(self, *args, **kwargs):
-            result = _core.Launcher.__call__(self, *args, **kwargs)
-            if _open_tape is not None and not kwargs:
+            if kwargs:  # recorded in parameter order, as the adjoint takes them
+                args = _bound_for_tape(self, args, kwargs)
+            result = _core.Launcher.__call__(self, *args)
+            if _open_tape is not None:
                 _open_tape.insert(self, args)
             return result
 
         def validating_call(self, *args, **kwargs):
             if kwargs:
-                return recording_call(self, *args, **kwargs)
-
+                args = _bound_for_tape(self, args, kwargs)
             result = validation_launchers(self)(args)
             if _open_tape is not None:
                 _open_tape.insert(self, args)
@@ -89,6 +91,14 @@ def _start_recording(tape):
     for kernel in _python_kernels():
         for key, entry in list(kernel._instances.items()):
             kernel._instances[key] = wrapper(entry, kernel)
+
+
+def _bound_for_tape(kernel, args, kwargs):
+    """A fast kernel's call under a Tape, in parameter order; a stream is refused, as upstream refuses it."""
+    if "qd_stream" in kwargs:
+        raise RuntimeError("qd_stream is not compatible with autograd Tape. Launch the kernel outside the Tape "
+                           "context, or omit qd_stream.")
+    return binder_of(kernel).bind(args, kwargs)
 
 
 def _stop_recording():
@@ -307,7 +317,9 @@ def _start_forward(mode):
     if fast is not None:
         def forward_call(self, *args, **kwargs):
             if kwargs:
-                return _core.Launcher.__call__(self, *args, **kwargs)
+                if "qd_stream" in kwargs:
+                    raise RuntimeError(STREAM_WITH_AUTODIFF)
+                args = binder_of(self).bind(args, kwargs)
             return tangent_launchers(self)(args)
 
         fast.__call__ = forward_call

@@ -17,11 +17,17 @@ _counter = itertools.count()
 class _Param:
     """One kernel parameter as the op sees it: a tensor or a scalar of the op's schema, or an output."""
 
-    def __init__(self, name, schema_type, output=None, needs_grad=None):
+    def __init__(self, name, schema_type, output=None, needs_grad=None, default=inspect.Parameter.empty):
         self.name = name
         self.schema_type = schema_type  # "Tensor", "float", "int", "bool"
         self.output = output  # for outputs: how to allocate it (an input name, a shape tuple or a callable)
         self.needs_grad = needs_grad  # qd.types.ndarray(needs_grad=False): no gradient for this input
+        self.default = default  # a scalar's default value in the kernel's signature: the op's default too
+
+    def schema(self, with_default=True):
+        if not with_default or self.default is inspect.Parameter.empty:
+            return f"{self.schema_type} {self.name}"
+        return f"{self.schema_type} {self.name}={self.default!r}"
 
 
 def autograd_op(kernel, outputs, name=None):
@@ -34,9 +40,9 @@ def autograd_op(kernel, outputs, name=None):
       or a callable that takes inputs by parameter name and returns a tensor (`lambda x: x.new_zeros(())`).
     - name: the torch operator's qualified name, "namespace::name" (default: quadrants::<kernel name>_<n>).
 
-    The op takes the kernel's other parameters, in order, and returns its outputs; gradients flow to every
-    float tensor input that requires grad. It passes torch.autograd.gradcheck and torch.library.opcheck and
-    works under torch.compile::
+    The op takes the kernel's other parameters, in order or by name (a scalar's default is the op's default),
+    and returns its outputs; gradients flow to every float tensor input that requires grad. It passes
+    torch.autograd.gradcheck and torch.library.opcheck and works under torch.compile::
 
         @qd.kernel
         def affine(x: qd.types.ndarray(), w: qd.types.ndarray(), y: qd.types.ndarray()):
@@ -66,13 +72,25 @@ def autograd_op(kernel, outputs, name=None):
     def allocate(args):
         return [make(args) for make in allocators]
 
-    def forward(*args):
+    signature = inspect.Signature([inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=p.default)
+                                   for p in inputs])
+
+    def positional(args, kwargs):
+        """The op's arguments in order: torch's dispatcher leaves out those equal to their defaults."""
+        if not kwargs and len(args) == len(inputs):
+            return args
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def forward(*args, **kwargs):
+        args = positional(args, kwargs)
         outs = allocate(args)
         kernel(*_kernel_args(params, _detached(args), outs))
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def forward_fake(*args):
-        outs = allocate(args)
+    def forward_fake(*args, **kwargs):
+        outs = allocate(positional(args, kwargs))
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def backward(*args):
@@ -108,7 +126,8 @@ def autograd_op(kernel, outputs, name=None):
         grads = [torch.zeros_like(o) if g is None else g for o, g in zip(outs, grad_outputs)]
         input_grads = backward_op(*primal, *outs, *grads)
         by_position = dict(zip(float_inputs, input_grads))
-        return tuple(by_position.get(k) if ctx.needs_input_grad[k] else None for k in range(len(inputs)))
+        # torch's dispatcher drops trailing arguments equal to their defaults (scalars): one gradient per one given
+        return tuple(by_position.get(k) if ctx.needs_input_grad[k] else None for k in range(len(ctx.needs_input_grad)))
 
     op.register_autograd(autograd_backward, setup_context=setup_context)
     op.kernel = kernel
@@ -127,11 +146,12 @@ def _op_params(kernel, outputs):
             raise ValueError(f"qd.autograd_op(outputs=...) names '{out}', which is not a parameter of kernel "
                              f"'{kernel.fn.__name__}' (its parameters: {', '.join(names)}).")
     params = []
+    defaults = {n: q.default for n, q in inspect.signature(definition.fn).parameters.items()}
     for p in definition.params:
         if p.kind == "array":
             params.append(_Param(p.name, "Tensor", outputs.get(p.name), getattr(p.annotation, "needs_grad", None)))
         elif p.kind == "scalar" and p.name not in outputs:
-            params.append(_Param(p.name, _scalar_schema(p.annotation)))
+            params.append(_Param(p.name, _scalar_schema(p.annotation), default=defaults[p.name]))
         else:
             what = "an output" if p.name in outputs else "a parameter"
             raise TypeError(f"qd.autograd_op(): {what} '{p.name}' of kernel '{kernel.fn.__name__}' is a {p.kind}; the "
@@ -150,8 +170,9 @@ def _scalar_schema(annotation):
 
 
 def _schema(params, n_results):
-    """The op's schema; n_results None: a list of tensors (the backward's input gradients)."""
-    args = ", ".join(f"{p.schema_type} {p.name}" for p in params)
+    """The op's schema; n_results None: a list of tensors (the backward's input gradients), which torch always
+    calls with every argument, so only the forward's schema has defaults."""
+    args = ", ".join(p.schema(n_results is not None) for p in params)
     returns = "Tensor[]" if n_results is None else "Tensor" if n_results == 1 else \
         f"({', '.join(['Tensor'] * n_results)})"
     return f"({args}) -> {returns}"

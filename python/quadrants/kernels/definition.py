@@ -164,9 +164,10 @@ class KernelDefinition:
 
     @property
     def needs_python_dispatch(self):
-        """Templates and dataclasses pick a launcher per call; `int`/`float` params take their dtype from qd.init()."""
+        """Templates and dataclasses pick a launcher per call; `int`/`float` params take their dtype from qd.init();
+        default values are filled in by the generated function's signature (the C++ launcher takes every argument)."""
         return bool(self.template_slots or self.struct_positions or self.value_struct_positions or
-                    self.reads_twins) or \
+                    self.reads_twins or self.fn.__defaults__) or \
             any(_depends_on_defaults(p) for p in self.params)
 
     def slot_values(self, args):

@@ -19,6 +19,7 @@ from quadrants.frontend import templated_floats
 from quadrants.frontend.compound_params import (
     PlannedLeaves,
 )
+from quadrants.kernels.call_args import STREAM_WITH_AUTODIFF, binder_of
 from quadrants.kernels.checkpoint_kernel import CheckpointKernel
 from quadrants.kernels.definition import KernelDefinition
 from quadrants.kernels.dispatch import (
@@ -87,13 +88,12 @@ class KernelMixin:
 
     def grad(self, *args, **kwargs):
         """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
-        the fields and ndarrays it writes flows back into the .grad of those it reads."""
-        if "qd_stream" in kwargs:  # upstream's rule and words
-            raise RuntimeError(f"qd_stream is not compatible with autodiff: kernel '{self.fn.__name__}'.grad() runs "
-                               "on the default stream; call it without qd_stream.")
-        if kwargs:
-            raise TypeError(f"kernel.grad() takes the kernel's arguments by position, but got keyword arguments "
-                            f"{', '.join(sorted(kwargs))}.")
+        the fields and ndarrays it writes flows back into the .grad of those it reads. Takes the arguments as the
+        kernel does: by position or by name, defaults filled in."""
+        if kwargs or len(args) != len(self.definition.params):
+            if "qd_stream" in kwargs:
+                raise RuntimeError(STREAM_WITH_AUTODIFF)
+            args = binder_of(self).bind(args, kwargs)
         return registry.get("kernel_grad")(self, args)  # autodiff (ad/_adjoint.py) sits above kernels
 
     @property

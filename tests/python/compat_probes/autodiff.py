@@ -28,6 +28,9 @@ def reverse_mode():
     loss.grad[None] = 1.0
     energy.grad(3.0)
     same(x.grad.to_numpy(), 3.0 * np.cos([0.1, 0.2, 0.3]), 1e-12)
+    x.grad.fill(0.0)
+    energy.grad(k=0.5)  # by name, as the kernel's own call takes it
+    same(x.grad.to_numpy(), 0.5 * np.cos([0.1, 0.2, 0.3]), 1e-12)
 
     @qd.ad.grad_replaced
     def twice(k):

@@ -424,3 +424,18 @@ def compile_time_rules():
         with pytest.raises(qd.QuadrantsCompilationError, match=message):
             kernel()
     assert (static_is(None), static_is(3)) == (1, 2)
+
+
+@probe("default values of kernel parameters (`s: qd.f32 = 1.0`)")
+def kernel_parameter_defaults():
+    @qd.kernel
+    def scaled(x: qd.types.ndarray(dtype=qd.f32, ndim=1), s: qd.f32 = 3.0) -> qd.f32:
+        total = 0.0
+        for i in range(x.shape[0]):
+            total += s * x[i]
+        return total
+
+    x = np.arange(4, dtype=np.float32)
+    assert scaled(x) == 18.0  # the default s=3.0
+    assert scaled(x, 0.5) == 3.0
+    assert scaled(s=2.0, x=x) == 12.0
