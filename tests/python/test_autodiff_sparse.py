@@ -145,6 +145,87 @@ def test_gradient_into_an_inactive_cell_activates_it(layout):
     np.testing.assert_allclose(x.to_numpy()[2 * BLOCK:3 * BLOCK], 0.0)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_atomic_accumulation_between_sparse_fields(layout):
+    rng = np.random.default_rng(4)
+    x = qd.field(qd.f64, needs_grad=True)
+    acc = qd.field(qd.f64, needs_grad=True)
+    loss = qd.field(qd.f64, shape=(), needs_grad=True)
+    _block(layout).place(x, x.grad)
+    acc_cells = qd.root.pointer(qd.i, N // 2)  # each of its cells holds two of x's
+    acc_cells.dense(qd.i, BLOCK).place(acc, acc.grad)
+    _fill_cells(x, [0, 5, 7], rng)
+
+    @qd.kernel
+    def gather():
+        for i in x:
+            acc[i // 2] += x[i] ** 2
+
+    @qd.kernel
+    def total():
+        for j in acc:
+            loss[None] += qd.sqrt(acc[j] + 1.0)
+
+    def run():
+        acc_cells.deactivate_all()
+        loss[None] = 0.0
+        gather()
+        total()
+        return loss.to_numpy()
+
+    expected = central_difference(run, x)
+    acc_cells.deactivate_all()
+    loss[None] = 0.0
+    with qd.ad.Tape(loss=loss):
+        gather()
+        total()
+    np.testing.assert_allclose(x.grad.to_numpy(), expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_range_for_reading_every_cell_activates_every_gradient_cell(layout):
+    """A range-for reads inactive cells too: each gets its gradient (and is active after), as upstream."""
+    x = qd.field(qd.f64, needs_grad=True)
+    loss = qd.field(qd.f64, shape=(), needs_grad=True)
+    _block(layout).place(x, x.grad)
+    x[2 * BLOCK] = 3.0
+
+    @qd.kernel
+    def weighted():
+        for i in range(N * BLOCK):
+            loss[None] += x[i] * qd.cast(i + 1, qd.f64)
+
+    weighted()
+    loss.grad[None] = 1.0
+    weighted.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), np.arange(1.0, N * BLOCK + 1.0))
+    assert _active_cells(x) == list(range(N))
+    assert x.to_numpy().sum() == 3.0
+
+
+@pytest.mark.parametrize("kind", ["pointer", "bitmasked"])
+def test_sparse_field_without_gradient_in_a_differentiated_kernel(kind):
+    """A store into a sparse field that has no gradient (under a pointer: an allocation) in a kernel whose
+    dense fields have gradients: the adjoint neither replays nor rejects it."""
+    x = qd.field(qd.f64, shape=N, needs_grad=True)
+    w = qd.field(qd.f64)
+    loss = qd.field(qd.f64, shape=(), needs_grad=True)
+    getattr(qd.root, kind)(qd.i, N // 2).dense(qd.i, 2).place(w)
+    x.from_numpy(np.arange(1.0, N + 1.0))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            w[i] = x[i] * 2.0
+            loss[None] += x[i] ** 2
+
+    k()
+    loss.grad[None] = 1.0
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), 2.0 * np.arange(1.0, N + 1.0))
+    np.testing.assert_allclose(w.to_numpy(), 2.0 * np.arange(1.0, N + 1.0))
+
+
 def test_2d_pointer_vector_field_gradient():
     rng = np.random.default_rng(2)
     v = qd.Vector.field(2, qd.f64, needs_grad=True)

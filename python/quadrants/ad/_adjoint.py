@@ -97,8 +97,8 @@ class AdjointLaunchers:
         self.key_of = key_of  # the template key of a call (Kernel._key_of); None: no templates
         self.entries = {}  # key -> (launcher, the template values its key names by id(), kept alive)
         self.plans = {}  # template key -> the leaves (compound_params.py) the kernel reads, in launch order
-        # template key -> the launcher of its activation prepass, or None: the kernel uses no sparse field with a
-        # gradient (frontend/sparse_grads.py)
+        # template key -> None: the kernel uses no sparse field; else (the launcher of its activation prepass, or
+        # None when none of its sparse fields has a gradient) (frontend/sparse_grads.py)
         self.prepasses = {}
         # per runtime parameter: an array whose gradient the adjoint uses (not annotated needs_grad=False)
         self.takes_grad = [p.kind == "array" and getattr(p.annotation, "needs_grad", None) is not False
@@ -125,8 +125,10 @@ class AdjointLaunchers:
             _runtime.track(self)
             translation, _, leaves = definition.discover(args, definition.slot_values(args))
             plan = self.plans[template_key] = leaves.plan
-            sparse = self.clause == "adjoint" and any(has_sparse_grad(c) for c in translation[1])
-            self.prepasses[template_key] = self._make_prepass(args, plan) if sparse else None
+            sparse = self.clause == "adjoint" and any(_is_sparse(c) for c in translation[1])
+            with_grads = sparse and any(has_sparse_grad(c) for c in translation[1])
+            self.prepasses[template_key] = ((self._make_prepass(args, plan) if with_grads else None,)
+                                            if sparse else None)
         values = [args[k] for k in definition.runtime_positions] + [_leaf_value(definition, args, leaf) for leaf in plan]
         takes_grad = self.takes_grad + [leaf.kind == "array" for leaf in plan]
         grads = [self._companion(v) if takes else None for v, takes in zip(values, takes_grad)]
@@ -134,14 +136,15 @@ class AdjointLaunchers:
             grads[:len(self.takes_grad)] = [explicit_grads[k] for k in definition.runtime_positions]
         mask = tuple(g is not None for g in grads)
         key = (template_key, mask)
-        prepass = self.prepasses[template_key]
+        sparse = self.prepasses[template_key]
         entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[key] = (self._make(args, mask, plan, "adjoint" if prepass else None),
+            entry = self.entries[key] = (self._make(args, mask, plan, "adjoint" if sparse else None),
                                          tuple(definition.slot_values(args).values()))
-        if prepass is not None:  # first activate the cells the adjoint will add gradients into
+        if sparse is not None:  # the activity its loops visit; then activate the cells gradients go into
             refresh_snapshots()
-            prepass(*values)
+            if sparse[0] is not None:
+                sparse[0](*values)
         return entry[0](*values, *[g for g in grads if g is not None])
 
     def _companion(self, container):
@@ -203,6 +206,11 @@ class AdjointLaunchers:
         launcher = _core.Launcher(name, base + grad_entries, compile_fn)
         holder.append(launcher)
         return launcher
+
+
+def _is_sparse(container):
+    """Whether a container is a field under pointer, bitmasked or dynamic SNodes."""
+    return getattr(getattr(container, "_layout", None), "activity", None) is not None
 
 
 def _is_torch_tensor(value):

@@ -14,7 +14,9 @@
 # In both modes struct-fors and qd.is_active read a snapshot of the activity taken before the prepass, so the
 # adjoint visits exactly the cells the primal left active, not those activated only to hold gradients (upstream
 # lists a loop's cells when the loop starts, so its own gradient writes do not add cells to it either).
-# qd.append and qd.deactivate in such a kernel are refused: the replay would run them again.
+# qd.append and qd.deactivate in a kernel with a prepass are refused: the prepass would run them again.
+# A differentiated kernel that uses sparse fields none of which has a gradient is translated in mode "adjoint"
+# too (so a store to a pooled field does not put the activation's atomics in front of reverse_ad), with no prepass.
 import weakref
 
 from quadrants.data.field import HiddenField, hidden_field
@@ -47,10 +49,12 @@ def stores_activate(tr):
 
 
 def refuse(tr, what):
-    """qd.append / qd.deactivate in a kernel differentiated over sparse fields: a clear error."""
-    if mode(tr) is not None:
+    """qd.append / qd.deactivate in the prepass: a clear error (the adjoint's replay drops deactivation's writes,
+    and reverse_ad rejects append's use of an atomic's value, as without sparse gradients)."""
+    if mode(tr) == "activate":
         raise tr.fail(f"kernel.grad() cannot differentiate a kernel that calls {what} on a sparse SNode while it "
-                      "reads fields with gradients under sparse SNodes: the adjoint would run it again",
+                      "reads fields with gradients under sparse SNodes: the activation kernel run before the adjoint would "
+                      "run it again",
                       hint=f"move {what} into a kernel of its own, outside the differentiated ones.", kind="type")
 
 
@@ -70,7 +74,7 @@ def activity_array(tr, snode, attr):
 
 
 def refresh_snapshots():
-    """Copies every live activity array into its snapshot (before a prepass; see the file's comment)."""
+    """Copies every live activity array into its snapshot (before an adjoint over sparse fields and its prepass)."""
     alive = []
     for ref, snapshot in _snapshots:
         live = ref()
