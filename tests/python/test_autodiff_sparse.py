@@ -302,12 +302,13 @@ def test_dynamic_list_gradient(rows):
     assert list(lengths.to_numpy()) == ([5] if flat else [5] * (rows - 1) + [0])
 
 
-def test_forward_mode_on_sparse_fields():
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_forward_mode_on_sparse_fields(layout):
     rng = np.random.default_rng(3)
     x = qd.field(qd.f64, needs_dual=True)
     y = qd.field(qd.f64, needs_dual=True)
     loss = qd.field(qd.f64, shape=(), needs_dual=True)
-    qd.root.pointer(qd.i, N).dense(qd.i, BLOCK).place(x, y, x.dual, y.dual)
+    _block(layout).place(x, y, x.dual, y.dual)
     _fill_cells(x, [2, 4], rng)
 
     @qd.kernel
@@ -336,6 +337,35 @@ def test_forward_mode_on_sparse_fields():
         k()
     np.testing.assert_allclose(loss.dual[None], (plus - minus) / (2 * h), rtol=1e-6)
     assert _active_cells(y) == [2, 4]
+
+
+def test_struct_field_under_a_pointer():
+    rng = np.random.default_rng(5)
+    particles = qd.Struct.field({"pos": qd.math.vec2, "mass": qd.f64}, needs_grad=True)
+    loss = qd.field(qd.f64, shape=(), needs_grad=True)
+    cells = qd.root.pointer(qd.i, N).dense(qd.i, BLOCK)
+    cells.place(particles)
+    qd.root.lazy_grad()
+    for i in [1, 2, 9, 30]:
+        particles.pos[i] = rng.uniform(-1.0, 1.0, 2)
+        particles.mass[i] = rng.uniform(0.5, 2.0)
+
+    @qd.kernel
+    def energy():
+        for i in particles:
+            loss[None] += 0.5 * particles.mass[i] * particles.pos[i].dot(particles.pos[i]) * qd.exp(particles.pos[i][1])
+
+    def run():
+        loss[None] = 0.0
+        energy()
+        return loss.to_numpy()
+
+    expected_pos, expected_mass = central_difference(run, particles.pos), central_difference(run, particles.mass)
+    run()
+    loss.grad[None] = 1.0
+    energy.grad()
+    np.testing.assert_allclose(particles.pos.grad.to_numpy(), expected_pos, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(particles.mass.grad.to_numpy(), expected_mass, rtol=1e-6, atol=1e-8)
 
 
 def test_appending_in_a_differentiated_kernel_is_refused():
