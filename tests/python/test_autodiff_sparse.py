@@ -1,4 +1,4 @@
-# tests/python/test_autodiff_sparse.py: reverse- and forward-mode autodiff of fields under pointer, bitmasked and dynamic SNodes.
+# tests/python/test_autodiff_sparse.py: reverse and forward autodiff of fields under pointer, bitmasked, dynamic SNodes.
 """A field's .grad (and .dual) is placed beside it, so it lives in the same sparse cells (upstream's rule).
 kernel.grad() and qd.ad.Tape accumulate into those cells; a gradient written to an element of an inactive
 cell activates it (as upstream's adjoint does), and a struct-for's adjoint visits the cells the primal left

@@ -169,8 +169,8 @@ class AdjointLaunchers:
 
     def _make_prepass(self, args, plan):
         """The launcher of the kernel's activation prepass (frontend/sparse_grads.py): its own params, no gradients."""
-        definition, values, regular = self.definition, self.definition.slot_values(args), len(self.definition.runtime_positions)
-        holder = []
+        definition = self.definition
+        values, regular, holder = definition.slot_values(args), len(definition.runtime_positions), []
 
         def compile_fn(spec, flat_args):
             translation = definition.translate(spec[:regular], values, PlannedLeaves(plan, spec[regular:]),

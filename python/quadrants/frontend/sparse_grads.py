@@ -1,4 +1,4 @@
-# python/quadrants/frontend/sparse_grads.py: translating kernels for the adjoint of sparse fields (activation, snapshots).
+# python/quadrants/frontend/sparse_grads.py: kernels translated for the adjoint of sparse fields (activation, snapshot).
 #
 # A field's .grad is placed beside it (snode.py), so it lives in the primal's cells: it shares the activity
 # of its pointer/bitmasked/dynamic nodes and, under a pooled pointer on the CPU, the chunk slot of each cell
@@ -53,8 +53,8 @@ def refuse(tr, what):
     and reverse_ad rejects append's use of an atomic's value, as without sparse gradients)."""
     if mode(tr) == "activate":
         raise tr.fail(f"kernel.grad() cannot differentiate a kernel that calls {what} on a sparse SNode while it "
-                      "reads fields with gradients under sparse SNodes: the activation kernel run before the adjoint would "
-                      "run it again",
+                      "reads fields with gradients under sparse SNodes: the activation kernel run before the "
+                      "adjoint would run it again",
                       hint=f"move {what} into a kernel of its own, outside the differentiated ones.", kind="type")
 
 
