@@ -10,6 +10,7 @@ import warnings
 from quadrants.base import registry
 from quadrants.data.tensor import unwrap
 from quadrants.frontend.compound_params import PlanChanged, PlannedLeaves
+from quadrants.frontend.sparse_grads import has_sparse_grad, refresh_snapshots
 from quadrants.runtime import _core, init as _runtime
 
 
@@ -96,6 +97,9 @@ class AdjointLaunchers:
         self.key_of = key_of  # the template key of a call (Kernel._key_of); None: no templates
         self.entries = {}  # key -> (launcher, the template values its key names by id(), kept alive)
         self.plans = {}  # template key -> the leaves (compound_params.py) the kernel reads, in launch order
+        # template key -> None: the kernel uses no sparse field; else (the launcher of its activation prepass, or
+        # None when none of its sparse fields has a gradient) (frontend/sparse_grads.py)
+        self.prepasses = {}
         # per runtime parameter: an array whose gradient the adjoint uses (not annotated needs_grad=False)
         self.takes_grad = [p.kind == "array" and getattr(p.annotation, "needs_grad", None) is not False
                            for p in (definition.params[k] for k in definition.runtime_positions)]
@@ -103,6 +107,7 @@ class AdjointLaunchers:
     def _release(self):
         self.entries.clear()
         self.plans.clear()
+        self.prepasses.clear()
 
     def __call__(self, args, explicit_grads=None):
         """Runs the adjoint for `args`; explicit_grads (qd.autograd_op) gives the gradient of each parameter in
@@ -118,7 +123,12 @@ class AdjointLaunchers:
         plan = self.plans.get(template_key)
         if plan is None:  # the arrays and scalars read through dataclass, data_oriented and qd.Tensor arguments
             _runtime.track(self)
-            plan = self.plans[template_key] = definition.discover(args, definition.slot_values(args))[2].plan
+            translation, _, leaves = definition.discover(args, definition.slot_values(args))
+            plan = self.plans[template_key] = leaves.plan
+            sparse = self.clause == "adjoint" and any(_is_sparse(c) for c in translation[1])
+            with_grads = sparse and any(has_sparse_grad(c) for c in translation[1])
+            self.prepasses[template_key] = ((self._make_prepass(args, plan) if with_grads else None,)
+                                            if sparse else None)
         values = [args[k] for k in definition.runtime_positions] + [_leaf_value(definition, args, leaf) for leaf in plan]
         takes_grad = self.takes_grad + [leaf.kind == "array" for leaf in plan]
         grads = [self._companion(v) if takes else None for v, takes in zip(values, takes_grad)]
@@ -126,9 +136,15 @@ class AdjointLaunchers:
             grads[:len(self.takes_grad)] = [explicit_grads[k] for k in definition.runtime_positions]
         mask = tuple(g is not None for g in grads)
         key = (template_key, mask)
+        sparse = self.prepasses[template_key]
         entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[key] = (self._make(args, mask, plan), tuple(definition.slot_values(args).values()))
+            entry = self.entries[key] = (self._make(args, mask, plan, "adjoint" if sparse else None),
+                                         tuple(definition.slot_values(args).values()))
+        if sparse is not None:  # the activity its loops visit; then activate the cells gradients go into
+            refresh_snapshots()
+            if sparse[0] is not None:
+                sparse[0](*values)
         return entry[0](*values, *[g for g in grads if g is not None])
 
     def _companion(self, container):
@@ -151,7 +167,21 @@ class AdjointLaunchers:
         text = adjoint_text(text, len(containers), array_grads, fields)
         return text, [_field_grad(containers[k]) for k in fields]
 
-    def _make(self, args, mask, plan):
+    def _make_prepass(self, args, plan):
+        """The launcher of the kernel's activation prepass (frontend/sparse_grads.py): its own params, no gradients."""
+        definition = self.definition
+        values, regular, holder = definition.slot_values(args), len(definition.runtime_positions), []
+
+        def compile_fn(spec, flat_args):
+            translation = definition.translate(spec[:regular], values, PlannedLeaves(plan, spec[regular:]),
+                                               sparse_ad="activate")
+            return definition.compile_translation(holder[0], translation)
+
+        holder.append(_core.Launcher(self.name, definition.launcher_params() + [leaf.launcher_entry() for leaf in plan],
+                                     compile_fn))
+        return holder[0]
+
+    def _make(self, args, mask, plan, sparse_ad=None):
         definition = self.definition
         values = definition.slot_values(args)
         regular = len(definition.runtime_positions)
@@ -164,7 +194,7 @@ class AdjointLaunchers:
         def compile_fn(spec, flat_args):
             try:
                 text, containers, line_sources = definition.translate(
-                    spec[:regular], values, PlannedLeaves(plan, spec[regular:n]))
+                    spec[:regular], values, PlannedLeaves(plan, spec[regular:n]), sparse_ad=sparse_ad)
             except PlanChanged as exc:
                 raise NotImplementedError(f"kernel.grad() of '{name}': this specialization reads '{exc}', which the "
                                           "first call did not; call kernel.grad() with arguments of one kind.") from None
@@ -176,6 +206,11 @@ class AdjointLaunchers:
         launcher = _core.Launcher(name, base + grad_entries, compile_fn)
         holder.append(launcher)
         return launcher
+
+
+def _is_sparse(container):
+    """Whether a container is a field under pointer, bitmasked or dynamic SNodes."""
+    return getattr(getattr(container, "_layout", None), "activity", None) is not None
 
 
 def _is_torch_tensor(value):
@@ -210,10 +245,7 @@ def _field_grad(container):
     grad = getattr(container, "grad", None)
     if grad is None or grad._place_node is None or getattr(container, "_grad_of", None) is not None:
         return None  # none, or one never placed (a float field made without a shape always has one)
-    layout = getattr(container, "_layout", None)
-    if layout is not None and getattr(layout, "activity", None) is not None:
-        raise NotImplementedError(f"Gradients of sparse fields ({container._describe()}) are not supported yet.")
-    return grad
+    return grad  # under sparse SNodes too: placed beside the field, it shares its cells (frontend/sparse_grads.py)
 
 
 class TangentLaunchers(AdjointLaunchers):
@@ -242,10 +274,7 @@ def _field_dual(container):
     dual = getattr(container, "dual", None)
     if dual is None or dual._place_node is None or getattr(container, "_dual_of", None) is not None:
         return None
-    layout = getattr(container, "_layout", None)
-    if layout is not None and getattr(layout, "activity", None) is not None:
-        raise NotImplementedError(f"Duals of sparse fields ({container._describe()}) are not supported yet.")
-    return dual
+    return dual  # under sparse SNodes too: written where the primal is written, so in cells active already
 
 
 def launchers_of(kernel, cls, attr):

@@ -293,6 +293,12 @@ class SNode:
         """Every field placed in this node's subtree."""
         return [n._field for n in self._subtree() if n._kind == "place" and n._field is not None]
 
+    def _list_fields(self):
+        """The fields qd.append writes one value each into: those of the subtree but gradients and duals, which
+        sit beside their fields (upstream counts them too and fails; here they keep their zeros)."""
+        return [f for f in self._fields_below() if getattr(f, "_grad_of", None) is None
+                and getattr(f, "_dual_of", None) is None]
+
     @property
     def is_sparse(self):
         """Whether cells of this node can be inactive (pointer, bitmasked, dynamic)."""

@@ -20,6 +20,7 @@ from quadrants.frontend.field_methods import fill
 from quadrants.frontend.funcs import BoundFunc
 from quadrants.frontend.ir_builder import Expr, Stmt
 from quadrants.frontend.loop_space import LoopSpace
+from quadrants.frontend.sparse_grads import activates_on_access, activity_array, refuse, stores_activate
 from quadrants.frontend.struct_values import StructValue, is_struct
 from quadrants.frontend.values import ArrayRef, VectorValue
 from quadrants.frontend.vector_ops import describe
@@ -94,6 +95,9 @@ def shift_indices(tr, ref, parts):
     offset = ref.offset
     if offset:
         parts = [part if shift == 0 else tr.ops.bin("sub", part, shift) for part, shift in zip(parts, offset)]
+    if activates_on_access(tr, ref):  # an autodiff prepass activates what the adjoint adds into (sparse_grads.py)
+        parts = [tr.materialize(p) if isinstance(p, Expr) else p for p in parts]
+        _activate_cells(tr, ref, parts)
     if ref.pool is None:
         return parts
     raw = [tr.materialize(p) if isinstance(p, Expr) else p for p in parts]
@@ -130,6 +134,12 @@ def activate_for_store(tr, ref, index_texts):
         assert texts == tuple(index_texts), "activate_for_store(): not called right after a pooled array_indices"
     else:
         raw = [Expr(text) for text in index_texts]
+    if not stores_activate(tr):  # an adjoint pass stores into cells its prepass activated (sparse_grads.py)
+        return []
+    return _activate_cells(tr, ref, raw)
+
+
+def _activate_cells(tr, ref, raw):
     node, skipped = ref.field._place_node, []
     for snode in ref.activity:
         if snode in tr.no_activate_snodes:
@@ -271,15 +281,15 @@ def _skip_inactive(tr, node, guard_node, space, index_names, kind):
 
 def _is_active_at(tr, node, snode, raw):
     if snode._kind == "dynamic":
-        lengths = _hidden(tr, snode._lengths, "dynamic_length")
+        lengths = _hidden(tr, activity_array(tr, snode, "_lengths"), "dynamic_length")
         position = _div(tr, raw[node.dims.index(snode._axes[0])],
                         node._axis_extent[snode._axes[0]] // snode._axis_extent[snode._axes[0]])
         return tr.ops.bin("lt", position, _load(tr, lengths, cells_of(tr, node, snode._parent, raw)))
     if snode._pooled:
-        word = tr.materialize(Expr(_load(tr, _hidden(tr, snode._slots, "pointer_cells"),
+        word = tr.materialize(Expr(_load(tr, _hidden(tr, activity_array(tr, snode, "_slots"), "pointer_cells"),
                                          cells_of(tr, node, snode, raw)).text, side_effect=True))
         return tr.ops.bin("and", tr.ops.bin("gt", word, 0), tr.ops.bin("lt", word, INACTIVE))
-    mask = _hidden(tr, snode._mask, f"{snode._kind}_cells")
+    mask = _hidden(tr, activity_array(tr, snode, "_mask"), f"{snode._kind}_cells")
     return tr.ops.bin("ne", _load(tr, mask, cells_of(tr, node, snode, raw)), 0)
 
 
@@ -337,7 +347,8 @@ def _activate(ops, node, index):
     tr = ops.tr
     snode = _snode_argument(tr, node, "activate")
     _sparse_node(tr, snode, "activate")
-    _activate_with_ancestors(tr, snode, _index_parts(tr, index, len(snode.dims), "activate"))
+    if stores_activate(tr):
+        _activate_with_ancestors(tr, snode, _index_parts(tr, index, len(snode.dims), "activate"))
 
 
 def _is_active(ops, node, index):
@@ -358,6 +369,7 @@ def _length(ops, node, index=None):
 def _deactivate(ops, node, index=None):
     tr = ops.tr
     snode = _snode_argument(tr, node, "deactivate")
+    refuse(tr, "qd.deactivate()")
     limits = {}
     if snode._kind == "dynamic":
         owner, cell = snode._parent, _list_cell(tr, snode, index, "deactivate")
@@ -434,7 +446,8 @@ def _append(ops, node, index, value):
 
 def append_to_list(tr, snode, cell, value):
     """qd.append: the list's old length; the value is stored at it unless the list is full."""
-    fields = snode._fields_below()
+    refuse(tr, "qd.append()")
+    fields = snode._list_fields()
     values = _append_values(tr, value, len(fields))
     cell = [tr.materialize(c) if isinstance(c, Expr) else c for c in cell]
     lengths = _hidden(tr, snode._lengths, "dynamic_length")

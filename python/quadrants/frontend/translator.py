@@ -27,6 +27,7 @@ from quadrants.frontend.read_hooks import NO_HOOKS
 from quadrants.frontend.real_functions import RealFunctionTranslator
 from quadrants.frontend.source import function_source
 from quadrants.frontend.sparse_access import kernel_ref
+from quadrants.frontend.sparse_grads import drop_writes
 from quadrants.frontend.stmts import StmtTranslator
 from quadrants.frontend.stream_parallel import StreamParallelTranslator
 from quadrants.frontend.struct_values import StructTranslator, StructValue, is_struct
@@ -465,6 +466,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.end_checkpoints()
     tr.leave_function(saved)
     tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]
+    drop_writes(tr)  # an autodiff prepass over sparse fields writes only activity (sparse_grads.py)
     for leaf in tr.leaves.plan:
         if leaf.path not in tr.leaf_texts:  # planned but not read by this specialization
             tr.leaf(leaf, None, False)

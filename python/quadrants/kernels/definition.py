@@ -196,11 +196,13 @@ class KernelDefinition:
                                "vector or matrix type, a struct type or a tuple of those.") from None
         return spec
 
-    def translate(self, spec, slot_values, leaves=None, struct_values=None):
-        """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel."""
+    def translate(self, spec, slot_values, leaves=None, struct_values=None, sparse_ad=None):
+        """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel.
+        sparse_ad: "activate" or "adjoint" for autodiff over sparse fields (frontend/sparse_grads.py)."""
         check_placed()  # as upstream before it compiles: declared fields and needed gradients are placed
         check_composed_fields()  # and each vector field's members in one shape
         config = _runtime.config()
+        options = dict(self.options, sparse_ad=sparse_ad) if sparse_ad else self.options
 
         def run(reads):
             if self.return_spec is not None and not self.options.get("checkpoints"):
@@ -209,8 +211,10 @@ class KernelDefinition:
                     raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
                                        "return a value, or remove the return annotation.", kind="syntax")
             return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
-                                    self.return_spec, config, leaves, struct_values, self.options, reads)
+                                    self.return_spec, config, leaves, struct_values, options, reads)
 
+        if sparse_ad:  # the autodiff passes over sparse fields are not the kernel's own translation: not cached
+            return run(None)
         # A process that translated this specialization before (any process) reads the IR from the disk cache.
         return translation_cache.translate(self, spec, slot_values, leaves, struct_values, config, run)
 

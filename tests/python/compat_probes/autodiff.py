@@ -45,26 +45,16 @@ def reverse_mode():
     with qd.ad.Tape(loss=loss):
         twice(1.0)
     same(x.grad.to_numpy(), np.cos([0.1, 0.2, 0.3]), 1e-12)
-    # The note: a field with a gradient under a sparse SNode is not supported; one without is a constant.
-    sparse = qd.field(qd.f64)
-    qd.root.pointer(qd.i, 4).place(sparse, sparse.grad)
+    # A field without a gradient under a sparse SNode is read as a constant.
     plain = qd.field(qd.f64)
     qd.root.bitmasked(qd.i, 4).place(plain)
-
-    @qd.kernel
-    def uses_sparse():
-        for i in sparse:
-            loss[None] += sparse[i] * sparse[i]
 
     @qd.kernel
     def reads_sparse():
         for i in plain:
             loss[None] += plain[i] * x[i]
 
-    sparse[1], plain[2] = 1.0, 5.0
-    with pytest.raises(NotImplementedError, match="Gradients of sparse fields .* are not supported yet"):
-        with qd.ad.Tape(loss=loss):
-            uses_sparse()
+    plain[2] = 5.0
     x.grad.fill(0.0)
     with qd.ad.Tape(loss=loss):
         reads_sparse()
@@ -86,17 +76,39 @@ def forward_mode():
     with qd.ad.FwdMode(loss=out, param=x, seed=[1.0, 0.5]):
         f()
     assert out.dual[None] == pytest.approx(3 * 1.0 + 3 * 4.0 * 0.5)  # d out . seed
-    sparse = qd.field(qd.f64)
-    qd.root.dynamic(qd.i, 8, chunk_size=4).place(sparse, sparse.dual)
+
+
+@probe("autodiff of fields under `pointer`, `bitmasked` and `dynamic` SNodes (`kernel.grad()`, `qd.ad.Tape`, "
+       "`qd.ad.FwdMode`)")
+def sparse_fields():
+    qd.init(arch=qd.cpu, default_fp=qd.f64)
+    loss = qd.field(qd.f64, shape=(), needs_grad=True, needs_dual=True)
+    x = qd.field(qd.f64)
+    qd.root.pointer(qd.i, 4).dense(qd.i, 2).place(x, x.grad)
+    x[1], x[6] = 1.5, -2.0
 
     @qd.kernel
-    def g():
-        for i in sparse:
-            out[None] += sparse[i]
+    def square_sum():
+        for i in x:
+            loss[None] += x[i] * x[i]
 
-    with pytest.raises(NotImplementedError, match="Duals of sparse fields .* are not supported yet"):
-        with qd.ad.FwdMode(loss=out, param=x, seed=[1.0, 0.0]):
-            g()
+    with qd.ad.Tape(loss=loss):
+        square_sum()
+    same(x.grad.to_numpy(), [0.0, 3.0, 0.0, 0.0, 0.0, 0.0, -4.0, 0.0])
+    assert loss[None] == pytest.approx(1.5 ** 2 + 4.0)
+    y = qd.field(qd.f64)
+    qd.root.dynamic(qd.i, 8, chunk_size=4).place(y, y.dual)
+    y[0], y[1] = 2.0, 3.0
+
+    @qd.kernel
+    def cube_sum():
+        for i in y:
+            loss[None] += y[i] * y[i] * y[i]
+
+    loss[None] = 0.0
+    with qd.ad.FwdMode(loss=loss, param=y, seed=[1.0, 1.0]):
+        cube_sum()
+    assert loss.dual[None] == pytest.approx(3 * 4.0 + 3 * 9.0)
 
 
 @probe("autodiff through loops whose locals change per iteration (upstream's AD stack), `break`/`continue`")
