@@ -12,6 +12,8 @@
 
 namespace qd {
 
+struct OptimizedBuild;  // tiered compile's background build (src/jit/tiered_build.h)
+
 // One kernel parameter as the IR declares it; the launcher fills QdArg number `index` from it.
 struct KernelParam {
   enum class Kind { scalar, array };
@@ -42,12 +44,27 @@ struct CompiledKernel {
   // Its tasks: each top-level parallel loop, and each run of top-level statements between them (upstream's
   // offloaded tasks; a CUDA kernel launches one GPU kernel per task). 1 for a hand-written C++ kernel.
   int num_tasks = 1;
+  // Tiered compile: `entry` is the quick build, and this is the optimized build compiling in the background; a
+  // launcher switches to it between launches once it has loaded (src/jit/tiered_build.h). Null otherwise.
+  std::shared_ptr<OptimizedBuild> optimized;
 };
 
 // Parses, checks, types, simplifies, generates C++, compiles (or finds it in the cache) and loads.
 // Throws KernelUserError for errors in the kernel, ValueError for malformed IR text and
 // CompileError when the system compiler fails.
-std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text);
+// tiered: a kernel that is big enough (src/jit/tiered_build.h) and not in the cache is first compiled quickly and
+// returned at once with `optimized` set, while its optimized build compiles in the background (README,
+// QD_TIERED_COMPILE). Off by default here: a C++ program that keeps the CompiledKernel would keep the quick build.
+std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text, bool tiered = false);
+
+// Waits until the optimized builds of every tiered compile so far have loaded (or failed); false if
+// timeout_seconds (unless negative: no limit) passed first. Launchers switch to them at their next launch.
+bool wait_for_optimized_builds(double timeout_seconds = -1);
+
+// The process-wide default of tiered compile for the Python launcher (qd.init(tiered_compile=...), else
+// QD_TIERED_COMPILE, else on).
+void set_tiered_compile(bool enabled);
+bool tiered_compile_enabled();
 
 // Compiles a hand-written C++ kernel: `source` defines `name`, a function whose parameters are, in
 // order, qd::Ndarray<T, dims> for arrays and T for scalars (qd_cpp_kernel.h), returning `returns`

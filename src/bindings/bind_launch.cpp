@@ -23,6 +23,7 @@
 #include "bindings/cuda_launch.h"
 #include "bindings/realigned_args.h"
 #include "bindings/torch_profiler.h"
+#include "jit/tiered_build.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
@@ -86,6 +87,9 @@ class Launcher {
     }
     pending_globals_ = globals;
   }
+
+  // Tiered compile: how many specializations still run a quick build (their optimized build not swapped in yet).
+  int quick_builds() const { return table_.count_if([](const Specialization& s) { return s.upgrade != nullptr; }); }
 
   void clear() {
     std::unique_lock<std::shared_mutex> no_kernel_running(launch_gate());  // variants own loaded code
@@ -159,6 +163,7 @@ class Launcher {
       }
       last_ = spec;
     }
+    if (spec->upgrade) jit::swap_in_optimized(*spec);  // tiered compile: the optimized build, between launches
     last_launch_tasks.store(spec->num_tasks, std::memory_order_relaxed);
     std::optional<TorchProfilerRange> profiled;  // the launch under the kernel's name in torch.profiler
     if (torch_profiler_active()) profiled.emplace(name_);
@@ -648,6 +653,7 @@ class Launcher {
     auto kernel = nb::cast<std::shared_ptr<const CompiledKernel>>(compiled);
     attach_globals(entry, kernel->params);
     entry.entry = kernel->entry;
+    entry.upgrade = kernel->optimized;  // tiered compile: swapped in by launch() once loaded
     entry.num_tasks = kernel->num_tasks;
     entry.returns = kernel->returns;
     entry.assert_messages = &kernel->assert_messages;
@@ -737,7 +743,9 @@ void bind_launch(nb::module_& m) {
            nb::arg("compile_fn").none(), nb::arg("cpu_only") = false, nb::arg("result_fn").none() = nb::none())
       .def("set_globals", &Launcher::set_globals)
       .def("spec_of", &Launcher::spec_of, "The specialization (see compile_fn) that these arguments select.")
-      .def("clear", &Launcher::clear, "Drops every compiled specialization.");
+      .def("clear", &Launcher::clear, "Drops every compiled specialization.")
+      .def("_quick_builds", &Launcher::quick_builds,
+           "Tiered compile: how many specializations still run their quick build.");
 }
 
 }  // namespace qd::bindings

@@ -1,10 +1,14 @@
 // src/jit/compile_kernel.cpp: the public compile_kernel(): IR text -> passes -> C++ -> cached library.
+#include <atomic>
+#include <cstdlib>
+
 #include "codegen/codegen.h"
 #include "ir/ir_parser.h"
 #include "ir/ir_printer.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
 #include "jit/kernel_params.h"
+#include "jit/tiered_build.h"
 #include "passes/passes.h"
 #include "quadrants/jit.h"
 
@@ -23,13 +27,31 @@ int count_tasks(const ir::Kernel& kernel) {
   return tasks;
 }
 
+// The optimized build when the cache has it; else the quick build (cached or compiled now), with the optimized
+// one queued in the background.
+jit::LoadedLibrary load_tiered(const std::string& name, const std::string& source, bool fast_math,
+                               std::shared_ptr<OptimizedBuild>* optimized) {
+  jit::BuildOptions options{fast_math, true};
+  jit::LoadedLibrary lib = jit::load_cached(name, source, options);
+  if (lib.entry) return lib;
+  options.tier = jit::Tier::quick;
+  lib = jit::compile_and_load(name, source, options);
+  *optimized = jit::start_optimized_build(name, source, options);
+  return lib;
+}
+
+std::atomic<int> tiered_setting{-1};  // -1: not set by set_tiered_compile, so QD_TIERED_COMPILE decides
+
 }  // namespace
 
-std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text) {
+std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text, bool tiered) {
   ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
   codegen::GeneratedSource generated = codegen::generate_cpu_source(kernel);
   std::string source = jit::expand_embedded_includes(generated.source);
-  jit::LoadedLibrary lib = jit::compile_and_load(kernel.name, source, kernel.options.fast_math, true);
+  std::shared_ptr<OptimizedBuild> optimized;
+  jit::LoadedLibrary lib = tiered && jit::worth_tiering(source)
+                               ? load_tiered(kernel.name, source, kernel.options.fast_math, &optimized)
+                               : jit::compile_and_load(kernel.name, source, kernel.options.fast_math, true);
 
   auto out = std::make_shared<CompiledKernel>();
   out->name = kernel.name;
@@ -44,7 +66,19 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
   out->warnings = kernel.warnings;
   out->library = lib.handle;
   out->num_tasks = count_tasks(kernel);
+  out->optimized = std::move(optimized);
   return out;
+}
+
+bool wait_for_optimized_builds(double timeout_seconds) { return jit::wait_for_optimized_builds(timeout_seconds); }
+
+void set_tiered_compile(bool enabled) { tiered_setting.store(enabled ? 1 : 0); }
+
+bool tiered_compile_enabled() {
+  int setting = tiered_setting.load();
+  if (setting >= 0) return setting == 1;
+  const char* text = std::getenv("QD_TIERED_COMPILE");
+  return !(text && (std::string(text) == "0" || std::string(text) == "false" || std::string(text) == "False"));
 }
 
 std::string print_ir(const std::string& ir_text) { return ir::print_kernel(ir::parse_kernel(ir_text)); }

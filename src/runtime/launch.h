@@ -16,6 +16,7 @@
 namespace qd {
 
 struct CudaCompiledKernel;  // include/quadrants/cuda_jit.h
+struct OptimizedBuild;      // src/jit/tiered_build.h
 
 // Arguments are packed on the launching thread's stack (144 bytes each, so 72 KiB at most): as many
 // as upstream takes (its tests pass 512 ndarrays), without a heap allocation per launch.
@@ -28,10 +29,14 @@ uint64_t array_signature(const ArrayView& view, int element_ndim);
 // One compiled variant of a kernel; `keep` owns what keeps `entry` loaded.
 struct Specialization {
   std::vector<uint64_t> key;
-  QdKernelEntry entry = nullptr;
+  // entry, keep and upgrade change once, when tiered compile swaps the optimized build in (jit::swap_in_optimized,
+  // with launch_gate() held exclusively, so no kernel runs meanwhile); hence mutable in a table of const entries.
+  mutable QdKernelEntry entry = nullptr;
   std::vector<DtypeCode> returns;  // one QdArg of `ret` per entry
   const std::vector<std::string>* assert_messages = nullptr;  // owned by keep
-  std::shared_ptr<const void> keep;
+  mutable std::shared_ptr<const void> keep;
+  // Tiered compile: the optimized build that replaces `entry` once loaded; null when there is none (any more).
+  mutable std::shared_ptr<OptimizedBuild> upgrade;
   std::shared_ptr<const CudaCompiledKernel> cuda;  // set instead of entry on the CUDA target
   // Fields the variant was compiled against (appended after the arguments), and every argument's
   // name for error messages: both belong to the variant, since a field rebound to another dtype
@@ -57,6 +62,12 @@ class SpecializationTable {
   const Specialization* find(const uint64_t* key, int n) const;
   const Specialization& add(Specialization spec);
   void clear() { entries_.clear(); }
+  template <class Predicate>
+  int count_if(Predicate predicate) const {
+    int count = 0;
+    for (const auto& entry : entries_) count += predicate(*entry) ? 1 : 0;
+    return count;
+  }
 
  private:
   std::vector<std::unique_ptr<Specialization>> entries_;  // stable addresses
