@@ -18,12 +18,24 @@ the first setup of the worktree); docs/testing.md holds the last result table.
     python3 scripts/mutation_check.py --only cuda_float_atomic_sub_adds numpy_u16_as_i16
     python3 scripts/mutation_check.py --markdown out.md  # also write the result table
 
+Generated mutants (--generated N): scripts/mutation_generate.py makes every operator and comparison flip,
+off-by-one constant and dropped statement of the files matching --globs (default: the Python frontend, its
+type and name tables, and the C++ passes); a seeded sample of N, 60% Python and 40% C++, split evenly over
+the kinds, runs on fast slices (PYTHON_SLICE, CPP_FILTER; a second slice for what the first missed). Each
+result is appended to a JSON-lines file, so an interrupted run resumes; a mutant that does not build is
+reported apart and not counted. Run it in the background under nice: about 30-60 s per mutant on 2 cores.
+
+    nice -n 10 python3 scripts/mutation_check.py --worktree /tmp/wt-mut-gen --generated 220 --markdown out.md
+
 The worktree is created at the commit under test (default HEAD) with `git worktree add --detach` and
 set up with scripts/setup.sh (its own .venv and build, about 3 minutes) the first time; later runs
 check out the commit there again and rebuild incrementally. Commit tests before checking them.
 """
 import argparse
+import collections
+import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -32,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+import mutation_generate  # noqa: E402  (beside this script)
 RUNTIME = "src/codegen/runtime/qd_runtime.h"
 
 
@@ -72,7 +86,7 @@ MUTANTS = [
            "if (ours.bits == dtype.bits) return info.code;",
            ["tests/python/test_dtype_paths.py", "tests/python/test_dtype_values.py"],
            "interop: a DLPack dtype matched by width only (uint16 tensors become int16)"),
-    Mutant("signature_ignores_contiguity", "src/runtime/launch.cpp",
+    Mutant("signature_ignores_contiguity", "src/launch/signature.cpp",
            "(static_cast<uint64_t>(view.is_contiguous()) << 12)", "(static_cast<uint64_t>(1) << 12)",
            ["tests/python/test_dtype_paths.py", "-k", "strided"],
            "launcher: a strided array reuses the specialization compiled for contiguous ones"),
@@ -236,6 +250,176 @@ def apply(worktree, mutant):
     return text, ""
 
 
+# ---- generated mutants (mutation_generate.py): a stratified sample, each run on a fast test slice ----
+
+# Tier 1 runs for every mutant, tier 2 only for those tier 1 missed: a mutant is killed when either fails.
+# Python mutants need no build (the worktree's package is installed editable). C++ pass mutants rebuild the
+# C++ tests first (one file and two links) and run the pass, IR and codegen tests; tier 2 rebuilds the Python
+# module and runs the Python slice. Slices were chosen so that one mutant takes well under a minute here.
+# test_lang_errors first: it expects the default float type, which test_kernel_language leaves at f64.
+PYTHON_SLICE = ["tests/python/test_lang_errors.py", "tests/python/test_kernel_language.py",
+                "tests/python/test_static_extras.py", "tests/python/test_data_oriented.py",
+                "tests/python/test_struct_args.py", "tests/python/test_lang_ir.py",
+                "tests/python/test_type_and_arg_errors.py", "tests/python/test_python_functions_in_kernels.py",
+                "tests/python/test_matrix_values.py"]
+PYTHON_SLICE_TIER2 = ["tests/python/test_kernel_differential.py", "tests/python/test_kernel_language_extras.py",
+                      "tests/python/test_defined_semantics.py", "tests/python/test_containers.py"]
+CPP_FILTER = "CodegenCudaText*:CodegenText*:IrParser*:IrVerifier*:ConstEval*:PassesPipeline*:PassesText*:Jit.*"
+
+
+def sample_generated(count, seed, globs, worktree):
+    """A sample of `count` generated mutants: 60% Python, 40% C++, split evenly over the kinds of each."""
+    mutants = mutation_generate.generate(globs, worktree)
+    by_group = collections.defaultdict(list)
+    for m in mutants:
+        by_group[(m.language, m.kind)].append(m)
+    rng = random.Random(seed)
+    chosen = []
+    for language, share in (("python", 0.6), ("cpp", 0.4)):
+        groups = sorted(g for g in by_group if g[0] == language)
+        if not groups:
+            continue
+        quota = round(count * share)
+        for k, group in enumerate(groups):
+            take = quota // len(groups) + (1 if k < quota % len(groups) else 0)
+            chosen.extend(rng.sample(by_group[group], min(take, len(by_group[group]))))
+    return chosen, len(mutants)
+
+
+def nice(command):
+    return ["nice", "-n", "10", *command]
+
+
+def build_cpp_tests(worktree):
+    return run(nice(["cmake", "--build", "build/cpp", "--target", "qd_cpp_tests", "-j", "1"]), worktree, timeout=1800)
+
+
+def build_python_module(worktree):
+    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL="1")
+    return run(nice([str(worktree / ".venv" / "bin" / "python"), "-m", "pip", "install", "-q", "--no-build-isolation",
+                     "--no-deps", "-C", "cmake.define.QD_WERROR=ON", "-e", "."]), worktree, env=env, timeout=1800)
+
+
+def run_slice(worktree, tests, cache, timeout):
+    """(killed, detail) of one pytest slice; -x stops at the first failure, a timeout counts as a kill."""
+    python = str(worktree / ".venv" / "bin" / "python")
+    command = nice([python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-W", "ignore::RuntimeWarning",
+                    *tests])
+    code, out = run(command, worktree, env=test_env(worktree, "cpu", cache), timeout=timeout)
+    if code == 0:
+        return False, "passed"
+    failed = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    return True, "timeout" if code == 124 else (failed[0][:200] if failed else out.strip().splitlines()[-1][:200])
+
+
+def run_cpp_slice(worktree, cache, timeout):
+    binary = worktree / "build" / "cpp" / "qd_cpp_tests"
+    code, out = run(nice([str(binary), f"--gtest_filter={CPP_FILTER}", "--gtest_brief=1"]), worktree,
+                    env=test_env(worktree, "cpu", cache), timeout=timeout)
+    if code == 0:
+        return False, "passed"
+    failed = [line for line in out.splitlines() if "FAILED" in line]
+    return True, "timeout" if code == 124 else (failed[0][:200] if failed else out.strip().splitlines()[-1][:200])
+
+
+def judge_generated(worktree, mutant, cache, timeout):
+    """(verdict, tier, detail): killed / survived / stillborn (does not build: not counted)."""
+    if mutant.language == "cpp":
+        code, out = build_cpp_tests(worktree)
+        if code:
+            return "stillborn", 0, "does not build: " + next((l for l in out.splitlines() if "error" in l), "")[:160]
+        killed, detail = run_cpp_slice(worktree, cache, timeout)
+        if killed:
+            return "killed", 1, detail
+        code, out = build_python_module(worktree)
+        if code:
+            return "stillborn", 0, "the Python module does not build"
+        killed, detail = run_slice(worktree, PYTHON_SLICE, cache, timeout)
+        return ("killed", 2, detail) if killed else ("survived", 2, "C++ pass tests and the Python slice passed")
+    killed, detail = run_slice(worktree, PYTHON_SLICE, cache, timeout)
+    if killed:
+        return "killed", 1, detail
+    killed, detail = run_slice(worktree, PYTHON_SLICE_TIER2, cache, timeout)
+    return ("killed", 2, detail) if killed else ("survived", 2, "both Python slices passed")
+
+
+def run_generated(args, worktree, commit):
+    """Runs the sampled mutants, appending one JSON line per mutant to args.results (a rerun skips those done)."""
+    mutants, total = sample_generated(args.generated, args.seed, args.globs, worktree)
+    # Python first: a C++ mutant's file is restored after its run but rebuilt only by the next C++ mutant's build
+    # (or the one at the end), so no Python mutant may run on a library built from a mutated pass.
+    mutants.sort(key=lambda m: m.language != "python")
+    results_path = args.results or Path(tempfile.gettempdir()) / f"qd-mutants-{commit[:10]}-{args.seed}.jsonl"
+    done = {}
+    if results_path.exists():
+        for line in results_path.read_text().splitlines():
+            record = json.loads(line)
+            done[record["name"]] = record
+    print(f"{len(mutants)} of {total} generated mutants sampled (seed {args.seed}); results in {results_path}",
+          flush=True)
+    cache = tempfile.mkdtemp(prefix="qd-mut-cache-")  # content-addressed, so shared across mutants safely
+    if not args.skip_baseline:
+        for killed, detail in (run_slice(worktree, PYTHON_SLICE, cache, args.timeout),
+                               run_slice(worktree, PYTHON_SLICE_TIER2, cache, args.timeout),
+                               run_cpp_slice(worktree, cache, args.timeout)):
+            if killed:
+                sys.exit(f"baseline: a slice fails without any mutant: {detail}")
+    built_for = None  # the C++ file a rebuild last saw mutated (restored files need one rebuild too)
+    with open(results_path, "a") as results:
+        for m in mutants:
+            if m.name in done:
+                continue
+            path = worktree / m.path
+            original = path.read_text()
+            t0 = time.time()
+            try:
+                path.write_text(m.apply(original))
+            except ValueError as error:
+                record = dict(name=m.name, verdict="stale", detail=str(error))
+            else:
+                try:
+                    verdict, tier, detail = judge_generated(worktree, m, cache, args.timeout)
+                finally:
+                    path.write_text(original)
+                record = dict(name=m.name, verdict=verdict, tier=tier, detail=detail)
+                if m.language == "cpp":
+                    built_for = m.path
+            record.update(path=m.path, line=m.line, kind=m.kind, old=m.old, new=m.new, language=m.language,
+                          seconds=round(time.time() - t0, 1))
+            results.write(json.dumps(record) + "\n")
+            results.flush()
+            done[m.name] = record
+            print(f"{m.name}: {record['verdict']} ({record['seconds']:.0f} s) {m.describe()}", flush=True)
+    if built_for:
+        build_cpp_tests(worktree)
+        build_python_module(worktree)
+    report_generated([done[m.name] for m in mutants if m.name in done], args.markdown)
+
+
+def report_generated(records, markdown):
+    counts = collections.Counter(r["verdict"] for r in records)
+    judged = counts["killed"] + counts["survived"]
+    rate = 100.0 * counts["killed"] / judged if judged else 0.0
+    lines = [f"Generated mutants: {counts['killed']} killed / {judged} = {rate:.1f}% ({counts['stillborn']} did not "
+             f"build and {counts['stale']} were stale: not counted)", ""]
+    for language in ("python", "cpp"):
+        mine = [r for r in records if r["language"] == language and r["verdict"] in ("killed", "survived")]
+        if mine:
+            killed = sum(r["verdict"] == "killed" for r in mine)
+            by_kind = collections.Counter((r["kind"], r["verdict"]) for r in mine)
+            kinds = ", ".join(f"{k} {by_kind[(k, 'killed')]}/{by_kind[(k, 'killed')] + by_kind[(k, 'survived')]}"
+                              for k in sorted({r["kind"] for r in mine}))
+            lines.append(f"- {language}: {killed}/{len(mine)} killed ({kinds})")
+    lines += ["", "Survivors:", "", "| mutant | where | edit |", "| --- | --- | --- |"]
+    for r in records:
+        if r["verdict"] == "survived":
+            old, new = (t.strip().replace("\n", " ").replace("|", "\\|")[:70] for t in (r["old"], r["new"]))
+            lines.append(f"| {r['name']} | {r['path']}:{r['line']} | {r['kind']}: `{old}` -> `{new}` |")
+    print("\n".join(lines))
+    if markdown:
+        markdown.write_text("\n".join(lines) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worktree", default="/tmp/wt-mut", type=Path)
@@ -244,6 +428,13 @@ def main():
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--markdown", type=Path, help="also write the result table to this file")
     parser.add_argument("--skip-baseline", action="store_true", help="do not run the chosen tests unmutated first")
+    parser.add_argument("--generated", type=int, metavar="N",
+                        help="instead of the hand-picked mutants: a sample of N generated ones (mutation_generate.py)")
+    parser.add_argument("--globs", nargs="+", default=mutation_generate.DEFAULT_GLOBS,
+                        help="files to generate mutants of, relative to the repository root")
+    parser.add_argument("--seed", type=int, default=34, help="the sample's random seed")
+    parser.add_argument("--results", type=Path, help="JSON lines of the generated mutants' results (resumable)")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per test slice (a timeout is a kill)")
     args = parser.parse_args()
     mutants = [m for m in MUTANTS if not args.only or m.name in args.only]
     if args.list:
@@ -257,6 +448,9 @@ def main():
     code, out = build(worktree)
     if code:
         sys.exit(f"the unmutated build fails:\n{out[-4000:]}")
+    if args.generated:
+        run_generated(args, worktree, commit)
+        return 0
     if not args.skip_baseline:
         seen = set()
         for m in mutants:  # each distinct test set once

@@ -11,13 +11,21 @@ each chosen file runs in its own pytest process, one at a time, with QD_WANTED_A
 upstream's test_utils.test() parametrizes on the CPU only. A small pytest plugin streams each test's
 outcome to a file as it finishes, so a file that hangs or crashes keeps what it had: the test in flight
 is recorded as a timeout (or crash), the process is killed, and the file is resumed with the finished
-tests deselected. The table counts xfail as skipped and xpass as passed; a collection error counts as
-one error of the file.
+tests deselected. The table counts xfail as skipped and xpass as passed.
+
+A file that fails to import here collects no tests, so its tests are counted another way and each counts
+as an error: collected by upstream's own quadrants (--count-python, default build/genesis-ref-venv's
+Python with quadrants 1.3.3, when it exists), else counted statically from the file's AST (test functions
+times the lengths of their literal @pytest.mark.parametrize lists; a list it cannot read counts as one, and
+the count is marked approximate). The pass rate printed at the end is passed / all tests of the files run,
+skipped ones included, and names those files and how each failing file was counted.
 """
 import argparse
+import ast
 import collections
 import fnmatch
 import json
+import lzma
 import os
 import re
 import shutil
@@ -27,6 +35,7 @@ import tempfile
 import time
 
 DEFAULT_REPO = "/work/.mirror/Genesis-Embodied-AI+quadrants/repo"
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLUGIN_NAME = "_qd_upstream_outcomes"
 
 # The plugin runs inside the pytest process. It writes one JSON line per event and flushes each, so the
@@ -113,9 +122,16 @@ GPU_EXPANDED = "arch = [cuda if v is gpu else v for v in arch]; " + GPU_FILTER
 
 
 def export_tests(repo, destination, expand_gpu=False):
-    """Writes the snapshot's tests/ under destination (tests/python/..., tests/test_utils.py)."""
-    archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests"], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", destination], input=archive.stdout, check=True)
+    """Writes the snapshot's tests/ under destination (tests/python/..., tests/test_utils.py). repo is upstream's
+    git directory, or a tar of its tests/ (plain or xz), as the GPU bundle carries (scripts/gpu_bundle.sh)."""
+    if os.path.isfile(repo):
+        with open(repo, "rb") as f:
+            archive = f.read()
+        if archive.startswith(b"\xfd7zXZ\x00"):
+            archive = lzma.decompress(archive)
+    else:
+        archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", destination], input=archive, check=True)
     utils = os.path.join(destination, "tests", "test_utils.py")
     if expand_gpu and os.path.exists(utils):
         with open(utils) as f:
@@ -218,6 +234,123 @@ def run_file(root, name, args):
     return results
 
 
+def collection_failed(results):
+    """Whether a file's run collected none of its tests (it failed at import)."""
+    return bool(results) and all(r["when"] == "collect" for r in results.values())
+
+
+def count_with_python(root, name, python, arch):
+    """The number of tests pytest collects from the file under `python` (upstream's own quadrants), or None."""
+    env = dict(os.environ, QD_WANTED_ARCHS=arch, PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH=os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")]))
+    env.pop("QD_UPSTREAM_OUTCOMES", None)
+    try:
+        done = subprocess.run([python, "-m", "pytest", "--collect-only", "-q", "-p", PLUGIN_NAME, "-p",
+                               "no:cacheprovider", f"tests/python/{name}"], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return sum(1 for line in done.stdout.splitlines() if line.split("::")[0].endswith(f"/{name}") and "::" in line)
+
+
+def _parameter_count(node, constants):
+    """How many parameter sets a parametrize argvalues node holds, or None when that cannot be read statically."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("keys", "values",
+                                                                                                   "items")
+            and isinstance(node.func.value, ast.Name)):  # a dict: its literal keys plus NAME[key] = ... assignments
+        name = node.func.value.id
+        literal = constants.get(name)
+        if not isinstance(literal, ast.Dict):
+            return None
+        return len(literal.keys) + len(constants.get(("subscripts", name), ()))
+    if isinstance(node, ast.Name):
+        node = constants.get(node.id)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return len(node.elts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        try:
+            return len(range(*[ast.literal_eval(a) for a in node.args]))
+        except (ValueError, TypeError):
+            return None
+    return None
+
+
+def _is_parametrize(decorator):
+    return (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+            and decorator.func.attr == "parametrize")
+
+
+def count_statically(path):
+    """(tests, exact) of a test file from its AST: each test function (top level, under module-level if/try, or a
+    method of a Test* class) times its parametrize lists' lengths. upstream's test_utils.test() adds one parameter
+    set per wanted arch, one here. exact is False when some list could not be read (it counted as one)."""
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    constants, functions = {}, []
+
+    def visit(body, in_class=False):
+        for node in body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                constants[node.targets[0].id] = node.value
+            elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript)
+                  and isinstance(node.targets[0].value, ast.Name)):
+                keys = constants.setdefault(("subscripts", node.targets[0].value.id), set())
+                keys.add(ast.dump(node.targets[0].slice))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                functions.append(node)
+            elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not in_class:
+                visit(node.body, in_class=True)
+            elif isinstance(node, (ast.If, ast.Try)) and not in_class:
+                visit(node.body + node.orelse + [n for h in getattr(node, "handlers", []) for n in h.body])
+
+    visit(tree.body)
+    total, exact = 0, True
+    for function in functions:
+        count = 1
+        for decorator in function.decorator_list:
+            if _is_parametrize(decorator) and len(decorator.args) >= 2:
+                n = _parameter_count(decorator.args[1], constants)
+                exact = exact and n is not None
+                count *= 1 if n is None else n
+        total += count
+    return total, exact
+
+
+def import_failure_counts(root, per_file, python, arch):
+    """{file: (tests, how they were counted)} for the files that collected nothing here."""
+    counts = {}
+    for name, results in per_file.items():
+        if not collection_failed(results):
+            continue
+        n = count_with_python(root, name, python, arch) if python else None
+        if n:
+            counts[name] = (n, "collected by " + python)
+        else:
+            n, exact = count_statically(os.path.join(root, "tests", "python", name))
+            counts[name] = (n, "AST count" + ("" if exact else ", approximate: a parametrize list counted as 1"))
+    return counts
+
+
+def print_pass_rate(per_file, failed_imports):
+    """passed / all tests of the files run, a file that failed at import counting each of its tests as an error."""
+    passed = total = 0
+    for name, results in per_file.items():
+        if name in failed_imports:
+            total += failed_imports[name][0]
+        else:
+            total += len(results)
+            passed += sum(1 for r in results.values() if r["outcome"] == "passed")
+    rate = 100.0 * passed / total if total else 0.0
+    print(f"\nPass rate: {passed} / {total} = {rate:.1f}% (the denominator counts every test of the "
+          f"{len(per_file)} files run, skipped ones included)")
+    print("Files run: " + ", ".join(per_file))
+    for name, (n, how) in failed_imports.items():
+        print(f"  {name} failed at import: its {n} tests count as errors ({how})")
+    return passed, total
+
+
 def normalize(message):
     """A failure's first line with numbers, addresses and long quoted text blurred, to group causes
     (short quoted text is usually a name, as in "has no attribute 'x'", and tells causes apart)."""
@@ -228,19 +361,28 @@ def normalize(message):
     return message[:160]
 
 
-def print_table(per_file):
-    width = max([len("file"), len("TOTAL")] + [len(n) for n in per_file])
-    header = f"{'file':<{width}}  {'passed':>6} {'failed':>6} {'errors':>6} {'skipped':>7}"
+def print_table(per_file, failed_imports):
+    """Outcomes per file; a file that failed at import shows each of its counted tests as an error (marked *)."""
+    width = max([len("file"), len("TOTAL")] + [len(n) + 1 for n in per_file])
+    header = f"{'file':<{width}}  {'passed':>6} {'failed':>6} {'errors':>6} {'skipped':>7} {'tests':>6}"
     print(header)
     print("-" * len(header))
     total = collections.Counter()
     for name, results in per_file.items():
         counts = collections.Counter(r["outcome"] for r in results.values())
+        label = name
+        if name in failed_imports:
+            counts = collections.Counter(error=failed_imports[name][0])
+            label += "*"
+        counts["tests"] = sum(counts.values())
         total.update(counts)
-        print(f"{name:<{width}}  {counts['passed']:>6} {counts['failed']:>6} {counts['error']:>6} "
-              f"{counts['skipped']:>7}")
+        print(f"{label:<{width}}  {counts['passed']:>6} {counts['failed']:>6} {counts['error']:>6} "
+              f"{counts['skipped']:>7} {counts['tests']:>6}")
     print("-" * len(header))
-    print(f"{'TOTAL':<{width}}  {total['passed']:>6} {total['failed']:>6} {total['error']:>6} {total['skipped']:>7}")
+    print(f"{'TOTAL':<{width}}  {total['passed']:>6} {total['failed']:>6} {total['error']:>6} {total['skipped']:>7} "
+          f"{total['tests']:>6}")
+    if failed_imports:
+        print("* failed at import: its tests counted as below")
 
 
 def print_causes(per_file, top):
@@ -263,8 +405,12 @@ def main():
     parser.add_argument("--arch", default="cpu", help="QD_WANTED_ARCHS for upstream's test_utils (default cpu; "
                         "cuda runs its GPU tests, e.g. on the driver emulation: see scripts/run_tests.sh; arch=qd.gpu "
                         "tests then run on CUDA)")
-    parser.add_argument("--repo", default=DEFAULT_REPO, help="upstream's git directory (default: the mirror)")
+    parser.add_argument("--repo", default=DEFAULT_REPO, help="upstream's git directory (default: the mirror), or a "
+                        "tar of its tests/")
     parser.add_argument("--python", default=sys.executable, help="the interpreter with quadrants installed")
+    parser.add_argument("--count-python", default=os.path.join(REPO_ROOT, "build", "genesis-ref-venv", "bin", "python"),
+                        help="an interpreter with upstream's quadrants, to count the tests of files that fail to "
+                        "import here (default build/genesis-ref-venv's; without it they are counted from the AST)")
     parser.add_argument("--test-timeout", type=float, default=120, help="seconds one test may run (default 120)")
     parser.add_argument("--file-timeout", type=float, default=1800, help="seconds one file may run (default 1800)")
     parser.add_argument("--max-restarts", type=int, default=20, help="resumes per file after a hang or crash")
@@ -288,13 +434,20 @@ def main():
             print(f"[{time.time() - started:6.1f} s] {name}: " + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES),
                   flush=True)
         print()
-        print_table(per_file)
+        count_python = args.count_python if args.count_python and os.path.exists(args.count_python) else None
+        failed_imports = import_failure_counts(root, per_file, count_python, args.arch)
+        print_table(per_file, failed_imports)
+        passed, total = print_pass_rate(per_file, failed_imports)
         if args.causes:
             print_causes(per_file, args.causes)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({name: sorted(results.values(), key=lambda r: r["test"]) for name, results in
                            per_file.items()}, f, indent=1)
+            with open(os.path.splitext(args.json)[0] + ".summary.json", "w") as f:
+                json.dump({"passed": passed, "tests": total, "files": list(per_file),
+                           "failed_at_import": {n: {"tests": c, "counted": how} for n, (c, how) in
+                                                failed_imports.items()}}, f, indent=1)
     finally:
         if args.keep:
             print(f"\nkept {root}", file=sys.stderr)

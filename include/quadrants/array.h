@@ -43,9 +43,10 @@ ArrayView new_array_view(DtypeCode dtype, const std::vector<int64_t>& shape, con
 // (4,) has full shape (4, 3, 2)). Memory is shared: DLPack exports keep it alive past release().
 class Array {
  public:
-  // Zero-filled, 64-byte-aligned CPU storage.
+  // Zero-filled, 64-byte-aligned CPU storage. huge_pages: see allocate_host (for dense storage that will be
+  // written whole; not for sparse pools and lists, whose memory must follow their use page by page).
   static std::shared_ptr<Array> create(DtypeCode dtype, const std::vector<int64_t>& shape,
-                                       const std::vector<int64_t>& element_shape);
+                                       const std::vector<int64_t>& element_shape, bool huge_pages = false);
   // Wraps memory someone else owns; owner is released when the last user is gone.
   static std::shared_ptr<Array> wrap(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner);
   // The scalar array of one entry of every element (element_index: one index per element dim), sharing this
@@ -74,8 +75,12 @@ class Array {
   bool released_ = false;
 };
 
-// 64-byte-aligned host allocation, zero-filled; never returns null (throws std::bad_alloc).
-std::shared_ptr<void> allocate_host(size_t bytes);
+// 64-byte-aligned host allocation, zero-filled; never returns null (throws std::bad_alloc). Pages are
+// committed on first touch. huge_pages: from kHugePageBytes on, the memory is 2 MiB-aligned and advised
+// for transparent huge pages (as numpy does for its arrays from 4 MiB on): a 64 MiB copy out of it took
+// 9.7 instead of 11.6 ms of CPU, but a page touched commits 2 MiB.
+constexpr size_t kHugePageBytes = size_t{4} << 20;
+std::shared_ptr<void> allocate_host(size_t bytes, bool huge_pages = false);
 
 // Copies src into dst elementwise with dtype conversion. Shapes must be equal (dims of src may have
 // stride 0 to broadcast). Contiguous same-dtype copies are a memcpy, split over the thread pool when

@@ -52,19 +52,26 @@ struct CompiledKernel {
 // Parses, checks, types, simplifies, generates C++, compiles (or finds it in the cache) and loads.
 // Throws KernelUserError for errors in the kernel, ValueError for malformed IR text and
 // CompileError when the system compiler fails.
-// tiered: a kernel that is big enough (src/jit/tiered_build.h) and not in the cache is first compiled quickly and
-// returned at once with `optimized` set, while its optimized build compiles in the background (README,
-// QD_TIERED_COMPILE). Off by default here: a C++ program that keeps the CompiledKernel would keep the quick build.
-std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text, bool tiered = false);
+// tiered: a kernel of at least QD_TIERED_COMPILE_BYTES of C++ (src/jit/tiered_build.h) that is not in the cache
+// is first compiled quickly and returned at once with `optimized` set, while its optimized build compiles in the
+// background; a KernelLauncher swaps it in between two launches. Off by default here: launch_kernel and a C++
+// program that keeps `entry` would keep running the quick build.
+enum class TieredCompile {
+  off,    // every kernel compiles optimized at once
+  exact,  // kernels without fast_math, whose two builds give bit-identical results
+  all,    // fast_math kernels too: their results may change in the last bits when the optimized build comes in
+};
+std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text,
+                                                     TieredCompile tiered = TieredCompile::off);
 
 // Waits until the optimized builds of every tiered compile so far have loaded (or failed); false if
 // timeout_seconds (unless negative: no limit) passed first. Launchers switch to them at their next launch.
 bool wait_for_optimized_builds(double timeout_seconds = -1);
 
-// The process-wide default of tiered compile for the Python launcher (qd.init(tiered_compile=...), else
-// QD_TIERED_COMPILE, else on).
-void set_tiered_compile(bool enabled);
-bool tiered_compile_enabled();
+// The process-wide mode of tiered compile for the Python package's kernels: set_tiered_compile's, else
+// QD_TIERED_COMPILE's (0/off, 1/on/exact, all), else exact.
+void set_tiered_compile(TieredCompile mode);
+TieredCompile tiered_compile_setting();
 
 // Compiles a hand-written C++ kernel: `source` defines `name`, a function whose parameters are, in
 // order, qd::Ndarray<T, dims> for arrays and T for scalars (qd_cpp_kernel.h), returning `returns`

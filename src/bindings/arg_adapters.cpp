@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "bindings/cuda_launch.h"
 #include "quadrants/cuda.h"
 #include "quadrants/dlpack.h"
 #include "quadrants/errors.h"
 #include "quadrants/interop.h"
+#include "quadrants/launch.h"
 
 namespace nb = nanobind;
 

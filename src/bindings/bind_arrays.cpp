@@ -196,11 +196,13 @@ void bind_arrays(nb::module_& m) {
   nb::class_<Array>(m, "Array")
       .def_static("create",
                   [](const std::string& dtype, const std::vector<int64_t>& shape,
-                     const std::vector<int64_t>& element_shape) {
+                     const std::vector<int64_t>& element_shape, bool huge_pages) {
                     std::optional<DtypeCode> code = dtype_from_name(dtype);
                     if (!code) throw TypeError("Unknown dtype '" + dtype + "'.");
-                    return Array::create(*code, shape, element_shape);
-                  })
+                    return Array::create(*code, shape, element_shape, huge_pages);
+                  },
+                  nb::arg("dtype"), nb::arg("shape"), nb::arg("element_shape"), nb::arg("huge_pages") = false,
+                  "huge_pages: dense storage of 4 MiB or more in transparent huge pages (not for sparse pools)")
       .def_static("from_dlpack", &from_dlpack_capsule, "Takes ownership of a DLPack capsule.")
       .def_static("from_dlpack_producer", &from_dlpack_producer, nb::arg("obj").none(),
                   "Imports obj through obj.__dlpack__(); a CUDA producer orders its work before the legacy stream.")

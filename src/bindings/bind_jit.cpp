@@ -61,13 +61,29 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("warnings", [](const CompiledKernel& k) { return warning_tuples(k.warnings); });
 
   m.def(
-      "compile_kernel", [](const std::string& ir_text) { return compile_kernel(ir_text, tiered_compile_enabled()); },
+      "compile_kernel",
+      [](const std::string& ir_text) { return compile_kernel(ir_text, tiered_compile_setting()); },
       nb::arg("ir_text"),
-      "Compiles kernel IR text (docs/IR.md) to a loaded native kernel, through the disk cache; in two tiers "
-      "(a quick build now, the optimized one in the background) unless set_tiered_compile(False).");
-  m.def("set_tiered_compile", &set_tiered_compile, nb::arg("enabled"),
-        "qd.init(tiered_compile=...): whether big kernels missing from the cache first run a quick build.");
-  m.def("tiered_compile_enabled", &tiered_compile_enabled, "Whether tiered compile is on.");
+      "Compiles kernel IR text (docs/IR.md) to a loaded native kernel, through the disk cache; big kernels missing "
+      "from it in two tiers (a quick build now, the optimized one in the background) as set_tiered_compile says.");
+  m.def(
+      "set_tiered_compile",
+      [](const std::string& mode) {
+        if (mode == "off") return set_tiered_compile(TieredCompile::off);
+        if (mode == "exact") return set_tiered_compile(TieredCompile::exact);
+        if (mode == "all") return set_tiered_compile(TieredCompile::all);
+        throw nb::value_error(("set_tiered_compile(mode): expected 'off', 'exact' or 'all', but got '" + mode + "'.")
+                                  .c_str());
+      },
+      nb::arg("mode"),
+      "Tiered compile for this process: 'off', 'exact' (kernels without fast_math) or 'all' (QD_TIERED_COMPILE).");
+  m.def(
+      "tiered_compile",
+      [] {
+        TieredCompile mode = tiered_compile_setting();
+        return mode == TieredCompile::off ? "off" : mode == TieredCompile::exact ? "exact" : "all";
+      },
+      "Tiered compile's mode now: 'off', 'exact' or 'all'.");
   m.def(
       "wait_for_optimized_builds",
       [](double timeout) {

@@ -527,7 +527,7 @@ class SimdLanes {
 };
 
 bool simd_applies(const Kernel& kernel, const ParallelFor& loop) {
-  if (kernel.options.debug || loop.serialize || !loop.privatized.empty() || loop.vars.empty()) return false;
+  if (kernel.options.checks_bounds() || loop.serialize || !loop.privatized.empty() || loop.vars.empty()) return false;
   if (!lane_type(*loop.extents[0]->type)) return false;
   WhileFinder loops;
   loops.visit(loop.body);

@@ -4,7 +4,7 @@
 // How accumulators merge into their targets is each target's own (a chunk's atomic; a warp's).
 #include "codegen/array_uses.h"
 #include "codegen/cstyle_renderer.h"
-#include "ir/ir_printer.h"
+#include "ir/ir_equal.h"
 #include "quadrants/errors.h"
 
 namespace qd::codegen {
@@ -12,16 +12,6 @@ namespace qd::codegen {
 using namespace qd::ir;
 
 namespace {
-
-bool same_element(const ArrayRef& a, const ArrayRef& b) {
-  if (a.array != b.array) return false;
-  std::string x, y;
-  for (const Expr& i : a.indices) x += print_expr(i) + ";";
-  for (const Expr& i : a.element_indices) x += print_expr(i) + ";";
-  for (const Expr& i : b.indices) y += print_expr(i) + ";";
-  for (const Expr& i : b.element_indices) y += print_expr(i) + ";";
-  return x == y;
-}
 
 std::set<std::string> arrays_touched(const Block& body) {
   ArrayUses touched(true, false);  // loaded, stored or updated
@@ -61,7 +51,7 @@ std::string CStyleRenderer::accumulator_update(const Atomic& a) {
   std::string op(atomic_op_name(a.op)), value = "(" + type_name(*a.type) + ")(" + expr(a.value) + ")";
   for (const Accumulator& acc : accumulators_) {
     bool match = a.local ? acc.entry->kind == Privatized::Kind::local && acc.entry->local == *a.local
-                         : acc.entry->kind == Privatized::Kind::element && same_element(acc.entry->ref, a.ref);
+                         : acc.entry->kind == Privatized::Kind::element && same_ref(acc.entry->ref, a.ref);
     if (!match) continue;
     const std::string& name = acc.name;
     if (a.op == AtomicOp::min || a.op == AtomicOp::max) return name + " = qd_" + op + "(" + name + ", " + value + ")";

@@ -177,7 +177,8 @@ std::string CStyleRenderer::binary(const Binary& b) {
     case BinOp::mod: return wrap(t, "qd_mod(" + x + ", " + y + ")");
     case BinOp::raw_div: return wrap(t, "qd_raw_div(" + x + ", " + y + ")");
     case BinOp::raw_mod: return wrap(t, "qd_raw_mod(" + x + ", " + y + ")");
-    case BinOp::pow: return wrap(t, "qd_pow(" + x + ", " + y + ")");
+    case BinOp::pow:  // a float to an integer power squares and multiplies (qd_powi), as upstream
+      return wrap(t, (is_float(t) && !is_float(*b.b->type) ? "qd_powi(" : "qd_pow(") + x + ", " + y + ")");
     case BinOp::min: return wrap(t, "qd_min(" + x + ", " + y + ")");
     case BinOp::max: return wrap(t, "qd_max(" + x + ", " + y + ")");
     case BinOp::atan2: return wrap(t, "qd_atan2(" + x + ", " + y + ")");
@@ -226,7 +227,7 @@ std::string CStyleRenderer::cast(const Cast& c) {
 }
 
 // Release mode: contiguous arrays index from the shape, so the offset is affine in the innermost
-// index and loops vectorize; strided arrays use the strides. Debug mode checks every index. A
+// index and loops vectorize; strided arrays use the strides. Debug and bounds mode check every index. A
 // runtime element index is clamped into its element dim in release mode, so a wrong one reads
 // another entry of the same element instead of memory outside the array.
 std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
@@ -238,13 +239,13 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
     std::string value = "(int64_t)(" + expr(ref.element_indices[e]) + ")";
     if (constant) {
       value = std::to_string(*constant);
-    } else if (!kernel_.options.debug) {
+    } else if (!kernel_.options.checks_bounds()) {
       value = "qd_clamp_index(" + value + ", " + std::to_string(p.element_shape[e]) + ")";
     }
     index.push_back(value);
   }
   if (index.empty()) return "0";  // a 0-d array's one element: nothing to check
-  if (kernel_.options.debug) {
+  if (kernel_.options.checks_bounds()) {
     int k = param_index(kernel_, p.name);
     std::string list;
     for (size_t d = 0; d < index.size(); ++d) list += (d ? ", " : "") + index[d];
@@ -265,7 +266,7 @@ std::string CStyleRenderer::element_offset(const ArrayRef& ref) {
 
 // Through a volatile pointer, so neither the C++ compiler nor NVRTC reuses an earlier read or hoists it.
 std::string CStyleRenderer::volatile_load(const Load& l) {
-  std::string checked = kernel_.options.debug ? "qd_volatile_load_checked(" : "qd_volatile_load(";
+  std::string checked = kernel_.options.checks_bounds() ? "qd_volatile_load_checked(" : "qd_volatile_load(";
   return checked + "a_" + l.ref.array + ", " + element_offset(l.ref) + ")";
 }
 
@@ -286,7 +287,7 @@ std::string CStyleRenderer::atomic(const Atomic& a) {
     return "(__isLocal(" + target + ") ? " + plain + " : qd_atomic_" + op + "(" + target + ", " + operands + "))";
   }
   std::string target = a.local ? "&" + local_name(*a.local)
-                       : kernel_.options.debug ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"
+                       : kernel_.options.checks_bounds() ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"
                                                : "&" + element(a.ref);
   return "qd_atomic_" + op + "(" + target + ", " + operands + ")";
 }
@@ -315,7 +316,7 @@ std::string CStyleRenderer::expr(const Expr& e) {
     }
     case ExprKind::load: {
       const Load& l = *as<Load>(e);
-      if (kernel_.options.debug) return "qd_load_checked(a_" + l.ref.array + ", " + element_offset(l.ref) + ")";
+      if (kernel_.options.checks_bounds()) return "qd_load_checked(a_" + l.ref.array + ", " + element_offset(l.ref) + ")";
       return element(l.ref);
     }
     case ExprKind::shape: return "(" + type_name(*e->type) + ")" + extent_name(as<Shape>(e)->array, as<Shape>(e)->dim);
@@ -350,7 +351,7 @@ bool uses_ad_stack(const Kernel& kernel) {
 }
 
 CStyleRenderer::CStyleRenderer(const Kernel& kernel)
-    : kernel_(kernel), checks_errors_(kernel.options.debug || uses_ad_stack(kernel)) {
+    : kernel_(kernel), checks_errors_(kernel.options.checks_bounds() || uses_ad_stack(kernel)) {
   written_ = written_locals(kernel.body);
   for (const Function& f : kernel.functions) {
     std::set<std::string> names = written_locals(f.body);
@@ -373,7 +374,7 @@ void CStyleRenderer::bind_loop_var(const std::string& name, const Expr* begin, c
 }
 
 void CStyleRenderer::emit_error_check(const Stmt& s) {
-  if (!kernel_.options.debug) return;
+  if (!kernel_.options.checks_bounds()) return;
   AccessFinder finder;
   finder.visit(s);
   if (finder.found) emit_line("if (qd_error_raised(ctx)) " + error_return());
@@ -480,7 +481,7 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
     case StmtKind::assign: emit_line(local_name(as<Assign>(s)->name) + " = " + expr(as<Assign>(s)->value) + ";"); break;
     case StmtKind::store: {
       const Store& st = *as<Store>(s);
-      if (kernel_.options.debug) {
+      if (kernel_.options.checks_bounds()) {
         emit_line("{ const int64_t qd_o = " + element_offset(st.ref) + "; if (qd_o >= 0) a_" + st.ref.array +
                   "[qd_o] = " + expr(st.value) + "; }");
       } else {
@@ -495,7 +496,8 @@ void CStyleRenderer::emit_simple_stmt(const Stmt& s) {
       break;
     case StmtKind::call: emit_call(*as<Call>(s)); break;
     case StmtKind::assert_:
-      if (kernel_.options.debug) emit_assert(*as<Assert>(s));
+      // In bounds mode the frontend writes only its index checks as asserts; a kernel's own asserts only in debug.
+      if (kernel_.options.checks_bounds()) emit_assert(*as<Assert>(s));
       break;
     case StmtKind::print: emit_print(*as<Print>(s)); break;
     case StmtKind::ad_stack: {
@@ -623,7 +625,7 @@ void CStyleRenderer::emit_graph_do_while(const GraphDoWhile& loop) {
   ranges_.push();
   emit_top_level(loop.body);
   ranges_.pop();
-  if (kernel_.options.debug || checks_errors_) emit_line("if (qd_error_raised(ctx)) " + error_return());
+  if (checks_errors_) emit_line("if (qd_error_raised(ctx)) " + error_return());
   indent_ -= 2;
   emit_line("} while (*(volatile const int32_t*)a_" + loop.cond + " != 0);");
 }

@@ -31,10 +31,10 @@ const SimtStmt* CStyleRenderer::shared_decl(const std::string& name) {
 
 // Row-major over the constant extents. In release mode an index outside its extent is clamped into
 // it, so a wrong index reads or writes another element of the same shared array, never other memory;
-// in debug mode it is reported (error code 6, an IndexError) and the access does not happen.
+// in debug or bounds mode it is reported (error code 6, an IndexError) and the access does not happen.
 std::string CStyleRenderer::shared_offset(const std::string& name, const std::vector<Expr>& indices) {
   const SimtStmt& decl = *shared_decl(name);
-  if (kernel_.options.debug) {
+  if (kernel_.options.checks_bounds()) {
     auto [it, added] = shared_messages_.emplace(name, static_cast<int>(assert_messages_.size()));
     std::string shape, list, extents;
     for (size_t d = 0; d < decl.shape.size(); ++d) {
@@ -59,23 +59,23 @@ std::string CStyleRenderer::shared_offset(const std::string& name, const std::ve
 }
 
 std::string CStyleRenderer::simt(const Simt& e) {
-  bool debug = kernel_.options.debug;
+  bool checked = kernel_.options.checks_bounds();
   if (e.op == SimtOp::shared_load) {
     std::string offset = shared_offset(e.shared, e.args);
-    return debug ? "qd_load_checked(s_" + e.shared + ", " + offset + ")" : "s_" + e.shared + "[" + offset + "]";
+    return checked ? "qd_load_checked(s_" + e.shared + ", " + offset + ")" : "s_" + e.shared + "[" + offset + "]";
   }
   if (e.op != SimtOp::shared_atomic) return simt_op(e);
   std::vector<Expr> indices(e.args.begin(), e.args.end() - 1);
   std::string offset = shared_offset(e.shared, indices);
   std::string target =
-      debug ? "qd_checked_ptr(s_" + e.shared + ", " + offset + ")" : "&s_" + e.shared + "[" + offset + "]";
+      checked ? "qd_checked_ptr(s_" + e.shared + ", " + offset + ")" : "&s_" + e.shared + "[" + offset + "]";
   return "qd_atomic_" + std::string(atomic_op_name(e.atomic_op)) + "(" + target + ", " + expr(e.args.back()) + ")";
 }
 
 void CStyleRenderer::emit_shared_store(const SimtStmt& s) {
   std::vector<Expr> indices(s.args.begin(), s.args.end() - 1);
   std::string offset = shared_offset(s.shared, indices), value = expr(s.args.back());
-  if (kernel_.options.debug) {
+  if (kernel_.options.checks_bounds()) {
     return emit_line("{ const int64_t qd_o = " + offset + "; if (qd_o >= 0) s_" + s.shared + "[qd_o] = " + value +
                      "; }");
   }

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "ir/ir_printer.h"
+#include "ir/ir_equal.h"
 
 namespace qd::codegen {
 namespace {
@@ -120,15 +120,14 @@ void IntRanges::bind_offset(const std::string& var, const Expr& extent) {
   const Binary* top = difference && difference->op == BinOp::sub ? as<Binary>(difference->a) : nullptr;
   if (!top || top->op != BinOp::max || !extent->type) return;
   const Expr& begin = difference->b;
-  std::string begin_text = ir::print_expr(begin);
-  if (ir::print_expr(top->b) != begin_text) return;
+  if (!same_expr(top->b, begin)) return;
   // The begin must read the same value in the body: no memory, no assigned local.
   const Var* local = as<Var>(begin);
   bool invariant = begin->kind == ExprKind::constant || begin->kind == ExprKind::arg ||
                    begin->kind == ExprKind::shape || (local && lookup_bound(local->name));
   std::optional<IntRange> first = of(begin), stop = of(top->a);
   if (!invariant || !first || !stop) return;
-  scopes_.back().offsets[var] = Offset{begin_text, IntRange{first->lo, std::max(first->lo, stop->hi - 1)}};
+  scopes_.back().offsets[var] = Offset{begin, IntRange{first->lo, std::max(first->lo, stop->hi - 1)}};
   cache_.clear();
 }
 
@@ -141,7 +140,7 @@ std::optional<IntRange> IntRanges::offset_sum(const Expr& a, const Expr& b) {
       if (scope->names.count(v->name) && !scope->offsets.count(v->name)) break;  // shadowed
       auto found = scope->offsets.find(v->name);
       if (found != scope->offsets.end()) {
-        if (ir::print_expr(*y) == found->second.begin) return found->second.sum;
+        if (same_expr(*y, found->second.begin)) return found->second.sum;
         break;
       }
       if (scope->opaque) break;

@@ -63,7 +63,7 @@ class IntRanges {
   bool lookup_bound(const std::string& name) const;
 
   struct Offset {
-    std::string begin;  // the printed B
+    ir::Expr begin;  // B (compared structurally: ir/ir_equal.h)
     IntRange sum;       // the range of var + B
   };
 

@@ -490,11 +490,15 @@ struct SourceLine {
 struct KernelOptions {
   DtypeCode default_fp = DtypeCode::f32;
   DtypeCode default_ip = DtypeCode::i32;
-  bool debug = false;
+  bool debug = false;   // (debug 1), qd.init(debug=True): every run-time check (bounds, asserts, overflow)
+  bool bounds = false;  // (bounds 1), qd.init(check_out_of_bound=True): bounds checks only
   bool fast_math = false;
   std::string source_file;  // the Python file, for #line directives; empty when unknown
   int64_t ad_stack_size = 0;  // reverse_ad's stack capacity (qd.init(ad_stack_size=)); 0: kDefaultAdStackSize
   std::map<int, SourceLine> source_lines;  // by SourceLoc::line; the frontend writes them in debug mode only
+
+  // Array and shared-array indices are checked: in debug mode, which implies it as upstream, or bounds mode.
+  bool checks_bounds() const { return debug || bounds; }
 };
 // The AD stack capacity when qd.init(ad_stack_size=) is 0 (the default).
 constexpr int64_t kDefaultAdStackSize = 1024;

@@ -477,6 +477,7 @@ KernelOptions parse_options(const SExpr& e) {
     if (name == "default_fp") o.default_fp = parse_type(opt.items[1]);
     else if (name == "default_ip") o.default_ip = parse_type(opt.items[1]);
     else if (name == "debug") o.debug = parse_flag(opt.items[1]);
+    else if (name == "bounds") o.bounds = parse_flag(opt.items[1]);
     else if (name == "fast_math") o.fast_math = parse_flag(opt.items[1]);
     else if (name == "source_file" && opt.items[1].is_string) o.source_file = opt.items[1].atom;
     else if (name == "ad_stack_size") o.ad_stack_size = parse_int(opt.items[1]);

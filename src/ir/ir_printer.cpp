@@ -259,6 +259,7 @@ std::string print_kernel(const Kernel& k) {
   std::string out = "(kernel " + k.name + "\n  (options (default_fp " + type_text(o.default_fp) +
                     ") (default_ip " + type_text(o.default_ip) + ") (debug " + (o.debug ? "1" : "0") +
                     ") (fast_math " + (o.fast_math ? "1" : "0") + ")";
+  if (o.bounds) out += " (bounds 1)";
   if (!o.source_file.empty()) out += " (source_file " + quote(o.source_file) + ")";
   if (o.ad_stack_size != 0) out += " (ad_stack_size " + std::to_string(o.ad_stack_size) + ")";
   if (!o.source_lines.empty()) {

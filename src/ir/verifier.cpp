@@ -159,7 +159,9 @@ class Verifier {
   void binary(const Binary& b, const Expr& e) {
     expr(b.a), expr(b.b);
     if (stage_ != Stage::typed) return;
-    expect_type(b.b, b.a->type, "a binary operand");
+    // A float to an integer power keeps its integer exponent (infer_types); every other operator's operands agree.
+    bool integer_power = b.op == BinOp::pow && b.a->type && is_float(*b.a->type) && b.b->type && !is_float(*b.b->type);
+    if (!integer_power) expect_type(b.b, b.a->type, "a binary operand");
     expect_type(e, is_comparison(b.op) ? DtypeCode::i32 : *b.a->type, "a binary result");
   }
 

@@ -1,4 +1,6 @@
 // src/jit/compile_kernel_cuda.cpp: the public compile_kernel_cuda(): IR text -> passes -> CUDA C++ -> cached NVRTC image.
+#include <unistd.h>
+
 #include "codegen/cstyle_renderer.h"
 #include "codegen/cuda_renderer.h"
 #include "ir/ir_parser.h"
@@ -44,7 +46,11 @@ jit::NvrtcImage compile_cached(const std::string& name, const std::string& sourc
   if (cached) {
     std::optional<std::string> image = jit::read_verified(image_path, key);
     if (image && !image->empty()) return {{image->begin(), image->end()}, is_ptx};
-    jit::write_file_atomically(base + ".cu", source);
+    std::string error;
+    if (!jit::cache_writable() || !jit::try_write_file_atomically(base + ".cu", source, &error)) {
+      if (!error.empty()) jit::warn_cache_not_writable(jit::cache_dir(), error);
+      cached = false;  // NVRTC compiles in memory: a full or read-only cache only goes unused
+    }
   }
   jit::NvrtcImage image;
   try {
@@ -53,8 +59,8 @@ jit::NvrtcImage compile_cached(const std::string& name, const std::string& sourc
     if (!cached) throw;
     throw CompileError(std::string(e.what()) + "\nThe generated source is kept at " + base + ".cu.");
   }
-  if (cached && jit::cache_writable()) {
-    jit::store_entry(image_path, key, std::string(image.image.begin(), image.image.end()));
+  if (cached && !jit::store_entry(image_path, key, std::string(image.image.begin(), image.image.end()))) {
+    ::unlink((base + ".cu").c_str());
   }
   return image;
 }
@@ -83,7 +89,7 @@ std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string&
   out->warnings = kernel.warnings;
   out->param_written = std::move(generated.param_written);
   out->i32_extents = std::move(generated.i32_extents);
-  out->debug = kernel.options.debug || codegen::uses_ad_stack(kernel);
+  out->debug = kernel.options.checks_bounds() || codegen::uses_ad_stack(kernel);
   return out;
 }
 

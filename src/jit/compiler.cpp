@@ -69,23 +69,16 @@ std::string c_plus_plus_in_path() {
   return found;
 }
 
-// One word quoted so that split_command_words gives it back unchanged.
-std::string quote_word(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// $CXX when set; else `c++` when PATH has it; else the fallback (ziglang's clang, given by the Python
-// package); else "" (no compiler).
+// $CXX when set (command_from_cxx: a whole path when it names a file); else `c++` when PATH has it; else the
+// fallback (ziglang's clang, given by the Python package); else "" (no compiler).
 std::string compiler_command(bool* is_fallback) {
   *is_fallback = false;
   const char* cxx = std::getenv("CXX");
-  if (cxx && *cxx) return cxx;
+  if (cxx && *cxx) return command_from_cxx(cxx);
   if (!c_plus_plus_in_path().empty()) return "c++";
   std::lock_guard<std::mutex> lock(fallback_mutex);
   std::string command;
-  for (const std::string& word : fallback_command) command += (command.empty() ? "" : " ") + quote_word(word);
+  for (const std::string& word : fallback_command) command += (command.empty() ? "" : " ") + quote_command_word(word);
   *is_fallback = !command.empty();
   return command;
 }
@@ -134,7 +127,8 @@ std::string compiler_identity(const std::string& command, const std::string& dir
     std::vector<std::string> argv = split_command_words(command);
     argv.push_back("--version");
     run_program(argv, &identity);
-    if (!path.empty()) write_file_atomically(path, identity);
+    std::string error;  // not kept (a full or read-only cache): asked again by the next process
+    if (!path.empty()) try_write_file_atomically(path, identity, &error);
   }
   return known[command] = identity;
 }
@@ -180,10 +174,13 @@ bool has_options(const std::string& command) {
   return std::any_of(words.begin(), words.end(), [](const std::string& w) { return !w.empty() && w[0] == '-'; });
 }
 
-// The optimization level of a tier. The quick tier's is QUICK_LEVEL_PLACEHOLDER
+// The optimization level of a build. Optimized: -O3, or -O1 past large_kernel_bytes(). Quick (tiered compile's
+// first build): one step down, -O1, or -O0 past large_kernel_bytes(). Only the level differs between tiers, never a
+// floating-point flag, so without fast_math both round every operation alike (tests/python/test_tiered_compile.py).
 const char* optimization_level(Tier tier, size_t source_bytes) {
-  if (tier == Tier::quick) return "-O1";
-  return source_bytes > large_kernel_bytes() ? "-O1" : "-O3";
+  bool large = source_bytes > large_kernel_bytes();
+  if (tier == Tier::quick) return large ? "-O0" : "-O1";
+  return large ? "-O1" : "-O3";
 }
 
 std::vector<std::string> compile_flags(const BuildOptions& options, size_t source_bytes, const std::string& identity,
@@ -194,18 +191,21 @@ std::vector<std::string> compile_flags(const BuildOptions& options, size_t sourc
   // No -fwrapv: the generated code wraps the integer arithmetic that can overflow itself (NVRTC has no
   // such flag), and leaves the rest plain so that i32 index arithmetic can still be widened to 64-bit
   // addressing; -fwrapv made a 2D stencil 2.7x slower by stopping vectorization (int_ranges.h).
-  std::vector<std::string> flags = {optimization_level(options.tier, source_bytes),
-                                    "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions", "-fno-rtti",
-                                    "-pipe"};
+  std::vector<std::string> flags = {optimization_level(options.tier, source_bytes), "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
+                                    "-fno-rtti", "-pipe"};
   if (!libs->empty()) flags.push_back("-nostdlib");
   // Without fast_math a kernel rounds every operation as written (numpy's results, and the CUDA side's under
   // --fmad=false): GCC would otherwise fuse a * b + c into one FMA, with one rounding instead of two.
   if (!fast_math) flags.push_back("-ffp-contract=off");
+  // Always, since they change no result: kernels never read errno (so sqrt is an instruction and exp, log and
+  // pow calls are pure, free to be shared and hoisted) and never trap on floating-point exceptions.
+  flags.push_back("-fno-math-errno");
+  flags.push_back("-fno-trapping-math");
   // -ffast-math's parts, without its name: given -ffast-math, GCC < 13 links crtfastmath.o even
   // into shared libraries, which sets flush-to-zero for the whole process when the kernel loads.
   if (fast_math) {
-    for (const char* flag : {"-fno-math-errno", "-ffinite-math-only", "-fno-signed-zeros", "-fno-trapping-math",
-                             "-fassociative-math", "-freciprocal-math", "-fno-rounding-math", "-fcx-limited-range"}) {
+    for (const char* flag : {"-ffinite-math-only", "-fno-signed-zeros", "-fassociative-math", "-freciprocal-math",
+                             "-fno-rounding-math", "-fcx-limited-range"}) {
       flags.push_back(flag);
     }
   }
@@ -260,11 +260,20 @@ LoadedLibrary open_cached_library(const std::string& path, const std::string& ke
   if (!bytes) return {};
   LoadedLibrary from_memory = open_from_memory(*bytes, path);
   if (from_memory.entry) return from_memory;
-  std::string work = make_work_dir();
-  write_file_atomically(work + "/cached.so", *bytes);
+  std::string work = make_work_dir(), error;
+  if (!try_write_file_atomically(work + "/cached.so", *bytes, &error)) {  // the cache's disk is full
+    remove_tree(work);
+    work = make_work_dir(false);
+    write_file_atomically(work + "/cached.so", *bytes);
+  }
   LoadedLibrary lib = open_library(work + "/cached.so", path);
   remove_tree(work);
   return lib.entry ? lib : LoadedLibrary{};
+}
+
+// Where an entry lives, less its extension: DIR/NAME-KEY, or DIR/NAME-quick-KEY for a quick build.
+std::string entry_base(const std::string& dir, const std::string& kernel_name, Tier tier, const std::string& key) {
+  return dir + "/" + kernel_name + (tier == Tier::quick ? "-quick-" : "-") + key;
 }
 
 std::string cache_key(const std::string& identity, const std::vector<std::string>& flags,
@@ -274,11 +283,6 @@ std::string cache_key(const std::string& identity, const std::vector<std::string
   for (const std::string& flag : flags) key_parts.add(flag);
   for (const std::string& lib : libs) key_parts.add(lib);
   return key_parts.add(source).hex();
-}
-
-// Where an entry lives, less its extension: DIR/NAME-KEY, DIR/NAME-quick-KEY for a quick build.
-std::string entry_base(const std::string& dir, const std::string& kernel_name, Tier tier, const std::string& key) {
-  return dir + "/" + kernel_name + (tier == Tier::quick ? "-quick-" : "-") + key;
 }
 
 // With no compiler at all: the library cached for `source` under any compiler identity this cache
@@ -321,6 +325,55 @@ int compile_in_one_run(const std::string& command, const std::vector<std::string
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-x", "c++", source_path, "-o", library});
   return run_program(argv, output);
+}
+
+// Libraries this process has loaded, by kernel name and cache key. A load of a library that is loaded and still
+// in use (a template value that does not reach the generated code, the same kernel again after qd.reset())
+// shares it instead of mapping another copy: each copy takes a few memory mappings, and 10^5 specializations
+// of one kernel passed the kernel's limit of 65530 mappings per process. Entries of libraries unloaded since
+// are swept whenever the table has doubled.
+struct LoadedEntry {
+  std::weak_ptr<void> handle;
+  QdKernelEntry entry = nullptr;
+  std::string library_path, source_path;
+};
+std::mutex loaded_mutex;  // guards loaded_libraries()
+[[maybe_unused]] const int loaded_fork_handler =
+    pthread_atfork(nullptr, nullptr, [] { new (&loaded_mutex) std::mutex(); });
+
+std::map<std::string, LoadedEntry>& loaded_libraries() {
+  static std::map<std::string, LoadedEntry> table;
+  return table;
+}
+
+LoadedLibrary find_loaded(const std::string& id) {
+  std::lock_guard<std::mutex> lock(loaded_mutex);
+  auto found = loaded_libraries().find(id);
+  if (found == loaded_libraries().end()) return {};
+  LoadedLibrary lib;
+  lib.handle = found->second.handle.lock();
+  if (!lib.handle) {
+    loaded_libraries().erase(found);
+    return {};
+  }
+  lib.entry = found->second.entry;
+  lib.library_path = found->second.library_path;
+  lib.source_path = found->second.source_path;
+  return lib;
+}
+
+const LoadedLibrary& remember_loaded(const std::string& id, const LoadedLibrary& lib) {
+  std::lock_guard<std::mutex> lock(loaded_mutex);
+  static size_t sweep_at = 64;
+  auto& table = loaded_libraries();
+  table[id] = LoadedEntry{lib.handle, lib.entry, lib.library_path, lib.source_path};
+  if (table.size() >= sweep_at) {
+    for (auto it = table.begin(); it != table.end();) {
+      it = it->second.handle.expired() ? table.erase(it) : std::next(it);
+    }
+    sweep_at = std::max<size_t>(64, 2 * table.size());
+  }
+  return lib;
 }
 
 // The text generated kernels share after their first comment line: what a spare compiler reads in advance.
@@ -381,43 +434,51 @@ std::string without_pragma_once(const std::string& header) {
   return out;
 }
 
-// What one build of a source uses: the compiler, its flags, the cache key and where the entry lives ("" with the
-// cache off). An empty command: there is no compiler.
-struct BuildPlan {
-  std::string command;
-  bool is_fallback = false;
-  std::string identity;
-  std::vector<std::string> flags, libs;
-  std::string key, base;
-  bool cached = false;
+// One compile of a kernel, and where it happened.
+struct CompileRun {
+  std::string work, source_path, library_path;  // the work directory, and the source and library in it
+  bool built = false;     // the compiler succeeded and the library was read into `bytes`
+  bool in_cache = false;  // the work directory is in the cache directory
+  std::string bytes, output;  // the library, the compiler's output
+  std::string cache_failure;  // why the cache's directory was given up (in_cache false although asked)
 };
 
-// The cache key hashes: our version, the compiler's identity (`--version` text and binary
-// fingerprint), the flags (the tier's level among them), the host CPU and the generated source, which already holds
-// every kernel-specific input (captured values and specialization are baked into the IR, and the
-// runtime headers are inlined). Not hashed: the IR text itself (two IRs that generate the same
-// source share a library), the system headers behind <stdint.h>, the linker's version, and debug
-// switches that do not change the source (QD_DUMP_IR). The compile runs in a private work
-// directory, so no path it uses can be swapped under it; what it produced is what gets loaded.
-BuildPlan plan_build(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
-  BuildPlan plan;
-  plan.cached = disk_cache_enabled();
-  plan.command = compiler_command(&plan.is_fallback);
-  if (plan.command.empty()) return plan;
-  plan.identity = compiler_identity(plan.command, plan.cached ? cache_dir() : "");
-  BuildOptions effective = options;
-  effective.standalone = options.standalone && !has_options(plan.command);
-  plan.flags = compile_flags(effective, source.size(), plan.identity, &plan.libs);
-  plan.key = cache_key(plan.identity, plan.flags, plan.libs, source);
-  if (plan.cached) plan.base = entry_base(cache_dir(), kernel_name, options.tier, plan.key);
-  return plan;
-}
-
-LoadedLibrary load_planned(const BuildPlan& plan) {
-  if (!plan.cached) return {};
-  LoadedLibrary lib = open_cached_library(plan.base + ".so", plan.key);
-  if (lib.entry) lib.source_path = plan.base + ".cpp";
-  return lib;
+// Compiles `source` in a fresh work directory: in the cache directory when `in_cache` (so the kept source is
+// renamed into place), else a private one. When the cache's directory fails it (a write error there, or a
+// failed compile that directory_may_have_failed blames on it: disk full, made read-only or removed while the
+// compiler ran), the compile runs once more in a private directory, so that the kernel still runs.
+CompileRun compile_in_work_dir(const std::string& command, const std::vector<std::string>& flags,
+                               const std::vector<std::string>& libs, const std::string& kernel_name,
+                               const std::string& source, bool in_cache, bool use_spare) {
+  CompileRun run;
+  std::string failure;  // why the cache's directory was given up
+  for (;;) {
+    run = CompileRun{};
+    run.in_cache = in_cache;
+    run.cache_failure = failure;
+    run.work = make_work_dir(in_cache);
+    run.source_path = run.work + "/" + kernel_name + ".cpp";
+    run.library_path = run.work + "/" + kernel_name + ".so";
+    std::string error;
+    if (!try_write_file_atomically(run.source_path, source, &error)) {
+      remove_tree(run.work);
+      if (!in_cache) throw CompileError("Could not write a kernel's source to compile it (" + error + ").");
+      in_cache = false;
+      failure = error;
+      continue;
+    }
+    ++g_compiler_runs;
+    int status = libs.empty()
+                     ? compile_in_one_run(command, flags, run.source_path, run.library_path, &run.output)
+                     : compile_then_link(command, flags, libs, source, run.source_path, run.library_path, use_spare,
+                                         &run.output);
+    run.built = status == 0 && read_file(run.library_path, &run.bytes);
+    if (run.built || !in_cache || !directory_may_have_failed(run.work, run.output)) break;
+    remove_tree(run.work);
+    in_cache = false;
+    failure = "the compiler failed in it: " + run.output.substr(0, run.output.find('\n'));
+  }
+  return run;
 }
 
 }  // namespace
@@ -456,6 +517,52 @@ std::string expand_embedded_includes(const std::string& source) {
   return out;
 }
 
+namespace {
+
+// What one build of a source uses: the compiler, its flags, the cache key, and where its entry lives. An empty
+// command: there is no compiler.
+struct BuildPlan {
+  std::string command;
+  bool is_fallback = false;
+  std::vector<std::string> flags, libs;
+  std::string key, base, loaded_id;  // base: "" with the cache off
+  bool cached = false;
+};
+
+// The cache key hashes: our version, the compiler's identity (`--version` text and binary
+// fingerprint), the flags (the tier's optimization level among them), the host CPU and the generated source,
+// which already holds every kernel-specific input (captured values and specialization are baked into the IR, and
+// the runtime headers are inlined). Not hashed: the IR text itself (two IRs that generate the same
+// source share a library), the system headers behind <stdint.h>, the linker's version, and debug
+// switches that do not change the source (QD_DUMP_IR). The compile runs in a private work
+// directory, so no path it uses can be swapped under it; what it produced is what gets loaded.
+BuildPlan plan_build(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
+  BuildPlan plan;
+  plan.cached = disk_cache_enabled();
+  plan.command = compiler_command(&plan.is_fallback);
+  if (plan.command.empty()) return plan;
+  std::string identity = compiler_identity(plan.command, plan.cached ? cache_dir() : "");
+  BuildOptions effective = options;
+  effective.standalone = options.standalone && !has_options(plan.command);
+  plan.flags = compile_flags(effective, source.size(), identity, &plan.libs);
+  plan.key = cache_key(identity, plan.flags, plan.libs, source);
+  plan.loaded_id = kernel_name + "-" + plan.key;
+  if (plan.cached) plan.base = entry_base(cache_dir(), kernel_name, options.tier, plan.key);
+  return plan;
+}
+
+// The library of a plan that this process has loaded, else the disk cache's; empty on a miss.
+LoadedLibrary load_planned(const BuildPlan& plan) {
+  if (LoadedLibrary lib = find_loaded(plan.loaded_id); lib.entry) return lib;
+  if (!plan.cached) return {};
+  LoadedLibrary lib = open_cached_library(plan.base + ".so", plan.key);
+  if (!lib.entry) return {};
+  lib.source_path = plan.base + ".cpp";
+  return remember_loaded(plan.loaded_id, lib);
+}
+
+}  // namespace
+
 LoadedLibrary load_cached(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
   BuildPlan plan = plan_build(kernel_name, source, options);
   if (!plan.command.empty()) return load_planned(plan);
@@ -486,42 +593,41 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
                        "ziglang package ships), install g++ or clang (e.g. `apt-get install g++`), or set CXX to a " +
                        "C++17 compiler.");
   }
-  LoadedLibrary hit = load_planned(plan);
-  if (hit.entry) return hit;
+  if (LoadedLibrary hit = load_planned(plan); hit.entry) return hit;
   const std::vector<std::string>& flags = plan.flags;
   const std::vector<std::string>& libs = plan.libs;
   const std::string& base = plan.base;
   const std::string& key = plan.key;
+  const std::string& loaded_id = plan.loaded_id;
   cached = cached && cache_writable();  // read-only: entries were read above, new ones are not stored
-  std::string work = make_work_dir(cached), work_source = work + "/" + kernel_name + ".cpp";
-  std::string work_library = work + "/" + kernel_name + ".so";
-  write_file_atomically(work_source, source);
   if (plan.is_fallback) announce_fallback_compiler();
-  ++g_compiler_runs;
-  std::string output;
-  int status = libs.empty() ? compile_in_one_run(command, flags, work_source, work_library, &output)
-                            : compile_then_link(command, flags, libs, source, work_source, work_library,
-                                                !options.in_background, &output);
-  std::string kept_source = cached ? base + ".cpp" : work_source;
-  if (cached) std::rename(work_source.c_str(), kept_source.c_str());
-  std::string bytes;
-  if (status != 0 || !read_file(work_library, &bytes)) {
-    if (cached) remove_tree(work);
+  CompileRun run = compile_in_work_dir(command, flags, libs, kernel_name, source, cached, !options.in_background);
+  if (cached && !run.in_cache) {  // the cache's directory failed the compile (full, made read-only, removed)
+    warn_cache_not_writable(cache_dir(), run.cache_failure);
+    cached = false;
+  }
+  std::string kept_source = cached ? base + ".cpp" : run.source_path;
+  if (cached && std::rename(run.source_path.c_str(), kept_source.c_str()) != 0) kept_source = run.source_path;
+  if (!run.built) {
+    if (cached) remove_tree(run.work);
     std::string shown = command;
     for (const std::string& flag : flags) shown += " " + flag;
     for (const std::string& lib : libs) shown += " " + lib;
     throw CompileError("The C++ compiler failed on kernel '" + kernel_name + "' (command: " + shown +
-                       "); the generated source is kept at " + kept_source + ". Compiler output:\n" + output);
+                       "); the generated source is kept at " + kept_source + ". Compiler output:\n" + run.output);
   }
-  LoadedLibrary lib = open_library(work_library, cached ? base + ".so" : "");
+  // Loaded from the bytes just read, as a cached library is: no mapping pins the work directory's file (on
+  // NFS a removed mapped file leaves a .nfs* file behind, and the directory with it).
+  LoadedLibrary lib = open_from_memory(run.bytes, cached ? base + ".so" : "");
+  if (!lib.entry) lib = open_library(run.library_path, cached ? base + ".so" : "");
   std::string load_error = lib.handle ? "it has no " QD_KERNEL_ENTRY_SYMBOL " symbol" : std::string(::dlerror());
-  if (lib.entry && cached) store_entry(base + ".so", key, bytes);
-  remove_tree(work);  // the loaded library stays mapped after its file is gone
+  if (lib.entry && cached && !store_entry(base + ".so", key, run.bytes)) ::unlink(kept_source.c_str());
+  remove_tree(run.work);  // a library loaded from the file itself stays mapped once the file is gone
   if (!lib.entry) {
     throw CompileError("Could not load the compiled kernel '" + kernel_name + "': " + load_error + ".");
   }
   lib.source_path = kept_source;
-  return lib;
+  return remember_loaded(loaded_id, lib);
 }
 
 }  // namespace qd::jit

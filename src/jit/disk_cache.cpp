@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -141,11 +142,30 @@ void set_disk_cache_enabled(bool enabled) { g_disk_cache_enabled.store(enabled, 
 bool cache_writable() {
   std::string dir = cache_dir();
   if (::access(dir.c_str(), W_OK) == 0) return true;
+  warn_cache_not_writable(dir, std::strerror(errno));
+  return false;
+}
+
+void warn_cache_not_writable(const std::string& dir, const std::string& why) {
   std::lock_guard<std::mutex> lock(g_dirs_mutex);
   static std::set<std::string> warned;
   if (warned.insert(dir).second) {
     std::fprintf(stderr, "quadrants: warning: the kernel cache directory '%s' is not writable (%s); kernels found "
-                 "there are used, new ones are compiled without being cached.\n", dir.c_str(), std::strerror(errno));
+                 "there are used, new ones are compiled in a private directory without being cached.\n",
+                 dir.c_str(), why.c_str());
+  }
+}
+
+bool directory_may_have_failed(const std::string& work_dir, const std::string& output) {
+  struct statvfs fs {};
+  if (::statvfs(work_dir.c_str(), &fs) != 0 || (fs.f_flag & ST_RDONLY) || ::access(work_dir.c_str(), W_OK) != 0) {
+    return true;
+  }
+  // A compile writes an object and a library of about the source's size; below this, "full" is likely.
+  constexpr uint64_t kRoomNeeded = 16ull << 20;
+  if (static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < kRoomNeeded) return true;
+  for (int error : {ENOSPC, EROFS, EDQUOT, ENOENT}) {
+    if (output.find(std::strerror(error)) != std::string::npos) return true;
   }
   return false;
 }
@@ -199,10 +219,19 @@ std::optional<std::string> read_verified(const std::string& path, const std::str
   return bytes;
 }
 
-void store_entry(const std::string& path, const std::string& key, const std::string& bytes) {
-  write_file_atomically(path, bytes);
-  write_file_atomically(path + ".manifest", manifest_text(key, bytes));
+bool store_entry(const std::string& path, const std::string& key, const std::string& bytes) {
+  std::string error;
+  bool stored = try_write_file_atomically(path, bytes, &error);
+  if (stored && !try_write_file_atomically(path + ".manifest", manifest_text(key, bytes), &error)) {
+    ::unlink(path.c_str());
+    stored = false;
+  }
+  if (!stored) {
+    warn_cache_not_writable(path.substr(0, path.rfind('/')), error);
+    return false;
+  }
   evict_to_fit(path);
+  return true;
 }
 
 bool read_file(const std::string& path, std::string* out) {
@@ -223,15 +252,32 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
+bool try_write_file_atomically(const std::string& path, const std::string& text, std::string* error) {
   static std::atomic<int> counter{0};
   std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   bool ok = fd >= 0 && write_all(fd, text);
-  if (fd >= 0) ok = ::close(fd) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  int saved = errno;
+  if (fd >= 0 && ::close(fd) != 0 && ok) {  // a delayed write error (NFS, quotas) shows at close
+    ok = false;
+    saved = errno;
+  }
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ok = false;
+    saved = errno;
+  }
+  if (!ok) {
     ::unlink(tmp.c_str());
-    throw CompileError("Could not write '" + path + "'; check that the cache directory is writable.");
+    *error = "writing '" + path + "': " + std::strerror(saved);
+  }
+  return ok;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  std::string error;
+  if (!try_write_file_atomically(path, text, &error)) {
+    throw CompileError("Could not write a file of the kernel cache (" + error +
+                       "); check that the cache directory is writable and its disk not full.");
   }
 }
 

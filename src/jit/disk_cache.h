@@ -29,6 +29,15 @@ void set_disk_cache_enabled(bool enabled);
 // only read from.
 bool cache_writable();
 
+// Says once per cache directory (for the whole process, whatever failed first) that it could not be written:
+// `why` names what failed and the reason. Later failures there are silent: kernels still run, uncached.
+void warn_cache_not_writable(const std::string& dir, const std::string& why);
+
+// Whether a compile that failed in `work_dir` (a directory in the cache) may have failed because of that
+// directory rather than the source: it is gone or read-only, its file system is (nearly) full, or the
+// compiler's `output` names such an error. The compile is then retried in a private directory.
+bool directory_may_have_failed(const std::string& work_dir, const std::string& output);
+
 // A fresh private (0700) directory for one compile, in the cache directory when in_cache (so results
 // are renamed into place) or in $TMPDIR; the caller removes it with remove_tree.
 std::string make_work_dir(bool in_cache = true);
@@ -38,8 +47,11 @@ void remove_tree(const std::string& path);
 // use these bytes, never the path again, so what is used is what was verified.
 std::optional<std::string> read_verified(const std::string& path, const std::string& key);
 
-// Stores `bytes` as the entry at `path` for `key`: the file, then its manifest, each atomically.
-void store_entry(const std::string& path, const std::string& key, const std::string& bytes);
+// Stores `bytes` as the entry at `path` for `key`: the file, then its manifest, each atomically. When the
+// cache cannot take it (disk full, the directory made read-only or removed meanwhile), nothing of the entry
+// is left (a library without its manifest is never loaded, but it would take space), warn_cache_not_writable
+// says so once, and it returns false: the caller's kernel, already loaded from its own copy, still runs.
+bool store_entry(const std::string& path, const std::string& key, const std::string& bytes);
 
 // The size cap (src/jit/cache_eviction.cpp): after each store, when the entries' total size (estimated
 // from a log of stored sizes, listed exactly when the estimate passes the cap) passes
@@ -62,7 +74,10 @@ void remove_if_stale(const std::string& dir, const std::string& name);
 bool read_file(const std::string& path, std::string* out);
 // Writes all of `text` to `fd` (retrying interrupted and partial writes); false on an error.
 bool write_all(int fd, const std::string& text);
-// Readers see either no file or the whole file: write a temporary, then rename over.
+// Readers see either no file or the whole file: write a temporary, then rename over. Throws CompileError
+// (with the reason) when it cannot; try_write_file_atomically returns false and the reason in *error instead.
+// Either way no temporary is left behind.
 void write_file_atomically(const std::string& path, const std::string& text);
+bool try_write_file_atomically(const std::string& path, const std::string& text, std::string* error);
 
 }  // namespace qd::jit

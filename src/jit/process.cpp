@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,6 +113,18 @@ std::vector<std::string> split_command_words(const std::string& command) {
   }
   if (in_word) words.push_back(word);
   return words;
+}
+
+std::string quote_command_word(const std::string& word) {
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string command_from_cxx(const std::string& value) {
+  struct stat info {};
+  if (::stat(value.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) return value;
+  return quote_command_word(value);
 }
 
 StartedProgram start_program(const std::vector<std::string>& argv, int stdin_fd, std::string* output,

@@ -11,6 +11,14 @@ namespace qd::jit {
 // Throws ValueError for an unterminated quote.
 std::vector<std::string> split_command_words(const std::string& command);
 
+// One word quoted so that split_command_words gives it back unchanged.
+std::string quote_command_word(const std::string& word);
+
+// The compiler command for a $CXX value, as build tools read it: the value as one word (quoted for
+// split_command_words) when it names an existing file, so a path with blanks in it works; otherwise the
+// value itself, split later like a shell ("ccache g++", "'/opt/my tools/g++' -O2").
+std::string command_from_cxx(const std::string& value);
+
 // Runs argv[0] (searched in PATH) with argv; returns its exit status (-1 when it could not be
 // started, 128 + N when killed by signal N) and appends its stdout and stderr to *output.
 int run_program(const std::vector<std::string>& argv, std::string* output);

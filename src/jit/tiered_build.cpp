@@ -16,13 +16,11 @@
 #include <exception>
 #include <mutex>
 #include <new>
-#include <shared_mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "jit/process.h"
-#include "runtime/launch.h"
 
 namespace qd::jit {
 namespace {
@@ -206,30 +204,14 @@ int optimized_builds_pending() {
   return static_cast<int>(pool.queue.size() + pool.running.size());
 }
 
-void swap_in_optimized(const Specialization& spec) {
-  const OptimizedBuild& build = *spec.upgrade;
+int poll_optimized_build(const OptimizedBuild& build) {
   int state = build.state.load(std::memory_order_acquire);
-  if (state == OptimizedBuild::kPending) {
-    if (lost_workers_flag.load(std::memory_order_relaxed)) {
-      std::lock_guard<std::mutex> lock(pool.mutex);
-      if (pool.lost_workers) add_workers_locked();
-      pool.changed.notify_all();
-    }
-    return;
+  if (state == OptimizedBuild::kPending && lost_workers_flag.load(std::memory_order_relaxed)) {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    if (pool.lost_workers) add_workers_locked();
+    pool.changed.notify_all();
   }
-  if (state == OptimizedBuild::kReady) {
-    // No kernel runs anywhere while this is held, so no thread reads spec.entry or runs the quick code; a kernel
-    // running in another thread defers the swap to a later launch.
-    std::unique_lock<std::shared_mutex> no_kernel_running(launch_gate(), std::try_to_lock);
-    if (!no_kernel_running.owns_lock()) return;
-    spec.entry = build.entry;
-    // The quick build's owner stays (its assert messages are the ones spec points at, and it keeps the quick
-    // library loaded), now beside the optimized library.
-    using Both = std::pair<std::shared_ptr<const void>, std::shared_ptr<void>>;
-    auto both = std::make_shared<Both>(spec.keep, build.library);
-    spec.keep = std::shared_ptr<const void>(both, both.get());
-  }
-  spec.upgrade.reset();
+  return state;
 }
 
 }  // namespace qd::jit

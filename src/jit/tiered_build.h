@@ -1,13 +1,16 @@
 // src/jit/tiered_build.h: tiered compile: a kernel missing from the disk cache first runs a quick build, while its
 // optimized build compiles in the background and replaces it between two launches.
 //
-// The quick build (compiler.cpp's Tier::quick) compiles several times faster than the optimized one; the
-// optimized build is what every kernel ran before tiers existed (same flags, same cache entry). Background builds
-// run on worker threads, one per core the program leaves idle (at most kMaxWorkers), whose compilers run at a
-// lower priority (nice +kBackgroundNice), so the program and its foreground compiles go first. A launcher holds
-// the kernel's OptimizedBuild and calls swap_in_optimized() before each launch: once the build has loaded, and
-// while no kernel runs in any thread, the specialization's entry becomes the optimized one. The quick library
-// stays loaded as long as the specialization lives, so nothing can run code that was unloaded.
+// The quick build (compiler.cpp's Tier::quick: -O1, or -O0 for sources past QD_LARGE_KERNEL_BYTES) compiles
+// several times faster than the optimized one; the optimized build is what every kernel ran before tiers existed
+// (same flags, same cache entry). Only the optimization level differs, so kernels without fast_math give
+// bit-identical results in both; fast_math kernels are tiered only under TieredCompile::all. CUDA kernels (NVRTC)
+// are never tiered. Background builds run on worker threads, one per core the program leaves idle (at most
+// kMaxWorkers), whose compilers run at a lower priority (nice +kBackgroundNice), so the program and its
+// foreground compiles go first. A KernelLauncher keeps the kernel's OptimizedBuild in its variant and calls
+// swap_in_optimized() (src/launch/tier_swap.cpp) before each launch: once the build has loaded, and while no kernel
+// runs in any thread, the variant's entry becomes the optimized one. The quick library stays loaded as long as
+// the variant lives, so nothing can run code that was unloaded.
 //
 // Stored in the disk cache: the quick build (NAME-quick-KEY.so), so that a process started before the optimized
 // build finished starts at once too, and the optimized one (NAME-KEY.so), after which the quick entry is removed.
@@ -25,8 +28,6 @@
 #include "quadrants/kernel_abi.h"
 
 namespace qd {
-
-struct Specialization;  // src/runtime/launch.h
 
 // The optimized build of one kernel (include/quadrants/jit.h holds it by pointer in CompiledKernel::optimized).
 // Written by one background worker, read by launchers: entry and library are set before state becomes kReady
@@ -61,12 +62,9 @@ bool wait_for_optimized_builds(double timeout_seconds);
 // Builds queued or running (for tests and qd's introspection).
 int optimized_builds_pending();
 
-// The launcher's hook, called before a launch on the specialization it selected while spec.upgrade is set: when
-// the optimized build has loaded and no kernel runs in any thread (launch_gate() free), points spec.entry at it,
-// keeps its library with spec.keep and clears spec.upgrade; when the build failed, clears spec.upgrade. Otherwise
-// (the usual case until the build is done) one atomic load. The caller holds whatever serializes its launches of
-// this specialization (the GIL for Python's launcher).
-void swap_in_optimized(const Specialization& spec);
+// The build's state (OptimizedBuild::State), for a launcher deciding whether to swap: one atomic load, except in a
+// forked child whose parent's workers were lost, where the first poll starts workers of its own.
+int poll_optimized_build(const OptimizedBuild& build);
 
 }  // namespace jit
 }  // namespace qd

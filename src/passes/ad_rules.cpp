@@ -45,12 +45,12 @@ constexpr BinaryRow kBinaryRules[] = {
     {BinOp::truediv, [](R x) { return Contributions{div(x.seed, x.b), neg(div(mul(x.seed, x.result), x.b))}; }},
     // raw_div of floats is true division; of integers, nothing is differentiated.
     {BinOp::raw_div, [](R x) { return Contributions{div(x.seed, x.b), neg(div(mul(x.seed, x.result), x.b))}; }},
-    // d a^b = b a^(b-1) da + log(a) a^b db
+    // d a^b = b a^(b-1) da + log(a) a^b db; an integer exponent (a float to an integer power) is used as a float
     {BinOp::pow,
      [](R x) {
-       Expr a_to_b_minus_1 = arith(BinOp::pow, x.a, sub(x.b, one(x)));
-       return Contributions{mul(x.seed, mul(x.b, a_to_b_minus_1)),
-                            mul(x.seed, mul(unary(UnOp::log, x.a), x.result))};
+       Expr b = x.b->type == x.type ? x.b : Expr(Cast::make(x.type, x.b));
+       Expr a_to_b_minus_1 = arith(BinOp::pow, x.a, sub(b, one(x)));
+       return Contributions{mul(x.seed, mul(b, a_to_b_minus_1)), mul(x.seed, mul(unary(UnOp::log, x.a), x.result))};
      }},
     {BinOp::min,
      [](R x) {

@@ -366,13 +366,16 @@ Expr TypeInference::visit_binary(const Binary& b, const Expr& self) {
     fail("unsupported operand type(s) for '" + std::string(python_symbol(b.op)) + "': " + type_name(tx) + " and " +
          type_name(ty) + "; operator '" + std::string(binop_name(b.op)) + "' needs integer operands.");
   }
-  // Shifts compute in the left operand's type, as upstream (u8 << i32 is u8); other operators promote.
+  // Shifts compute in the left operand's type, as upstream (u8 << i32 is u8); other operators promote. A float
+  // to an integer power keeps its integer exponent: it is computed by squaring, as upstream does (docs/IR.md).
   bool shift = b.op == BinOp::shl || b.op == BinOp::shr || b.op == BinOp::lshr;
-  DtypeCode t = shift ? tx : promote(tx, ty);
+  bool integer_power = b.op == BinOp::pow && is_float(tx) && !is_float(ty);
+  DtypeCode t = shift || integer_power ? tx : promote(tx, ty);
   // Dividing two integers, or atan2 of them, computes in the default float type.
   if ((b.op == BinOp::truediv || b.op == BinOp::atan2) && !is_float(t)) t = options_.default_fp;
   if (b.op == BinOp::rand_bits) t = DtypeCode::u64;  // a 64-bit key and counter give 64 random bits
-  x = cast_to(x, t), y = cast_to(y, t);
+  x = cast_to(x, t);
+  if (!integer_power) y = cast_to(y, t);
   DtypeCode result = gives_i32(b.op) ? DtypeCode::i32 : t;
   if (x == b.a && y == b.b && b.type == result) return self;
   return Binary::make(b.op, x, y, result);

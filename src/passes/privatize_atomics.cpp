@@ -20,7 +20,7 @@
 #include <set>
 
 #include "ir/ir_mutator.h"
-#include "ir/ir_printer.h"
+#include "ir/ir_equal.h"
 #include "ir/scopes.h"
 #include "passes/passes.h"
 
@@ -143,7 +143,14 @@ struct TargetUse {
   bool ok = true;
   std::optional<AtomicOp> op;
   bool invariant = true;                     // every update's indices are loop-invariant
-  std::map<std::string, ArrayRef> elements;  // the distinct invariant elements, by printed indices
+  std::vector<ArrayRef> elements;            // the distinct invariant elements (ir_equal.h), first seen first
+
+  void add_element(const ArrayRef& ref) {
+    for (const ArrayRef& seen : elements) {
+      if (same_ref(seen, ref)) return;
+    }
+    elements.push_back(ref);
+  }
 };
 
 class UseCollector : public IRVisitor {
@@ -171,13 +178,6 @@ class UseCollector : public IRVisitor {
 
  private:
   static std::string key(const Atomic& a) { return a.local ? "v:" + *a.local : "a:" + a.ref.array; }
-  static std::string indices_text(const ArrayRef& ref) {
-    std::string text;
-    for (const std::vector<Expr>* list : {&ref.indices, &ref.element_indices}) {
-      for (const Expr& i : *list) text += print_expr(i) + ";";
-    }
-    return text;
-  }
   void visit_eval(const Eval& s) override {
     const Atomic* a = as<Atomic>(s.value);
     if (!a) return IRVisitor::visit_eval(s);
@@ -192,7 +192,7 @@ class UseCollector : public IRVisitor {
         for (const Expr& i : *list) invariant_ref = invariant_ref && invariant(i);
       }
       use.invariant = use.invariant && invariant_ref;
-      if (invariant_ref) use.elements.emplace(indices_text(a->ref), a->ref);
+      if (invariant_ref) use.add_element(a->ref);
       visit_ref(a->ref);
     }
     visit(a->value);
@@ -267,7 +267,7 @@ std::vector<Privatized> privatized_targets(const Kernel& kernel, const ParallelF
     const Param* p = kernel.find_param(name);
     if (!p || !p->writable) continue;
     if (use.invariant) {
-      for (const auto& [text, ref] : use.elements) out.push_back({Privatized::Kind::element, *use.op, "", ref});
+      for (const ArrayRef& ref : use.elements) out.push_back({Privatized::Kind::element, *use.op, "", ref});
     } else if (p->contiguous) {
       out.push_back({Privatized::Kind::array, *use.op, "", {name, {}, {}}});
     }
@@ -306,7 +306,7 @@ Kernel privatize_atomics(const Kernel& kernel) {
     PlainLocalAtomics in_function(f);
     f.body = in_function.mutate(f.body);
   }
-  if (kernel.options.debug) return out;  // bounds checks need every access on the real array
+  if (kernel.options.checks_bounds()) return out;  // bounds checks need every access on the real array
   std::set<std::string> kernel_locals;  // declared so far in the kernel body
   out.body = privatize_top_level(out, out.body, kernel_locals);
   return out;

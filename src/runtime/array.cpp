@@ -1,8 +1,12 @@
 // src/runtime/array.cpp: Array storage, views, host allocation and index checks.
 #include "quadrants/array.h"
 
+#include <sys/mman.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -47,7 +51,29 @@ void fill_contiguous_strides(ArrayView& view) {
   }
 }
 
-std::shared_ptr<void> allocate_host(size_t bytes) {
+// Large storage in transparent huge pages: an anonymous mapping (zero-filled, committed on touch) trimmed to
+// 2 MiB alignment and advised MADV_HUGEPAGE. Null where mmap fails; a refused advice only costs the speed.
+static std::shared_ptr<void> map_huge_pages(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  size_t length = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* raw = ::mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  auto start = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = (start + kHuge - 1) & ~uintptr_t(kHuge - 1);
+  if (aligned > start) ::munmap(raw, aligned - start);  // the unaligned head and tail are given back
+  if (uintptr_t tail = start + length + kHuge - (aligned + length)) {
+    ::munmap(reinterpret_cast<void*>(aligned + length), tail);
+  }
+#ifdef MADV_HUGEPAGE
+  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
+#endif
+  return std::shared_ptr<void>(reinterpret_cast<void*>(aligned), [length](void* p) { ::munmap(p, length); });
+}
+
+std::shared_ptr<void> allocate_host(size_t bytes, bool huge_pages) {
+  if (huge_pages && bytes >= kHugePageBytes) {
+    if (std::shared_ptr<void> mapped = map_huge_pages(bytes)) return mapped;
+  }
   // calloc hands large requests fresh zero pages from mmap without touching them, where
   // aligned_alloc + memset would write every page once before the user's first write. calloc only
   // promises 16-byte alignment, so allocate 64 more bytes and align inside the block.
@@ -89,10 +115,10 @@ ArrayView new_array_view(DtypeCode dtype, const std::vector<int64_t>& shape, con
 }
 
 std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>& shape,
-                                     const std::vector<int64_t>& element_shape) {
+                                     const std::vector<int64_t>& element_shape, bool huge_pages) {
   size_t bytes = 0;
   ArrayView view = new_array_view(dtype, shape, element_shape, &bytes);
-  std::shared_ptr<void> owner = allocate_host(bytes);
+  std::shared_ptr<void> owner = allocate_host(bytes, huge_pages);
   view.data = owner.get();
   return std::shared_ptr<Array>(new Array(view, static_cast<int>(element_shape.size()), std::move(owner)));
 }

@@ -1,11 +1,16 @@
 // tests/cpp/test_jit_disk_cache.cpp: SHA-256 vectors, compiler-command splitting, verified cache entries.
 #include <gtest/gtest.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "jit/disk_cache.h"
 #include "jit/process.h"
@@ -44,6 +49,24 @@ TEST(CompilerCommand, SplitsLikeAShellWithoutExpanding) {
   EXPECT_EQ(split_command_words("c++ $(rm -rf /) ;ls"), (Words{"c++", "$(rm", "-rf", "/)", ";ls"}));
   EXPECT_EQ(split_command_words("a\\ b \"q\\\"\""), (Words{"a b", "q\""}));
   EXPECT_THROW(split_command_words("c++ 'open"), ValueError);
+}
+
+TEST(CompilerCommand, CxxNamingAFileIsOneWordEvenWithBlanksOrQuotes) {
+  using Words = std::vector<std::string>;
+  char pattern[] = "/tmp/qd-cxx-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  std::string dir = std::string(pattern) + "/with space 'and quote'";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::string compiler = dir + "/g++";
+  std::ofstream(compiler) << "#!/bin/sh\n";
+  EXPECT_EQ(split_command_words(command_from_cxx(compiler)), Words{compiler});
+  // Not a file: a command line, split as a shell would (a launcher and options, or a quoted path).
+  EXPECT_EQ(split_command_words(command_from_cxx("ccache g++ -O2")), (Words{"ccache", "g++", "-O2"}));
+  EXPECT_EQ(split_command_words(command_from_cxx("\"" + dir + "/g++\" -DX")), (Words{dir + "/g++", "-DX"}));
+  EXPECT_EQ(split_command_words(command_from_cxx(dir)), (Words{std::string(pattern) + "/with", "space", "and quote"}));
+  ::unlink(compiler.c_str());
+  ::rmdir(dir.c_str());
+  ::rmdir(pattern);
 }
 
 TEST(RunProgram, ReturnsStatusAndOutputWithoutAShell) {
@@ -94,6 +117,56 @@ TEST_F(DiskCacheEntry, FilesOthersCanWriteAreNotTrusted) {
   ::chmod(path_.c_str(), 0600);
   ::chmod((path_ + ".manifest").c_str(), 0620);
   EXPECT_EQ(read_verified(path_, "key1"), std::nullopt);
+}
+
+// The temporaries and entry files left in `dir` (anything but the directory's own entries).
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* listing = ::opendir(dir.c_str())) {
+    while (const dirent* entry = ::readdir(listing)) {
+      std::string name = entry->d_name;
+      if (name != "." && name != ".." && name != "usage.log") names.push_back(name);
+    }
+    ::closedir(listing);
+  }
+  return names;
+}
+
+TEST_F(DiskCacheEntry, AWriteThatRunsOutOfSpaceLeavesNothingAndDoesNotThrow) {
+  // A file size limit in a child process: the library's write fails part way (EFBIG, as ENOSPC would).
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    bool stored = store_entry(path_, "key1", std::string(3 * 4096, 'x'));
+    bool left_nothing = files_in(dir_).empty();
+    ::_exit(!stored && left_nothing && !read_verified(path_, "key1") ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_TRUE(files_in(dir_).empty());
+  EXPECT_TRUE(store_entry(path_, "key1", std::string(3 * 4096, 'x')));  // with room, the same store works
+  EXPECT_EQ(read_verified(path_, "key1"), std::optional<std::string>(std::string(3 * 4096, 'x')));
+}
+
+TEST_F(DiskCacheEntry, ALibraryWhoseManifestCannotBeWrittenIsRemoved) {
+  ASSERT_EQ(::mkdir((path_ + ".manifest").c_str(), 0700), 0);  // the manifest's rename into place fails
+  EXPECT_FALSE(store_entry(path_, "key1", "library bytes"));
+  EXPECT_EQ(files_in(dir_), std::vector<std::string>{"kernel-key.so.manifest"});  // only the obstacle
+  EXPECT_EQ(read_verified(path_, "key1"), std::nullopt);
+}
+
+TEST_F(DiskCacheEntry, AStoreIntoARemovedDirectoryFailsQuietly) {
+  ASSERT_EQ(::rmdir(dir_.c_str()), 0);
+  EXPECT_FALSE(store_entry(path_, "key1", "library bytes"));
+  std::string error;
+  EXPECT_FALSE(try_write_file_atomically(path_, "x", &error));
+  EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
+  EXPECT_THROW(write_file_atomically(path_, "x"), CompileError);
+  ::mkdir(dir_.c_str(), 0700);  // for TearDown
 }
 
 }  // namespace

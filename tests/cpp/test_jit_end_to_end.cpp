@@ -191,13 +191,30 @@ TEST_F(Jit, SecondCompileHitsTheCache) {
   auto first = compile_kernel(text);
   double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   int runs = jit::compiler_runs();
+  std::string first_path = first->library_path;
+  first.reset();  // unloaded: the next compile reads the disk cache (a live kernel would be shared instead)
   start = std::chrono::steady_clock::now();
   auto second = compile_kernel(text);
   double warm_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(jit::compiler_runs(), runs);
-  EXPECT_EQ(first->library_path, second->library_path);
+  EXPECT_EQ(first_path, second->library_path);
   EXPECT_LT(warm_ms, 20.0);
   std::printf("cold compile %.1f ms, warm-cache compile %.2f ms\n", cold_ms, warm_ms);
+}
+
+TEST_F(Jit, ALiveKernelIsSharedByTheSameIrAndFreedWithItsLastUser) {
+  std::string text = kernel("shared_ir", "(array x i32 1 () 1 1)", "void",
+                            std::string("(parallel_for (i) ((shape x 0)) ") + kLoop1 + " ((store x ((var i)) () (const int 7))))");
+  auto first = compile_kernel(text);
+  auto again = compile_kernel(text);
+  EXPECT_EQ(first.get(), again.get());  // one CompiledKernel (and one copy of its source) for both
+  std::weak_ptr<const CompiledKernel> watch = first;
+  first.reset();
+  again.reset();
+  EXPECT_TRUE(watch.expired());  // the table holds no reference: freed with its last user
+  auto later = compile_kernel(text);
+  ASSERT_NE(later, nullptr);
+  EXPECT_NE(later->entry, nullptr);
 }
 
 TEST_F(Jit, FastMathIsPartOfTheCacheKey) {

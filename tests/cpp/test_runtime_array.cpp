@@ -2,6 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "test_views.h"
@@ -26,6 +31,53 @@ TEST(Array, CreateIsAlignedZeroedAndAppendsElementDims) {
   EXPECT_EQ(array->outer_ndim(), 1);
   for (int i = 0; i < 24; ++i) EXPECT_EQ(static_cast<float*>(view.data)[i], 0.0f);
   EXPECT_TRUE(view.is_contiguous());
+}
+
+// The kB of the process's anonymous huge pages in [begin, begin + bytes) (/proc/self/smaps), or -1 without smaps.
+long huge_page_kb(const void* begin, size_t bytes) {
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) return -1;
+  auto lo = reinterpret_cast<uintptr_t>(begin), hi = lo + bytes;
+  long total = 0;
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long start = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &start, &end) == 2 && line.find(':') > line.find(' ')) {
+      inside = start < hi && end > lo;
+    } else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      total += std::strtol(line.c_str() + 14, nullptr, 10);
+    }
+  }
+  return total;
+}
+
+// The machine's transparent huge page mode: "always", "madvise", "never" (or "" when unknown).
+std::string transparent_huge_pages() {
+  std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text((std::istreambuf_iterator<char>(setting)), std::istreambuf_iterator<char>());
+  for (const char* mode : {"always", "madvise", "never"}) {
+    if (text.find(std::string("[") + mode + "]") != std::string::npos) return mode;
+  }
+  return "";
+}
+
+TEST(Array, HugePageStorageIsAlignedZeroedAndBackedByHugePagesWhenWritten) {
+  const int64_t n = (16 << 20) / 4;
+  auto array = Array::create(DtypeCode::i32, {n}, {}, /*huge_pages=*/true);
+  auto* data = static_cast<int32_t*>(array->view().data);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % (2 << 20), 0u);
+  for (int64_t i = 0; i < n; i += 1021) ASSERT_EQ(data[i], 0);
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<int32_t>(i);
+  EXPECT_EQ(data[n - 1], n - 1);
+  std::string mode = transparent_huge_pages();
+  if (mode != "always" && mode != "madvise") GTEST_SKIP() << "transparent huge pages are off on this machine";
+  // The kernel may find no free huge page; any at all shows the advice took (16 MiB is 8 of them).
+  EXPECT_GT(huge_page_kb(data, n * 4), 0) << "no huge pages behind the advised storage";
+  if (mode != "madvise") return;
+  auto plain = Array::create(DtypeCode::i32, {n}, {});  // the default: page by page, for sparse storage
+  auto* plain_data = static_cast<int32_t*>(plain->view().data);
+  for (int64_t i = 0; i < n; ++i) plain_data[i] = 1;
+  EXPECT_EQ(huge_page_kb(plain_data, n * 4), 0);
 }
 
 TEST(Array, ZeroSizeAndZeroDim) {

@@ -40,9 +40,48 @@ def write_at(data: qd.types.ndarray(dtype=qd.i32, ndim=1), i: qd.i32):
 
 # --- every option is accepted ---------------------------------------------------------------------
 def test_every_upstream_option_at_its_default_is_accepted_without_a_warning():
-    defaults = {name: default for name, (default, _, _) in _init_options.OPTIONS.items()}
+    defaults = {name: default for name, (default, status, _) in _init_options.OPTIONS.items()
+                if status != _init_options.ALWAYS_ON}  # given as False, those warn (below)
     defaults["cpu_max_num_threads"] = 2  # its default (None) means the hardware's count
     assert init_warnings(**defaults) == []
+
+
+@pytest.mark.parametrize("name", [n for n, (_, status, _) in _init_options.OPTIONS.items()
+                                  if status == _init_options.ALWAYS_ON])
+def test_an_always_on_option_given_false_warns_once_and_cfg_shows_it_on(name, monkeypatch):
+    assert init_warnings() == [] and getattr(qd.cfg, name) is True  # left at upstream's default: quiet
+    assert init_warnings(**{name: True}) == []
+    first = init_warnings(**{name: False})
+    assert len(first) == 1 and first[0].startswith(f"qd.init({name}=False) is ignored: "), first
+    assert "cannot be turned off" in first[0]
+    assert getattr(qd.cfg, name) is True  # what is in force
+    assert init_warnings(**{name: False}) == []  # once per process
+    monkeypatch.setattr(_init_options, "_warned", set())
+    monkeypatch.setenv(f"QD_{name.upper()}", "0")
+    assert len(init_warnings()) == 1  # QD_<NAME>=0 says the same as the keyword
+
+
+def test_ad_stack_experimental_enabled_false_still_differentiates_a_dynamic_loop():
+    # Upstream rejects this backward kernel without the adstack ("Cannot use non static range in Backwards mode").
+    init_warnings(ad_stack_experimental_enabled=False)
+    x = qd.field(qd.f32, shape=2, needs_grad=True)
+    y = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def compute(n: qd.i32):
+        for i in x:
+            v = x[i]
+            for _ in range(n):
+                v = v * v * 0.5 + 0.25
+            y[None] += v
+
+    x.from_numpy(np.array([0.5, 0.25], np.float32))
+    compute(2)
+    y.grad[None] = 1.0
+    compute.grad(2)
+    # d/dx of g(g(x)) with g(v) = v*v/2 + 1/4: g'(g(x)) * g'(x) = g(x) * x
+    expected = [(v * v * 0.5 + 0.25) * v for v in (0.5, 0.25)]
+    np.testing.assert_allclose(x.grad.to_numpy(), expected, rtol=1e-5)
 
 
 @pytest.mark.parametrize("name", [n for n, (_, status, _) in _init_options.OPTIONS.items()
@@ -105,6 +144,22 @@ def test_default_dtypes_must_be_float_and_int_types():
 
 
 # --- applied options --------------------------------------------------------------------------------
+def test_cfg_reports_the_disk_cache_cap_in_force(monkeypatch):
+    monkeypatch.delenv("QD_CACHE_MAX_MB", raising=False)
+    qd.init(arch=qd.cpu)
+    assert qd.cfg.offline_cache_max_size_of_files == _core.cache_limit_bytes() == 1024 * 1024 * 1024
+    assert (qd.cfg.offline_cache_cleaning_policy, qd.cfg.offline_cache_cleaning_factor) == ("lru", 0.25)
+    qd.init(arch=qd.cpu, offline_cache_max_size_of_files=5 * 2**20, offline_cache_cleaning_factor=0.5)
+    assert qd.cfg.offline_cache_max_size_of_files == _core.cache_limit_bytes() == 5 * 2**20
+    assert qd.cfg.offline_cache_cleaning_factor == 0.5
+    init_warnings(offline_cache_cleaning_policy="version")  # acts as 'lru' (a warning says so)
+    assert qd.cfg.offline_cache_cleaning_policy == "lru"
+    assert qd.cfg.offline_cache_max_size_of_files == 1024 * 1024 * 1024
+    monkeypatch.setenv("QD_CACHE_MAX_MB", "3")
+    qd.init(arch=qd.cpu)
+    assert qd.cfg.offline_cache_max_size_of_files == 3 * 2**20
+
+
 def test_check_out_of_bound_alone_checks_kernel_indices_while_debug_stays_off():
     qd.init(arch=qd.cpu, check_out_of_bound=True)
     assert (qd.cfg.debug, qd.cfg.check_out_of_bound) == (False, True)

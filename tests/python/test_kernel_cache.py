@@ -4,6 +4,8 @@
 # recompiled there, never loaded (a crash would show as a non-zero exit, not take pytest down).
 import hashlib
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -218,6 +220,22 @@ def test_compiler_command_is_split_into_words_not_run_by_a_shell(tmp_path):
     out, _ = run(tmp_path / "cache", CXX=cxx)
     assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
     assert not marker.exists()
+
+
+def test_cxx_naming_a_compiler_in_a_directory_with_blanks_is_one_path(tmp_path):
+    """CXX is taken whole when it names a file, as build tools do; splitting it gave `could not start '.../with'`."""
+    real = shutil.which("c++")
+    if real is None:
+        pytest.skip("no c++ in PATH to wrap")
+    compiler = tmp_path / "with space" / "it's c++"
+    compiler.parent.mkdir()
+    compiler.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+    compiler.chmod(0o755)
+    out, _ = run(tmp_path / "cache", CXX=str(compiler))
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+    # Not a file: still a command line split like a shell's (a launcher, options, quoted words).
+    out, _ = run(tmp_path / "cache2", CXX=f"env {shlex.quote(str(compiler))} -DQD_UNUSED")
+    assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
 
 
 def test_offline_cache_false_writes_nothing(tmp_path):

@@ -141,8 +141,8 @@ def spin(out: qd.types.ndarray(ndim=1), rounds: qd.i32):
 
 
 def test_a_long_kernel_after_short_ones_lets_other_python_threads_run():
-    # A specialization whose last run was short keeps the GIL (bind_launch.cpp); once a run is long, the
-    # next run releases it, so another Python thread makes progress while the kernel computes.
+    # A specialization whose last run was short keeps the GIL (src/launch/specialization.h); once a run is
+    # long, the next run releases it, so another Python thread makes progress while the kernel computes.
     out = np.zeros(64)
     for _ in range(3):
         spin(out, 1)

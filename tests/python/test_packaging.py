@@ -41,14 +41,16 @@ def test_genesis_extra_installs_genesis_requirements_but_never_quadrants():
 
 
 @needs_install
-def test_license_readme_classifiers_and_urls_are_declared():
+def test_license_readme_and_classifiers_are_declared_and_no_project_url():
     md = _dist.metadata
     assert md["License-Expression"] == "Apache-2.0"
     assert any(f.endswith("LICENSE") for f in md.get_all("License-File") or [])
     assert any(str(f).endswith("LICENSE") for f in _dist.files or [])
     assert md["Description-Content-Type"] == "text/markdown"
     assert "Typing :: Typed" in (md.get_all("Classifier") or [])
-    assert md.get_all("Project-URL")
+    # This project has no public URL; upstream's repository and tracker are another project's (issue 34).
+    assert not md.get_all("Project-URL"), md.get_all("Project-URL")
+    assert "Home-page" not in md
 
 
 def test_license_and_py_typed_are_in_the_tree():

@@ -44,13 +44,6 @@ XFAIL = {
                              "defaults dt to default_fp (upstream: int), so x[I + unit] is a float index",
     "taichi/cornell_box_real_func": "qd.random() inside a @qd.real_func: lang/random_numbers.py call_random() "
                                     "rejects it",
-    "taichi/implicit_mass_spring": "velocities 1.4e-6 from 1.3.3's, 47x what fast_math=False moves 1.3.3: "
-                                   "linalg/sparse_solver.py SparseSolver defaults to dtype None (upstream f32) "
-                                   "and solves LDLT as a dense float64 LU, returning float64; upstream solves "
-                                   "in float32 with Eigen's sparse LDLT",
-    "taichi/stable_fluid_sparse": "pressures (less their mean) up to 145 from 1.3.3's, and 88 s: SparseSolver "
-                                  "LLT is a dense numpy Cholesky (linalg/sparse_solver.py) of the singular "
-                                  "all-Neumann Laplacian, where upstream uses Eigen's sparse LLT",
     "quadrants/docs_streams": "qd.stream_parallel, qd.create_stream and qd.create_event do not exist",
 }
 

@@ -1,6 +1,6 @@
 # python/quadrants/algorithms/device_wide.py: upstream's quadrants.algorithms, as far as it is built here: parallel_sort (a
 # host-driven radix sort, algorithms/parallel_sort.py), the scratch sizing of the device-wide ops, and the composable sort
-# as a compile-time error until it is built on qd.simt.
+# as a compile-time error until it is written (on qd.simt's block intrinsics, as upstream's).
 #
 # Genesis imports `sort` and `sort_scratch_slots` at module level (genesis/engine/bvh.py) and calls them only for
 # its device-wide radix sort, which it picks on GPUs; on the CPU it sorts with its own kernels.
@@ -124,8 +124,9 @@ def sort_scratch_slots(n, log256_max_n=None):
 
 def _sort_unsupported():
     raise NotImplementedError(
-        "qd.algorithms.sort() is not supported yet: upstream's device-wide radix sort is built on qd.simt block "
-        "intrinsics (shared memory and barriers), which quadrants lacks. Sort with a kernel of your own instead.")
+        "qd.algorithms.sort() is not supported yet: upstream's device-wide radix sort has not been written for "
+        "quadrants (the qd.simt block intrinsics it is built on, shared arrays and barriers, are there). Use "
+        "qd.algorithms.parallel_sort(keys, values) instead, or sort with a kernel of your own.")
 
 
 @func

@@ -8,9 +8,10 @@
 #   written with one select per local of the running thread (`v_k = i == k ? x : v_k`) or an if per
 #   other target: a local declared outside the running parallel loop is shared by its threads, and a
 #   select would write every entry back, racing with the threads that write the others.
-# In debug mode an index outside the vector is an AssertionError ("Out of bound access"), as upstream;
-# merged container accesses are bounds-checked like any array access instead. In release mode a read
-# gives the nearest entry, a write changes nothing, and a container index is clamped: never a crash.
+# In bounds mode (debug or check_out_of_bound) an index outside the vector is an AssertionError ("Out of
+# bound access"), as upstream; merged container accesses are bounds-checked like any array access instead.
+# Otherwise a read gives the nearest entry, a write changes nothing, and a container index is clamped:
+# never a crash.
 # An array of qd.types.ndarray(boundary="clamp") clamps a runtime element index as upstream does: an
 # entry's row-major offset in the element is clamped into [0, n*m - 1] (m[i, j] with j = -1 is the
 # last entry of row i - 1), and a row index picking a matrix row into [0, n - 1].
@@ -171,8 +172,9 @@ class DynamicIndexing:
         return self.snapshot(self.materialize(part)).text
 
     def assert_in_range(self, index, extent, what):
-        """Debug mode: an index outside [0, extent) stops the kernel with upstream's 'Out of bound access'."""
-        if not self.config.debug:
+        """Bounds mode (debug or check_out_of_bound): an index outside [0, extent) stops the kernel with
+        upstream's 'Out of bound access'."""
+        if not self.config.check_out_of_bound:
             return
         line = self.builder.loc[0] if self.builder.loc else 0
         where = f"{self.ctx.source.filename}:{line}" if line else self.ctx.source.filename

@@ -392,6 +392,11 @@ def ad_stack_option(config):
     return f" (ad_stack_size {size})" if size else ""
 
 
+def bounds_option(config):
+    """The IR option for qd.init(check_out_of_bound=True) without debug: bounds checks alone (debug implies them)."""
+    return " (bounds 1)" if config.check_out_of_bound and not config.debug else ""
+
+
 def source_lines_option(config, line_sources):
     """Debug mode: the IR option giving each statement line's file, function and text, which the kernel's own
     messages quote (integer overflow reports, src/codegen/overflow_checks.h); empty in release mode."""
@@ -444,7 +449,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.record_checkpoint_flags(param_texts)
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
-        f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}) "
+        f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}){bounds_option(config)} "
         f"(source_file {string_text(source.filename)}){ad_stack_option(config)}"
         f"{source_lines_option(config, tr.line_sources)})"
     )

@@ -25,10 +25,10 @@ def _given(kwargs, name):
 
 def apply_init_options(values, kwargs):
     """Sets the size cap from qd.init()'s options when any is given, else back to the default
-    (QD_CACHE_MAX_MB, else 1024 MB)."""
+    (QD_CACHE_MAX_MB, else 1024 MB). Returns the three options as they are now in force, for qd.cfg."""
     if not any(_given(kwargs, name) for name in _CAP_OPTIONS):
         _core.reset_cache_limit()
-        return
+        return _in_force(values["offline_cache_cleaning_policy"], values["offline_cache_cleaning_factor"])
     policy = values["offline_cache_cleaning_policy"]
     if policy not in _POLICIES:
         raise ValueError(f"qd.init(offline_cache_cleaning_policy=...) expects one of {', '.join(map(repr, _POLICIES))},"
@@ -50,3 +50,10 @@ def apply_init_options(values, kwargs):
         _core.reset_cache_limit()
         max_bytes = _core.cache_limit_bytes()
     _core.set_cache_limit(int(max_bytes), policy, float(factor))
+    return _in_force(policy, factor)
+
+
+def _in_force(policy, factor):
+    """qd.cfg's cache options: the cap the core applies (bytes, 0: none), its policy and its cleaning factor."""
+    return {"offline_cache_max_size_of_files": _core.cache_limit_bytes(), "offline_cache_cleaning_policy": policy,
+            "offline_cache_cleaning_factor": float(factor)}

@@ -59,16 +59,18 @@ COMPATIBLE_VERSION = (1, 3, 3)
 class Config:
     """What qd.init() was given, as kernels compiled afterwards use it.
 
-    `debug` means kernels are compiled with run-time checks (bounds, assertions): qd.init(debug=True)
-    or check_out_of_bound=True. `options` is qd.cfg, with every upstream option as the user set it.
+    `debug` (qd.init(debug=True)) means kernels are compiled with every run-time check: bounds, asserts,
+    integer overflow, and Tape(validation=True)'s. `check_out_of_bound` means bounds checks: set by
+    check_out_of_bound=True alone, or implied by debug, as upstream. `options` is qd.cfg.
     """
 
     def __init__(self, arch, default_fp, default_ip, debug, fast_math, cpu_max_num_threads, device_id,
-                 cuda_properties=None, random_seed=0, options=None):
+                 cuda_properties=None, random_seed=0, options=None, check_out_of_bound=None):
         self.arch = arch
         self.default_fp = default_fp
         self.default_ip = default_ip
         self.debug = debug
+        self.check_out_of_bound = debug if check_out_of_bound is None else (debug or check_out_of_bound)
         self.fast_math = fast_math
         self.cpu_max_num_threads = cpu_max_num_threads
         self.device_id = device_id
@@ -227,7 +229,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     _core.set_print_ir(bool(values["print_ir"]))  # QD_DUMP_IR=1 dumps whatever this says
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
-    _cache.apply_init_options(values, kwargs)
+    values.update(_cache.apply_init_options(values, kwargs))  # qd.cfg shows the cap in force, not upstream's default
     _core.set_kernel_profiling(bool(values["kernel_profiler"]))
     _core.clear_kernel_times()
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
@@ -242,8 +244,8 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
         cpu_max_num_threads=threads or _core.num_threads(),
     )
     global _config
-    _config = Config(resolved, fp, ip, values["check_out_of_bound"], values["fast_math"], threads, device_id,
-                     cuda_properties, values["random_seed"], _init_options.CompileConfig(values))
+    _config = Config(resolved, fp, ip, debug, values["fast_math"], threads, device_id, cuda_properties,
+                     values["random_seed"], _init_options.CompileConfig(values), values["check_out_of_bound"])
     _logging.info(f"Starting on arch={resolved.name}")
 
 

@@ -6,6 +6,9 @@
 #   APPLIED  _runtime.init() implements it.
 #   IGNORED  it means nothing for this compiler; a value other than upstream's default warns once per
 #            process, naming the option and why (the default asks for nothing that could be missed).
+#   ALWAYS_ON  it switches on what quadrants always does; False, given as a keyword or QD_<NAME>, cannot
+#            turn it off and warns once, naming why; left at upstream's default (False) it stays quiet.
+#            qd.cfg shows True, what is in force.
 # Any other keyword is a TypeError naming it. Options can also come from the environment, as upstream:
 # QD_<NAME> (QD_DEBUG=1, QD_RANDOM_SEED=7, ...) when the keyword is not given.
 import difflib
@@ -15,6 +18,7 @@ import warnings
 
 APPLIED = "applied"
 IGNORED = "ignored"
+ALWAYS_ON = "always on"
 
 _COMPILER = "quadrants has its own compiler pipeline and no such setting"
 _LLVM = "quadrants does not use LLVM; start Python with QD_DUMP_IR=1 to print its IR after each pass"
@@ -69,8 +73,9 @@ OPTIONS = {
     "cpu_block_dim_adaptive": (True, IGNORED, "CPU loops are split by the thread pool; use qd.loop_config"),
     "default_gpu_block_dim": (128, IGNORED, "CUDA grids are sized by the occupancy API; use qd.loop_config"),
     "gpu_max_reg": (0, IGNORED, _COMPILER),
-    # Always on here: True asks for what quadrants does anyway; False does not turn it off (no warning either way).
-    "ad_stack_experimental_enabled": (False, APPLIED, None),
+    "ad_stack_experimental_enabled": (False, ALWAYS_ON, "reverse-mode autodiff here always keeps the values a "
+                                      "dynamic loop carries on AD stacks (sized by qd.init(ad_stack_size=N)), "
+                                      "which cannot be turned off"),
     # Slots per AD stack (one value per iteration of a serial loop's carried local); 0: 1024 (ir.h's
     # kDefaultAdStackSize). Upstream's 0 sizes stacks per launch; here a stack is a fixed-size local array.
     "ad_stack_size": (0, APPLIED, None),
@@ -136,17 +141,23 @@ def check_known(kwargs):
 def resolve(kwargs):
     """Every option's value: the keyword, else QD_<NAME> from the environment, else upstream's default.
 
-    Checks each given value's type, and warns once for an ignored option set to a non-default value.
+    Checks each given value's type, and warns once for an ignored option set to a non-default value and
+    for an always-on option given as False.
     """
     check_known(kwargs)
     values = {}
     for name, (default, status, reason) in OPTIONS.items():
+        given = name in kwargs or bool(os.environ.get("QD_" + name.upper()))
         if name in kwargs:
             value = _checked(name, kwargs[name], default)
         else:
             value = _from_environment(name, default)
         if status == IGNORED and value != default:
             warn_once(name, f"qd.init({name}={value!r}) is ignored: {reason}.")
+        if status == ALWAYS_ON:
+            if given and not value:
+                warn_once(name, f"qd.init({name}={value!r}) is ignored: {reason}.")
+            value = True
         values[name] = value
     return values
 
@@ -204,8 +215,9 @@ def _from_environment(name, default):
 class CompileConfig:
     """qd.cfg / qd.lang.impl.current_cfg(): every upstream option, as this qd.init() applied it.
 
-    Applied options hold their effective value (check_out_of_bound is True under debug, as upstream);
-    ignored ones hold what was given. Read-only: options are set through qd.init().
+    Applied options hold their effective value (check_out_of_bound is True under debug, as upstream; the
+    offline_cache_* ones the disk cache's cap in force); always-on ones hold True; ignored ones hold what was
+    given. Read-only: options are set through qd.init().
     """
 
     def __init__(self, values):

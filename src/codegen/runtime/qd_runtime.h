@@ -265,6 +265,18 @@ QD_FUNC T qd_pow(T base, T exponent) {
   return static_cast<T>(result);
 }
 QD_FUNC float qd_pow(float a, float b) { return QD_MATH(powf)(a, b); }
+// float ** int, as upstream lowers it (its demote_operations pass): squaring and multiplying in the base's type,
+// then the reciprocal for an exponent <= 0, so x ** 2 is x * x exactly, where powf may differ in the last place.
+template <class F, class I>
+QD_FUNC F qd_powi(F base, I exponent) {
+  unsigned long long n = exponent < 0 ? 0ull - static_cast<unsigned long long>(exponent)
+                                      : static_cast<unsigned long long>(exponent);
+  F result = F(1);
+  for (F a = base; n; n >>= 1, a *= a) {
+    if (n & 1) result *= a;
+  }
+  return exponent <= 0 ? F(1) / result : result;
+}
 QD_FUNC double qd_pow(double a, double b) { return QD_MATH(pow)(a, b); }
 
 template <class T>
