@@ -45,8 +45,8 @@ std::string compiled_key(const std::string& ir_text, TieredCompile tiered) {
   // and a tiered compile's result runs its quick build until a launcher swaps: not what an untiered one gives.
   const char* cxx = std::getenv("CXX");
   const char* path = std::getenv("PATH");
-  return jit::Hasher().add(ir_text).add(cxx ? cxx : "").add(path ? path : "").add(tiered == TieredCompile::off ? "" : "t")
-      .hex();
+  const char* tier = tiered == TieredCompile::off ? "" : "tiered";
+  return jit::Hasher().add(ir_text).add(cxx ? cxx : "").add(path ? path : "").add(tier).hex();
 }
 
 std::shared_ptr<const CompiledKernel> find_compiled(const std::string& key) {
@@ -120,8 +120,9 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text,
   // reassociate and contract differently, so such kernels are tiered only when asked (TieredCompile::all).
   bool tier = tiered == TieredCompile::all || (tiered == TieredCompile::exact && !fast_math);
   std::shared_ptr<OptimizedBuild> optimized;
-  jit::LoadedLibrary lib = tier && jit::worth_tiering(source) ? load_tiered(kernel.name, source, fast_math, &optimized)
-                                                              : jit::compile_and_load(kernel.name, source, fast_math, true);
+  jit::LoadedLibrary lib = tier && jit::worth_tiering(source)
+                               ? load_tiered(kernel.name, source, fast_math, &optimized)
+                               : jit::compile_and_load(kernel.name, source, fast_math, true);
 
   auto out = std::make_shared<CompiledKernel>();
   out->name = kernel.name;

@@ -191,7 +191,8 @@ std::vector<std::string> compile_flags(const BuildOptions& options, size_t sourc
   // No -fwrapv: the generated code wraps the integer arithmetic that can overflow itself (NVRTC has no
   // such flag), and leaves the rest plain so that i32 index arithmetic can still be widened to 64-bit
   // addressing; -fwrapv made a 2D stencil 2.7x slower by stopping vectorization (int_ranges.h).
-  std::vector<std::string> flags = {optimization_level(options.tier, source_bytes), "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
+  std::vector<std::string> flags = {optimization_level(options.tier, source_bytes),
+                                    "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
                                     "-fno-rtti", "-pipe"};
   if (!libs->empty()) flags.push_back("-nostdlib");
   // Without fast_math a kernel rounds every operation as written (numpy's results, and the CUDA side's under
