@@ -167,7 +167,20 @@ bool is_done() { return pool.queue.empty() && pool.running.empty(); }
 
 bool worth_tiering(const std::string& source) {
   const char* text = std::getenv("QD_TIERED_COMPILE_BYTES");
-  size_t least = text && *text ? static_cast<size_t>(std::strtoull(text, nullptr, 10)) : kDefaultTieredBytes;
+  size_t least = kDefaultTieredBytes;
+  if (text && *text) {
+    char* end = nullptr;
+    unsigned long long value = std::strtoull(text, &end, 10);
+    if (*end == '\0') {
+      least = static_cast<size_t>(value);
+    } else {
+      static std::atomic<bool> warned{false};
+      if (!warned.exchange(true)) {
+        std::fprintf(stderr, "quadrants: warning: QD_TIERED_COMPILE_BYTES='%s' is not a number of bytes; using %zu.\n",
+                     text, kDefaultTieredBytes);
+      }
+    }
+  }
   return source.size() >= least && tiers_differ(source);
 }
 
