@@ -12,6 +12,8 @@
 
 namespace qd {
 
+struct OptimizedBuild;  // tiered compile's background build (src/jit/tiered_build.h)
+
 // One kernel parameter as the IR declares it; the launcher fills QdArg number `index` from it.
 struct KernelParam {
   enum class Kind { scalar, array };
@@ -42,12 +44,34 @@ struct CompiledKernel {
   // Its tasks: each top-level parallel loop, and each run of top-level statements between them (upstream's
   // offloaded tasks; a CUDA kernel launches one GPU kernel per task). 1 for a hand-written C++ kernel.
   int num_tasks = 1;
+  // Tiered compile: `entry` is the quick build, and this is the optimized build compiling in the background; a
+  // launcher switches to it between launches once it has loaded (src/jit/tiered_build.h). Null otherwise.
+  std::shared_ptr<OptimizedBuild> optimized;
 };
 
 // Parses, checks, types, simplifies, generates C++, compiles (or finds it in the cache) and loads.
 // Throws KernelUserError for errors in the kernel, ValueError for malformed IR text and
 // CompileError when the system compiler fails.
-std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text);
+// tiered: a kernel of at least QD_TIERED_COMPILE_BYTES of C++ (src/jit/tiered_build.h) that is not in the cache
+// is first compiled quickly and returned at once with `optimized` set, while its optimized build compiles in the
+// background; a KernelLauncher swaps it in between two launches. Off by default here: launch_kernel and a C++
+// program that keeps `entry` would keep running the quick build.
+enum class TieredCompile {
+  off,    // every kernel compiles optimized at once
+  exact,  // kernels without fast_math, whose two builds give bit-identical results
+  all,    // fast_math kernels too: their results may change in the last bits when the optimized build comes in
+};
+std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text,
+                                                     TieredCompile tiered = TieredCompile::off);
+
+// Waits until the optimized builds of every tiered compile so far have loaded (or failed); false if
+// timeout_seconds (unless negative: no limit) passed first. Launchers switch to them at their next launch.
+bool wait_for_optimized_builds(double timeout_seconds = -1);
+
+// The process-wide mode of tiered compile for the Python package's kernels: set_tiered_compile's, else
+// QD_TIERED_COMPILE's (0/off, 1/on/exact, all), else exact.
+void set_tiered_compile(TieredCompile mode);
+TieredCompile tiered_compile_setting();
 
 // Compiles a hand-written C++ kernel: `source` defines `name`, a function whose parameters are, in
 // order, qd::Ndarray<T, dims> for arrays and T for scalars (qd_cpp_kernel.h), returning `returns`

@@ -143,6 +143,9 @@ class KernelLauncher {
   // Drops every compiled variant, once no kernel runs.
   void clear();
 
+  // Tiered compile: how many variants still run their quick build (the optimized one not swapped in yet).
+  int quick_variants() const;
+
   // Launches go to `target` from now on, whatever current_target() says (launch_kernel pins its kernel's).
   void pin_target(Target target) { pinned_ = target; }
 

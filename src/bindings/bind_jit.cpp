@@ -8,6 +8,7 @@
 #include "bindings/kernel_warnings.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
+#include "jit/tiered_build.h"
 #include "ir/debug_switches.h"
 #include "quadrants/errors.h"
 #include "quadrants/jit.h"
@@ -54,12 +55,45 @@ void bind_jit(nb::module_& m) {
       .def_ro("library_path", &CompiledKernel::library_path)
       .def_ro("num_params", &CompiledKernel::num_params)
       .def_ro("num_tasks", &CompiledKernel::num_tasks)
+      .def_prop_ro("tier", [](const CompiledKernel& k) { return k.optimized ? "quick" : "optimized"; })
       .def_ro("debug", &CompiledKernel::debug)
       .def_ro("assert_messages", &CompiledKernel::assert_messages)
       .def_prop_ro("warnings", [](const CompiledKernel& k) { return warning_tuples(k.warnings); });
 
-  m.def("compile_kernel", &compile_kernel, nb::arg("ir_text"),
-        "Compiles kernel IR text (docs/IR.md) to a loaded native kernel, through the disk cache.");
+  m.def(
+      "compile_kernel",
+      [](const std::string& ir_text) { return compile_kernel(ir_text, tiered_compile_setting()); },
+      nb::arg("ir_text"),
+      "Compiles kernel IR text (docs/IR.md) to a loaded native kernel, through the disk cache; big kernels missing "
+      "from it in two tiers (a quick build now, the optimized one in the background) as set_tiered_compile says.");
+  m.def(
+      "set_tiered_compile",
+      [](const std::string& mode) {
+        if (mode == "off") return set_tiered_compile(TieredCompile::off);
+        if (mode == "exact") return set_tiered_compile(TieredCompile::exact);
+        if (mode == "all") return set_tiered_compile(TieredCompile::all);
+        throw nb::value_error(("set_tiered_compile(mode): expected 'off', 'exact' or 'all', but got '" + mode + "'.")
+                                  .c_str());
+      },
+      nb::arg("mode"),
+      "Tiered compile for this process: 'off', 'exact' (kernels without fast_math) or 'all' (QD_TIERED_COMPILE).");
+  m.def(
+      "tiered_compile",
+      [] {
+        TieredCompile mode = tiered_compile_setting();
+        return mode == TieredCompile::off ? "off" : mode == TieredCompile::exact ? "exact" : "all";
+      },
+      "Tiered compile's mode now: 'off', 'exact' or 'all'.");
+  m.def(
+      "wait_for_optimized_builds",
+      [](double timeout) {
+        nb::gil_scoped_release release;  // background builds never need the GIL
+        return wait_for_optimized_builds(timeout);
+      },
+      nb::arg("timeout") = -1.0,
+      "Waits until every optimized build of tiered compile has loaded or failed; False if timeout (seconds) passed.");
+  m.def("optimized_builds_pending", &jit::optimized_builds_pending,
+        "How many optimized builds of tiered compile are queued or running.");
   m.def("compile_cpp_kernel",
         [](const std::string& name, const std::string& source, nb::list params, std::optional<std::string> returns) {
           std::vector<KernelParam> parsed;

@@ -73,6 +73,7 @@ class Launcher {
   }
 
   void clear() { core_.clear(); }
+  int quick_builds() const { return core_.quick_variants(); }
 
   // The specialization these arguments select, without compiling or running anything.
   nb::tuple spec_of(nb::args args) {
@@ -376,7 +377,9 @@ void bind_launch(nb::module_& m) {
            nb::arg("compile_fn").none(), nb::arg("cpu_only") = false, nb::arg("result_fn").none() = nb::none())
       .def("set_globals", &Launcher::set_globals)
       .def("spec_of", &Launcher::spec_of, "The specialization (see compile_fn) that these arguments select.")
-      .def("clear", &Launcher::clear, "Drops every compiled specialization.");
+      .def("clear", &Launcher::clear, "Drops every compiled specialization.")
+      .def("_quick_builds", &Launcher::quick_builds,
+           "Tiered compile: how many specializations still run their quick build.");
 }
 
 }  // namespace qd::bindings

@@ -2,6 +2,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "jit/disk_cache.h"
 #include "jit/hash.h"
 #include "jit/kernel_params.h"
+#include "jit/tiered_build.h"
 #include "passes/passes.h"
 #include "quadrants/jit.h"
 
@@ -37,11 +40,13 @@ std::map<std::string, std::weak_ptr<const CompiledKernel>>& compiled_kernels() {
   return table;
 }
 
-std::string compiled_key(const std::string& ir_text) {
-  // Besides the IR, what picks the compiler can change within a process (the rest is read once per process).
+std::string compiled_key(const std::string& ir_text, TieredCompile tiered) {
+  // Besides the IR, what picks the compiler can change within a process (the rest is read once per process),
+  // and a tiered compile's result runs its quick build until a launcher swaps: not what an untiered one gives.
   const char* cxx = std::getenv("CXX");
   const char* path = std::getenv("PATH");
-  return jit::Hasher().add(ir_text).add(cxx ? cxx : "").add(path ? path : "").hex();
+  const char* tier = tiered == TieredCompile::off ? "" : "tiered";
+  return jit::Hasher().add(ir_text).add(cxx ? cxx : "").add(path ? path : "").add(tier).hex();
 }
 
 std::shared_ptr<const CompiledKernel> find_compiled(const std::string& key) {
@@ -72,15 +77,52 @@ int count_tasks(const ir::Kernel& kernel) {
   return tasks;
 }
 
+// The optimized build when it is loaded or cached; else the quick build (loaded, cached or compiled now), with
+// the optimized one queued in the background.
+jit::LoadedLibrary load_tiered(const std::string& name, const std::string& source, bool fast_math,
+                               std::shared_ptr<OptimizedBuild>* optimized) {
+  jit::BuildOptions options{fast_math, true};
+  jit::LoadedLibrary lib = jit::load_cached(name, source, options);
+  if (lib.entry) return lib;
+  options.tier = jit::Tier::quick;
+  lib = jit::compile_and_load(name, source, options);
+  *optimized = jit::start_optimized_build(name, source, options);
+  return lib;
+}
+
+// set_tiered_compile's mode; -1 until it is called, when QD_TIERED_COMPILE decides.
+std::atomic<int> tiered_setting{-1};
+
+TieredCompile tiered_from_environment() {
+  const char* text = std::getenv("QD_TIERED_COMPILE");
+  std::string value = text ? text : "";
+  if (value.empty() || value == "1" || value == "on" || value == "exact") return TieredCompile::exact;
+  if (value == "0" || value == "off") return TieredCompile::off;
+  if (value == "all") return TieredCompile::all;
+  static std::once_flag warned;
+  std::call_once(warned, [&value] {
+    std::fprintf(stderr, "quadrants: warning: QD_TIERED_COMPILE='%s' is not one of 0, off, 1, on, exact, all; using "
+                 "the default (exact: kernels without fast_math).\n", value.c_str());
+  });
+  return TieredCompile::exact;
+}
+
 }  // namespace
 
-std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text) {
-  std::string key = compiled_key(ir_text);
+std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text, TieredCompile tiered) {
+  std::string key = compiled_key(ir_text, tiered);
   if (std::shared_ptr<const CompiledKernel> same = find_compiled(key)) return same;
   ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
   codegen::GeneratedSource generated = codegen::generate_cpu_source(kernel);
   std::string source = jit::expand_embedded_includes(generated.source);
-  jit::LoadedLibrary lib = jit::compile_and_load(kernel.name, source, kernel.options.fast_math, true);
+  bool fast_math = kernel.options.fast_math;
+  // Without fast_math both tiers round alike (compiler.cpp's optimization_level); with it, -O1 and -O3 may
+  // reassociate and contract differently, so such kernels are tiered only when asked (TieredCompile::all).
+  bool tier = tiered == TieredCompile::all || (tiered == TieredCompile::exact && !fast_math);
+  std::shared_ptr<OptimizedBuild> optimized;
+  jit::LoadedLibrary lib = tier && jit::worth_tiering(source)
+                               ? load_tiered(kernel.name, source, fast_math, &optimized)
+                               : jit::compile_and_load(kernel.name, source, fast_math, true);
 
   auto out = std::make_shared<CompiledKernel>();
   out->name = kernel.name;
@@ -95,8 +137,18 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text)
   out->warnings = kernel.warnings;
   out->library = lib.handle;
   out->num_tasks = count_tasks(kernel);
+  out->optimized = std::move(optimized);
   remember_compiled(key, out);
   return out;
+}
+
+bool wait_for_optimized_builds(double timeout_seconds) { return jit::wait_for_optimized_builds(timeout_seconds); }
+
+void set_tiered_compile(TieredCompile mode) { tiered_setting.store(static_cast<int>(mode)); }
+
+TieredCompile tiered_compile_setting() {
+  int setting = tiered_setting.load();
+  return setting >= 0 ? static_cast<TieredCompile>(setting) : tiered_from_environment();
 }
 
 std::string print_ir(const std::string& ir_text) { return ir::print_kernel(ir::parse_kernel(ir_text)); }

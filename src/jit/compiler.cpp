@@ -174,15 +174,25 @@ bool has_options(const std::string& command) {
   return std::any_of(words.begin(), words.end(), [](const std::string& w) { return !w.empty() && w[0] == '-'; });
 }
 
-std::vector<std::string> compile_flags(bool fast_math, size_t source_bytes, const std::string& identity, bool standalone,
+// The optimization level of a build. Optimized: -O3, or -O1 past large_kernel_bytes(). Quick (tiered compile's
+// first build): one step down, -O1, or -O0 past large_kernel_bytes(). Only the level differs between tiers, never a
+// floating-point flag, so without fast_math both round every operation alike (tests/python/test_tiered_compile.py).
+const char* optimization_level(Tier tier, size_t source_bytes) {
+  bool large = source_bytes > large_kernel_bytes();
+  if (tier == Tier::quick) return large ? "-O0" : "-O1";
+  return large ? "-O1" : "-O3";
+}
+
+std::vector<std::string> compile_flags(const BuildOptions& options, size_t source_bytes, const std::string& identity,
                                        std::vector<std::string>* libs) {
+  bool fast_math = options.fast_math;
   libs->clear();
-  if (standalone && is_gcc(identity)) *libs = {"-lm", "-lgcc"};
+  if (options.standalone && is_gcc(identity)) *libs = {"-lm", "-lgcc"};
   // No -fwrapv: the generated code wraps the integer arithmetic that can overflow itself (NVRTC has no
   // such flag), and leaves the rest plain so that i32 index arithmetic can still be widened to 64-bit
   // addressing; -fwrapv made a 2D stencil 2.7x slower by stopping vectorization (int_ranges.h).
-  const char* level = source_bytes > large_kernel_bytes() ? "-O1" : "-O3";
-  std::vector<std::string> flags = {level, "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
+  std::vector<std::string> flags = {optimization_level(options.tier, source_bytes),
+                                    "-march=native", "-std=c++17", "-shared", "-fPIC", "-fno-exceptions",
                                     "-fno-rtti", "-pipe"};
   if (!libs->empty()) flags.push_back("-nostdlib");
   // Without fast_math a kernel rounds every operation as written (numpy's results, and the CUDA side's under
@@ -262,6 +272,11 @@ LoadedLibrary open_cached_library(const std::string& path, const std::string& ke
   return lib.entry ? lib : LoadedLibrary{};
 }
 
+// Where an entry lives, less its extension: DIR/NAME-KEY, or DIR/NAME-quick-KEY for a quick build.
+std::string entry_base(const std::string& dir, const std::string& kernel_name, Tier tier, const std::string& key) {
+  return dir + "/" + kernel_name + (tier == Tier::quick ? "-quick-" : "-") + key;
+}
+
 std::string cache_key(const std::string& identity, const std::vector<std::string>& flags,
                       const std::vector<std::string>& libs, const std::string& source) {
   Hasher key_parts;
@@ -274,8 +289,8 @@ std::string cache_key(const std::string& identity, const std::vector<std::string
 // With no compiler at all: the library cached for `source` under any compiler identity this cache
 // recorded (compiler-*.txt), so a warm cache loads without a compiler. Which one wins when several
 // compilers built the same source is unspecified; each was verified under its own key.
-LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const std::string& source, bool fast_math,
-                                           bool standalone) {
+LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const std::string& source,
+                                           const BuildOptions& options) {
   std::string dir = cache_dir();
   std::vector<std::string> identity_files;
   if (DIR* listing = ::opendir(dir.c_str())) {
@@ -291,9 +306,9 @@ LoadedLibrary open_cached_without_compiler(const std::string& kernel_name, const
     std::string identity;
     if (!read_file(file, &identity)) continue;
     std::vector<std::string> libs;
-    std::vector<std::string> flags = compile_flags(fast_math, source.size(), identity, standalone, &libs);
+    std::vector<std::string> flags = compile_flags(options, source.size(), identity, &libs);
     std::string key = cache_key(identity, flags, libs, source);
-    std::string base = dir + "/" + kernel_name + "-" + key;
+    std::string base = entry_base(dir, kernel_name, options.tier, key);
     LoadedLibrary lib = open_cached_library(base + ".so", key);
     if (lib.entry) {
       lib.source_path = base + ".cpp";
@@ -373,16 +388,18 @@ const std::string& runtime_prefix() {
 // or failed. Each step's output goes to *output.
 int compile_then_link(const std::string& command, const std::vector<std::string>& flags,
                       const std::vector<std::string>& libs, const std::string& source,
-                      const std::string& source_path, const std::string& library, std::string* output) {
+                      const std::string& source_path, const std::string& library, bool use_spare,
+                      std::string* output) {
   std::vector<std::string> words = split_command_words(command);
   find_link_tools(words);
   std::vector<std::string> compile = words;
   compile.insert(compile.end(), flags.begin(), flags.end());
   compile.push_back("-c");
   std::string spare_dir, object;
-  SpareResult on_spare = compile_on_spare(compile, runtime_prefix(), source, &spare_dir, &object);
+  SpareResult on_spare =
+      use_spare ? compile_on_spare(compile, runtime_prefix(), source, &spare_dir, &object) : SpareResult::kNoSpare;
   if (on_spare != SpareResult::kBuilt) {
-    start_spare(compile, runtime_prefix());  // for the next kernel, while this one compiles
+    if (use_spare) start_spare(compile, runtime_prefix());  // for the next kernel, while this one compiles
     object = library + ".o";
     std::vector<std::string> argv = compile;
     argv.insert(argv.end(), {"-x", "c++", source_path, "-o", object});
@@ -433,7 +450,7 @@ struct CompileRun {
 // compiler ran), the compile runs once more in a private directory, so that the kernel still runs.
 CompileRun compile_in_work_dir(const std::string& command, const std::vector<std::string>& flags,
                                const std::vector<std::string>& libs, const std::string& kernel_name,
-                               const std::string& source, bool in_cache) {
+                               const std::string& source, bool in_cache, bool use_spare) {
   CompileRun run;
   std::string failure;  // why the cache's directory was given up
   for (;;) {
@@ -454,7 +471,8 @@ CompileRun compile_in_work_dir(const std::string& command, const std::vector<std
     ++g_compiler_runs;
     int status = libs.empty()
                      ? compile_in_one_run(command, flags, run.source_path, run.library_path, &run.output)
-                     : compile_then_link(command, flags, libs, source, run.source_path, run.library_path, &run.output);
+                     : compile_then_link(command, flags, libs, source, run.source_path, run.library_path, use_spare,
+                                         &run.output);
     run.built = status == 0 && read_file(run.library_path, &run.bytes);
     if (run.built || !in_cache || !directory_may_have_failed(run.work, run.output)) break;
     remove_tree(run.work);
@@ -500,45 +518,91 @@ std::string expand_embedded_includes(const std::string& source) {
   return out;
 }
 
+namespace {
+
+// What one build of a source uses: the compiler, its flags, the cache key, and where its entry lives. An empty
+// command: there is no compiler.
+struct BuildPlan {
+  std::string command;
+  bool is_fallback = false;
+  std::vector<std::string> flags, libs;
+  std::string key, base, loaded_id;  // base: "" with the cache off
+  bool cached = false;
+};
+
 // The cache key hashes: our version, the compiler's identity (`--version` text and binary
-// fingerprint), the flags, the host CPU and the generated source, which already holds every
-// kernel-specific input (captured values and specialization are baked into the IR, and the
-// runtime headers are inlined). Not hashed: the IR text itself (two IRs that generate the same
+// fingerprint), the flags (the tier's optimization level among them), the host CPU and the generated source,
+// which already holds every kernel-specific input (captured values and specialization are baked into the IR, and
+// the runtime headers are inlined). Not hashed: the IR text itself (two IRs that generate the same
 // source share a library), the system headers behind <stdint.h>, the linker's version, and debug
 // switches that do not change the source (QD_DUMP_IR). The compile runs in a private work
 // directory, so no path it uses can be swapped under it; what it produced is what gets loaded.
-LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, bool fast_math,
-                               bool standalone) {
-  bool cached = disk_cache_enabled();
-  bool is_fallback = false;
-  std::string command = compiler_command(&is_fallback);
+BuildPlan plan_build(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
+  BuildPlan plan;
+  plan.cached = disk_cache_enabled();
+  plan.command = compiler_command(&plan.is_fallback);
+  if (plan.command.empty()) return plan;
+  std::string identity = compiler_identity(plan.command, plan.cached ? cache_dir() : "");
+  BuildOptions effective = options;
+  effective.standalone = options.standalone && !has_options(plan.command);
+  plan.flags = compile_flags(effective, source.size(), identity, &plan.libs);
+  plan.key = cache_key(identity, plan.flags, plan.libs, source);
+  plan.loaded_id = kernel_name + "-" + plan.key;
+  if (plan.cached) plan.base = entry_base(cache_dir(), kernel_name, options.tier, plan.key);
+  return plan;
+}
+
+// The library of a plan that this process has loaded, else the disk cache's; empty on a miss.
+LoadedLibrary load_planned(const BuildPlan& plan) {
+  if (LoadedLibrary lib = find_loaded(plan.loaded_id); lib.entry) return lib;
+  if (!plan.cached) return {};
+  LoadedLibrary lib = open_cached_library(plan.base + ".so", plan.key);
+  if (!lib.entry) return {};
+  lib.source_path = plan.base + ".cpp";
+  return remember_loaded(plan.loaded_id, lib);
+}
+
+}  // namespace
+
+LoadedLibrary load_cached(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
+  BuildPlan plan = plan_build(kernel_name, source, options);
+  if (!plan.command.empty()) return load_planned(plan);
+  return plan.cached ? open_cached_without_compiler(kernel_name, source, options) : LoadedLibrary{};
+}
+
+void remove_cached(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
+  BuildPlan plan = plan_build(kernel_name, source, options);
+  if (plan.command.empty() || !plan.cached) return;
+  // The manifest first: from then on no reader trusts the rest, whatever order they go in.
+  for (const char* extension : {".so.manifest", ".so", ".cpp"}) ::unlink((plan.base + extension).c_str());
+}
+
+bool tiers_differ(const std::string& source) {
+  return std::string(optimization_level(Tier::quick, source.size())) !=
+         optimization_level(Tier::optimized, source.size());
+}
+
+LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
+  BuildPlan plan = plan_build(kernel_name, source, options);
+  bool cached = plan.cached;
+  const std::string& command = plan.command;
   if (command.empty()) {
-    LoadedLibrary lib = cached ? open_cached_without_compiler(kernel_name, source, fast_math, standalone)
-                               : LoadedLibrary{};
+    LoadedLibrary lib = cached ? open_cached_without_compiler(kernel_name, source, options) : LoadedLibrary{};
     if (lib.entry) return lib;
     throw CompileError("No C++ compiler to compile kernel '" + kernel_name + "' for the CPU: CXX is not set and " +
                        "there is no c++ in PATH. Do one of: `pip install quadrants[compiler]` (the clang that the " +
                        "ziglang package ships), install g++ or clang (e.g. `apt-get install g++`), or set CXX to a " +
                        "C++17 compiler.");
   }
-  std::string identity = compiler_identity(command, cached ? cache_dir() : "");
-  standalone = standalone && !has_options(command);
-  std::vector<std::string> libs;
-  std::vector<std::string> flags = compile_flags(fast_math, source.size(), identity, standalone, &libs);
-  std::string key = cache_key(identity, flags, libs, source);
-  std::string loaded_id = kernel_name + "-" + key;
-  if (LoadedLibrary lib = find_loaded(loaded_id); lib.entry) return lib;
-  std::string base = cached ? cache_dir() + "/" + kernel_name + "-" + key : "";
-  if (cached) {
-    LoadedLibrary lib = open_cached_library(base + ".so", key);
-    if (lib.entry) {
-      lib.source_path = base + ".cpp";
-      return remember_loaded(loaded_id, lib);
-    }
-  }
+  if (LoadedLibrary hit = load_planned(plan); hit.entry) return hit;
+  const std::vector<std::string>& flags = plan.flags;
+  const std::vector<std::string>& libs = plan.libs;
+  const std::string& base = plan.base;
+  const std::string& key = plan.key;
+  const std::string& loaded_id = plan.loaded_id;
   cached = cached && cache_writable();  // read-only: entries were read above, new ones are not stored
-  if (is_fallback) announce_fallback_compiler();
-  CompileRun run = compile_in_work_dir(command, flags, libs, kernel_name, source, cached);
+  if (plan.is_fallback) announce_fallback_compiler();
+  CompileRun run = compile_in_work_dir(command, flags, libs, kernel_name, source, cached, !options.in_background);
   if (cached && !run.in_cache) {  // the cache's directory failed the compile (full, made read-only, removed)
     warn_cache_not_writable(cache_dir(), run.cache_failure);
     cached = false;

@@ -2,6 +2,7 @@
 #include "jit/process.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -10,12 +11,72 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <new>
+#include <set>
 
 #include "quadrants/errors.h"
 
 extern char** environ;
 
 namespace qd::jit {
+namespace {
+
+thread_local bool tracks_programs = false;  // this thread runs background builds
+std::mutex tracked_mutex;                   // guards the two below
+// Process groups of tracked programs still running. Never destroyed: a background build may still be starting
+// or reaping one while static destructors run.
+std::set<int>& tracked = *new std::set<int>;
+bool tracked_stopped = false;
+
+[[maybe_unused]] const int tracked_fork_handler = pthread_atfork(nullptr, nullptr, [] {
+  new (&tracked_mutex) std::mutex();
+  tracked.clear();  // the parent's children, not ours
+  tracked_stopped = false;
+});
+
+// Reads the program's output to its end (it has exited, or closed it), appending it to *output.
+void read_output(const StartedProgram& program, std::string* output) {
+  char buf[4096];
+  for (ssize_t n; (n = ::read(program.output_fd, buf, sizeof buf)) != 0;) {
+    if (n > 0) output->append(buf, static_cast<size_t>(n));
+    else if (errno != EINTR) break;
+  }
+  ::close(program.output_fd);
+}
+
+int reap(const StartedProgram& program) {
+  int status = 0;
+  while (::waitpid(program.pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// run_program on a tracking thread. The group leaves the list before it is reaped, so that a kill never reaches
+// a process group whose number was given to another after the reap.
+int run_tracked_program(const std::vector<std::string>& argv, std::string* output) {
+  StartedProgram program;
+  {
+    std::lock_guard<std::mutex> lock(tracked_mutex);
+    if (tracked_stopped) {
+      output->append("not started: the process is exiting");
+      return -1;
+    }
+    program = start_program(argv, -1, output, true);
+    if (program.pid < 0) return -1;
+    tracked.insert(program.pid);
+  }
+  read_output(program, output);
+  {
+    std::lock_guard<std::mutex> lock(tracked_mutex);
+    tracked.erase(program.pid);
+  }
+  return reap(program);
+}
+
+}  // namespace
 
 std::vector<std::string> split_command_words(const std::string& command) {
   std::vector<std::string> words;
@@ -103,18 +164,8 @@ StartedProgram start_program(const std::vector<std::string>& argv, int stdin_fd,
 
 int wait_program(StartedProgram program, std::string* output) {
   if (program.pid < 0) return -1;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(program.output_fd, buf, sizeof buf)) != 0;) {
-    if (n > 0) output->append(buf, static_cast<size_t>(n));
-    else if (errno != EINTR) break;
-  }
-  ::close(program.output_fd);
-  int status = 0;
-  while (::waitpid(program.pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  read_output(program, output);
+  return reap(program);
 }
 
 void kill_program(StartedProgram program) {
@@ -126,7 +177,16 @@ void kill_program(StartedProgram program) {
 }
 
 int run_program(const std::vector<std::string>& argv, std::string* output) {
+  if (tracks_programs) return run_tracked_program(argv, output);
   return wait_program(start_program(argv, -1, output), output);
+}
+
+void track_programs_of_this_thread() { tracks_programs = true; }
+
+void stop_tracked_programs() {
+  std::lock_guard<std::mutex> lock(tracked_mutex);
+  tracked_stopped = true;
+  for (int group : tracked) ::kill(-group, SIGKILL);
 }
 
 }  // namespace qd::jit

@@ -44,4 +44,11 @@ int wait_program(StartedProgram program, std::string* output);
 // cc1plus and as stop too) and reaps it, discarding its output.
 void kill_program(StartedProgram program);
 
+// Background builds (tiered_build.cpp): programs that run_program starts on a thread that called
+// track_programs_of_this_thread() run in a process group of their own and stay listed until they end, so that
+// stop_tracked_programs() can kill them (at exit, where the build is abandoned). From then on such threads start
+// no program: run_program returns -1. A forked child lists nothing of its parent's.
+void track_programs_of_this_thread();
+void stop_tracked_programs();
+
 }  // namespace qd::jit

@@ -35,6 +35,12 @@ void KernelLauncher::clear() {
   last_ = nullptr;
 }
 
+int KernelLauncher::quick_variants() const {
+  int count = 0;
+  for (const std::unique_ptr<Specialization>& variant : variants_) count += variant->upgrade ? 1 : 0;
+  return count;
+}
+
 void KernelLauncher::check_globals(size_t count) const {
   if (arg_names_.size() + count > static_cast<size_t>(kMaxKernelArgs)) {
     throw ValueError("Kernel '" + name_ + "' uses too many fields and arguments (at most " +
@@ -75,6 +81,7 @@ const Specialization& KernelLauncher::compile(const uint64_t* key, Target target
   } else if (compiled.cpu) {
     params = &compiled.cpu->params;
     variant->entry = compiled.cpu->entry;
+    variant->upgrade = compiled.cpu->optimized;  // tiered compile: swapped in by a later launch
     variant->returns = compiled.cpu->returns;
     variant->assert_messages = &compiled.cpu->assert_messages;
     variant->num_tasks = compiled.cpu->num_tasks;

@@ -132,6 +132,7 @@ QdArg* LaunchFrame::returns_buffer(size_t count) {
 // while they wait for the gate) can free the variant or its globals before the run; it is released before
 // they are taken back, so neither side can wait for the other.
 const QdArg* LaunchFrame::run(const Specialization& spec, CUstream stream) {
+  if (spec.upgrade) swap_in_optimized(spec);  // tiered compile; before the gate is taken: the swap needs it free
   last_tasks.store(spec.num_tasks, std::memory_order_relaxed);
   total_ = launcher_.arg_names_.size();
   for (const std::shared_ptr<Array>& global : spec.globals) pack_view(global->view(), packed_[total_++]);
