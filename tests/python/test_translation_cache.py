@@ -371,3 +371,22 @@ def test_clear_cache_removes_translations_too(tmp_path, monkeypatch):
     qd.clear_cache()
     assert not any(p.name.startswith("translation_") for p in program.cache.iterdir())
     assert program.run()["translated"] == ALL
+
+
+def test_a_translation_that_folds_an_address_is_not_cached():
+    """qd.get_addr() puts this process's address of the field into the IR: two fields of one description share a
+    cache key, so a cached translation would give the second the first one's address (QD_TRANSLATION_CACHE=verify
+    found this in tests/python/test_field_layout.py)."""
+    from quadrants.kernels import translation_cache
+
+    qd.init(arch=qd.cpu)
+    f = qd.field(qd.f32, shape=(4,))
+    g = qd.field(qd.f32, shape=(4,))
+
+    @qd.kernel
+    def address(x: qd.template(), i: qd.i32) -> qd.u64:
+        return qd.get_addr(x, [i])
+
+    assert address(f, 2) - address(f, 1) == 4
+    assert address(g, 0) not in (address(f, 0), 0)
+    assert any("qd.get_addr()" in reason for reason in translation_cache.stats["refused"])

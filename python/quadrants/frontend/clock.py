@@ -22,7 +22,7 @@ def _clock_counter(ops, *args):
 
 
 clock_counter = Builtin("clock_counter", kernel_only("clock_counter"), "composite", impl=_clock_counter)
-clock_counter.__doc__ = ("Upstream's cycle counter read in kernels: not supported in quadrants yet (a compile error "
-                         "naming why).")
+clock_counter.__doc__ = ("clock_counter()\n\nUpstream's cycle counter read in kernels: not supported in quadrants "
+                         "yet (a compile error naming why).")
 
 __all__ = ["clock_counter", "clock_freq_hz"]

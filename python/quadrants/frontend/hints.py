@@ -36,9 +36,9 @@ def _cache_read_only(ops, *args):
 
 assume_in_range = Builtin("assume_in_range", _python_assume_in_range, "composite", impl=_assume_in_range)
 cache_read_only = Builtin("cache_read_only", kernel_only("cache_read_only"), "composite", impl=_cache_read_only)
-assume_in_range.__doc__ = ("qd.assume_in_range(val, base, low, high): val, which the program promises lies in "
+assume_in_range.__doc__ = ("assume_in_range(val, base, low, high)\n\nReturns val, which the program promises lies in "
                            "[base + low, base + high); an optimizer hint upstream uses, with no effect here.")
-cache_read_only.__doc__ = ("qd.cache_read_only(x, ...) in a kernel: the fields or ndarrays x, ... are only read by "
+cache_read_only.__doc__ = ("cache_read_only(x, ...)\n\nIn a kernel: the fields or ndarrays x, ... are only read by "
                            "it; an optimizer hint upstream uses, with no effect here.")
 
 __all__ = ["assume_in_range", "cache_read_only"]

@@ -52,7 +52,9 @@ def _kernel_mesh_builtin(name):
 
 mesh_local = _kernel_mesh_builtin("mesh_local")
 mesh_patch_idx = _kernel_mesh_builtin("mesh_patch_idx")
-mesh_local.__doc__ = "Upstream's hint to cache mesh attributes in mesh-for loops: raises, as quadrants has no meshes."
-mesh_patch_idx.__doc__ = "Upstream's mesh patch index in mesh-for loops: raises, as quadrants has no meshes."
+mesh_local.__doc__ = ("mesh_local(*args)\n\nUpstream's hint to cache mesh attributes in mesh-for loops: raises, as "
+                      "quadrants has no meshes.")
+mesh_patch_idx.__doc__ = ("mesh_patch_idx()\n\nUpstream's mesh patch index in mesh-for loops: raises, as quadrants "
+                          "has no meshes.")
 
 __all__ = ["Mesh", "MeshInstance", "mesh_local", "mesh_patch_idx"]

@@ -41,7 +41,9 @@ def store_guard(tr, conditions):
 
 
 no_activate = Builtin("no_activate", kernel_only("no_activate"), "composite", impl=_no_activate)
-no_activate.__doc__ = """``qd.no_activate(*snodes)``, in a kernel: the kernel's stores and atomic updates to
+no_activate.__doc__ = """no_activate(*snodes)
+
+In a kernel: the kernel's stores and atomic updates to
 elements under these pointer, bitmasked or dynamic SNodes leave their inactive cells inactive (the write is
 dropped there).
 

@@ -25,7 +25,7 @@ import typing
 import numpy as np
 
 from quadrants.base.dtypes import DataType
-from quadrants.data.field import Field
+from quadrants.data.field import Field, NoStorage
 from quadrants.data.field_components import all_members
 from quadrants.data.matrix import Matrix
 from quadrants.data.ndarray import Ndarray
@@ -277,10 +277,18 @@ def _function(value, on_open, steps, depth):
         on_open(value, steps)
     parts = [type(value).__name__, fn.__module__, fn.__qualname__, source_fingerprint(fn),
              _describe(fn.__defaults__, None, (), depth + 1), _describe(fn.__kwdefaults__, None, (), depth + 1)]
+    if fn.__name__ == "<lambda>":  # lambdas sharing a line share its fingerprint: where its code starts tells them
+        parts.append(_first_position(fn.__code__))
     if isinstance(value, Func):
         parts += [value.is_real, bool(getattr(value, "plain_python", False)),
                   _describe(value.annotations, None, (), depth + 1)]
     return ("function", tuple(parts))
+
+
+def _first_position(code):
+    """(line, column) of a code object's first source position: the frontend picks a lambda by it (source.py)."""
+    return next(((line, col) for line, _, col, _ in code.co_positions() if line == code.co_firstlineno and col),
+                None)
 
 
 def _instance(value, on_open, steps, depth):
@@ -305,7 +313,12 @@ def container_description(container):
     """A field or ndarray by what a kernel bakes in: dtype, shapes, memory order and, for a field, its SNode path."""
     if isinstance(container, StructField):
         return ("structfield", tuple(container.field_dict), container.shape and tuple(container.shape))
+    if getattr(container, "_composed", False):  # components placed one by one: no array of its own
+        return ("composed", type(container).__name__, container.dtype.name, tuple(container._element_shape),
+                tuple(container_description(member) for member in all_members(container)))
     array = container._array
+    if isinstance(array, NoStorage):  # not placed or not finalized: the frontend names why, nothing is cached
+        raise Undescribable(f"{container._describe()} without storage")
     parts = [type(container).__name__, container.dtype.name, container.shape and tuple(container.shape),
              tuple(container._element_shape), getattr(container, "_qd_layout", None) and
              repr(getattr(container, "_qd_layout", None)), bool(getattr(container, "_soa", False)),

@@ -43,7 +43,7 @@ def _frexp(ops, x):
 
 
 frexp = Builtin("frexp", _python_frexp, "composite", impl=_frexp)
-frexp.__doc__ = ("qd.frexp(x): ``(mantissa, exponent)`` with ``x == mantissa * 2 ** exponent`` and ``0.5 <= "
+frexp.__doc__ = ("frexp(x)\n\n``(mantissa, exponent)`` with ``x == mantissa * 2 ** exponent`` and ``0.5 <= "
                  "abs(mantissa) < 1``, for a scalar f32 or f64 in kernels (numpy.frexp in Python scope); 0, inf and "
                  "NaN give ``(x, 0)``.")
 

@@ -106,7 +106,7 @@ def sparse_fields():
             loss[None] += y[i] * y[i] * y[i]
 
     loss[None] = 0.0
-    with qd.ad.FwdMode(loss=loss, param=y, seed=[1.0, 1.0]):
+    with qd.ad.FwdMode(loss=loss, param=y, seed=[1.0] * 8):  # a seed per element of the list's capacity
         cube_sum()
     assert loss.dual[None] == pytest.approx(3 * 4.0 + 3 * 9.0)
 

@@ -24,8 +24,9 @@ sync = _ir._stmt_op("sync block", "qd.simt.block.sync")
 mem_fence = _ir._stmt_op("fence block", "qd.simt.block.mem_fence")
 thread_idx = _ir._expr_op("thread_idx", "qd.simt.block.thread_idx", 0, False)
 global_thread_idx = _ir._expr_op("global_thread_idx", "qd.simt.block.global_thread_idx", 0, False)
-global_thread_idx.__doc__ = ("The index of the running iteration of the enclosing parallel loop across all blocks "
-                             "(block index * block_dim + thread index); qd.global_thread_idx() at the top level too.")
+global_thread_idx.__doc__ = ("global_thread_idx()\n\nThe index of the running iteration of the enclosing parallel loop "
+                             "across all blocks (block index * block_dim + thread index); qd.global_thread_idx() at the "
+                             "top level too.")
 sync_all_nonzero = _ir._expr_op("sync_all", "qd.simt.block.sync_all_nonzero", 1, True)
 sync_any_nonzero = _ir._expr_op("sync_any", "qd.simt.block.sync_any_nonzero", 1, True)
 sync_count_nonzero = _ir._expr_op("sync_count", "qd.simt.block.sync_count_nonzero", 1, True)
