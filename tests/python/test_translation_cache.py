@@ -390,3 +390,60 @@ def test_a_translation_that_folds_an_address_is_not_cached():
     assert address(f, 2) - address(f, 1) == 4
     assert address(g, 0) not in (address(f, 0), 0)
     assert any("qd.get_addr()" in reason for reason in translation_cache.stats["refused"])
+
+
+TWO_PROCESSES = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import quadrants as qd
+
+    qd.init(arch=qd.cpu)
+    FUNCTIONS = [lambda x: x * x, lambda x: x + 10.0]
+    f = FUNCTIONS[int(sys.argv[1])]
+
+    @qd.kernel
+    def apply(x: qd.types.ndarray(), y: qd.types.ndarray()):
+        for i in x:
+            y[i] = f(x[i])
+
+    y = np.zeros(3)
+    apply(np.array([1.0, 2.0, 3.0]), y)
+    print(y.tolist())
+
+    lazy = qd.field(qd.i32)
+    builder = qd.FieldsBuilder()
+    builder.dense(qd.i, 4).place(lazy)
+
+    @qd.kernel
+    def fill():
+        for i in lazy:
+            lazy[i] = i
+
+    if sys.argv[2] == "finalize":
+        builder.finalize()
+        fill()
+        print(lazy.to_numpy().tolist())
+    else:
+        try:
+            fill()
+        except qd.QuadrantsCompilationError as exc:
+            print("not finalized" if "not finalized yet" in str(exc) else exc)
+""")
+
+
+def test_lambdas_of_one_line_and_a_field_without_storage_in_a_later_process(tmp_path):
+    """The second process finds the first one's entries: a lambda from the same line is another lambda (the entry
+    must not serve it), and a field that the first process had finalized has no storage yet (the frontend's error,
+    not the cache's)."""
+    (tmp_path / "program.py").write_text(TWO_PROCESSES)
+    env = dict(os.environ, QD_CACHE_DIR=str(tmp_path / "cache"), QD_TRANSLATION_CACHE="1")
+
+    def run(*args):
+        done = subprocess.run([sys.executable, str(tmp_path / "program.py"), *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split("\n")[:2]
+
+    assert run("0", "finalize") == ["[1.0, 4.0, 9.0]", "[0, 1, 2, 3]"]
+    assert run("1", "wait") == ["[11.0, 12.0, 13.0]", "not finalized"]
+    assert run("0", "wait") == ["[1.0, 4.0, 9.0]", "not finalized"]

@@ -286,7 +286,10 @@ def _use(variant, roots, definition, leaves, struct_values):
         return "the entry holds no IR text"
     walked = {}
     for path, description in variant["reads"]:
-        now = read_description(walk(freeze(path), roots, walked))
+        try:
+            now = read_description(walk(freeze(path), roots, walked))
+        except Undescribable as exc:  # e.g. a field that lost its storage: not what was recorded
+            return f"{path} cannot be described now: {exc}"
         if now != description:
             return f"{path} was {description}, is {now}"
     classes, seen = {}, set()
