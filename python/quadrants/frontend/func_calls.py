@@ -27,6 +27,12 @@ class FuncCallTranslator:
             bound = bind_arguments(func.fn.__name__, inspect.signature(func.fn), args, kwargs)  # func_args.py
         except ArgumentError as exc:
             raise self.fail(str(exc), kind="syntax") from None
+        if func.requires_top_level and not self.top_level:
+            raise self.fail(f"@qd.func '{func.fn.__name__}' is marked requires_top_level=True, so it can only be "
+                            "called at the kernel's top level, not inside runtime for/if/while control flow (nor "
+                            "through a func called there)",
+                            hint="call it among the kernel's top-level statements (a qd.static loop is fine), where "
+                            "its loops stay the kernel's own parallel loops.")
         source = function_source(func.fn)
         # Called among the kernel's top-level statements, the func's own top-level loops run in parallel (each
         # an offloaded task, as upstream); not when it returns early, since a return cannot leave a parallel loop.

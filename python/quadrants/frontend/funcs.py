@@ -60,6 +60,9 @@ class Func:
     """A @qd.func: inlined into the kernels that call it."""
 
     is_real = False  # a RealFunc is called, not inlined
+    # @qd.func(requires_top_level=True): callable only among a kernel's top-level statements, where its loops
+    # stay the kernel's parallel loops (func_calls.py refuses other call sites, as upstream)
+    requires_top_level = False
 
     def __init__(self, fn):
         functools.update_wrapper(self, fn)
@@ -110,7 +113,9 @@ class BoundFunc:
 def func(fn=None, **options):
     """Decorates a Python function as a kernel function, inlined where a kernel calls it.
 
-    Also usable as @qd.func(...): is_real_function=True makes it a @qd.real_func (called, not inlined).
+    Also usable as @qd.func(...): is_real_function=True makes it a @qd.real_func (called, not inlined);
+    requires_top_level=True makes a call anywhere but among the kernel's top-level statements (directly, or through
+    funcs called there; a qd.static loop or a qd.graph.do_while body counts as top level) a compile error.
     """
     unknown = set(options) - {"is_real_function", "requires_top_level"}
     if unknown:
@@ -118,7 +123,14 @@ def func(fn=None, **options):
                         "is_real_function and requires_top_level.")
     if fn is None:
         return functools.partial(func, **options)
-    return RealFunc(fn) if options.get("is_real_function") else Func(fn)
+    if options.get("is_real_function"):
+        if options.get("requires_top_level"):
+            raise TypeError("qd.func(): requires_top_level=True applies to inlined funcs, not to is_real_function=True "
+                            "ones (a real function is called, so its loops are never the kernel's).")
+        return RealFunc(fn)
+    made = Func(fn)
+    made.requires_top_level = bool(options.get("requires_top_level", False))
+    return made
 
 
 def pyfunc(fn):

@@ -280,7 +280,7 @@ def _function(value, on_open, steps, depth):
     if fn.__name__ == "<lambda>":  # lambdas sharing a line share its fingerprint: where its code starts tells them
         parts.append(_first_position(fn.__code__))
     if isinstance(value, Func):
-        parts += [value.is_real, bool(getattr(value, "plain_python", False)),
+        parts += [value.is_real, value.requires_top_level, bool(getattr(value, "plain_python", False)),
                   _describe(value.annotations, None, (), depth + 1)]
     return ("function", tuple(parts))
 

@@ -439,3 +439,26 @@ def kernel_parameter_defaults():
     assert scaled(x) == 18.0  # the default s=3.0
     assert scaled(x, 0.5) == 3.0
     assert scaled(s=2.0, x=x) == 12.0
+
+
+@probe("`@qd.func(requires_top_level=True)`")
+def func_requires_top_level():
+    @qd.func(requires_top_level=True)
+    def fill(x: qd.template()):
+        for i in range(4):
+            x[i] = i
+
+    @qd.kernel
+    def top(x: qd.types.ndarray(qd.i32, ndim=1)):
+        fill(x)
+
+    @qd.kernel
+    def nested(x: qd.types.ndarray(qd.i32, ndim=1), n: qd.i32):
+        if n > 0:
+            fill(x)
+
+    x = qd.ndarray(qd.i32, shape=(4,))
+    top(x)
+    assert x.to_numpy().tolist() == [0, 1, 2, 3]
+    with pytest.raises(qd.QuadrantsSyntaxError, match="requires_top_level"):
+        nested(x, 1)
