@@ -144,6 +144,10 @@ void add_workers_locked() {
   while (pool.threads->size() < wanted) pool.threads->emplace_back(work);
 }
 
+// A forked child's set-aside copy of its parent's worker list: held here so that it stays reachable (a leak
+// checker would report it otherwise). A child without inherited workers keeps its empty list.
+std::vector<std::thread>* forgotten_threads = nullptr;
+
 // A forked child has none of its parent's threads: it forgets them (never joined, never destroyed) and queues
 // again what they were building. New workers start at the next build queued, wait or launch (not here: a child
 // that goes on to exec should cost nothing).
@@ -152,7 +156,10 @@ void add_workers_locked() {
     [] {
       new (&pool.mutex) std::mutex();
       new (&pool.changed) std::condition_variable();
-      pool.threads = new std::vector<std::thread>;
+      if (!pool.threads->empty()) {  // the parent's thread objects are joinable: never destroyed, only set aside
+        forgotten_threads = pool.threads;
+        pool.threads = new std::vector<std::thread>;
+      }
       for (std::shared_ptr<Job>& job : pool.running) pool.queue.push_front(std::move(job));
       pool.running.clear();
       pool.stopping = false;
