@@ -54,7 +54,7 @@ from quadrants.types.annotations import sparse_matrix_builder  # noqa: F401  ups
 from quadrants.types.enums import DeviceCapability, Format, Layout  # noqa: F401  (the first two: Vulkan/Metal names)
 
 # data: values and containers
-from quadrants.data.buffer_view import BufferView  # noqa: F401  upstream's ndarray views: not yet, raises
+from quadrants.data.buffer_view import BufferView  # noqa: F401  a view of a sub-range of a 1-D ndarray
 from quadrants.data.field import Field, ScalarField  # noqa: F401
 from quadrants.data.field_factory import field  # noqa: F401
 from quadrants.data.matrix import Matrix, Vector  # noqa: F401

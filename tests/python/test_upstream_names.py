@@ -450,11 +450,17 @@ def test_meshes_raise_naming_why():
         k()
 
 
-def test_buffer_view_raises_naming_why():
-    with pytest.raises(NotImplementedError, match="not implemented in quadrants yet; pass the whole ndarray"):
-        qd.BufferView(qd.ndarray(qd.f32, 4), 0, 2)
-    with pytest.raises(NotImplementedError, match=r"qd.BufferView\[f32\] annotation"):
-        qd.BufferView[qd.f32]
+def test_buffer_view_names_where_upstream_has_them():
+    from quadrants.lang.buffer_view import BufferView
+    from quadrants.types.buffer_view_type import BufferViewType
+
+    assert BufferView is qd.BufferView and qd.types.BufferViewType is BufferViewType
+    annotation = qd.BufferView[qd.f32, "clamp"]
+    assert isinstance(annotation, BufferViewType) and (annotation.dtype, annotation.boundary) == (qd.f32, "clamp")
+    assert (annotation.ndarray_type.dtype, annotation.ndarray_type.ndim) == (qd.f32, 1)
+    data = qd.ndarray(qd.i32, 6)
+    view = qd.BufferView(data, offset=1, size=4)
+    assert (view.get_ndarray(), view.offset, view.size, view.shape) == (data, 1, 4, (4,))
 
 
 def test_dir_has_upstreams_public_names():

@@ -7,6 +7,7 @@ import math
 import numbers
 
 from quadrants.base import dtypes as _dtypes, registry
+from quadrants.data.buffer_view import view_of_slice
 from quadrants.data.container import ArrayContainer, MatrixContainer
 from quadrants.data.field import element_dtype
 from quadrants.data.grads import dual_twin, grad_twin
@@ -55,6 +56,12 @@ class Ndarray(ArrayContainer):
     def _physical_shape(self):
         """The shape of the row-major allocation: the canonical shape permuted by the layout (upstream's name)."""
         return physical_shape(self.shape, self._memory_layout)
+
+    def __getitem__(self, key):
+        """An element (see ArrayContainer); a slice of a 1-D ndarray, arr[a:b], is the qd.BufferView of its elements."""
+        if type(key) is slice:
+            return view_of_slice(self, key)
+        return ArrayContainer.__getitem__(self, key)
 
     def get_type(self):
         """Upstream's type record of this ndarray: element_type, shape, layout and needs_grad."""

@@ -8,9 +8,11 @@ import operator as _py_operator
 
 from quadrants.base import dtypes as _dtypes
 from quadrants.base.errors import QuadrantsSyntaxError
+from quadrants.data.buffer_view import BufferView
 from quadrants.data.matrix import Matrix, Vector
 from quadrants.data.snode import SNode
 from quadrants.frontend import builtins as qd_builtins, extra_builtins
+from quadrants.frontend.buffer_views import ViewMethod
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import SelectTarget
 from quadrants.frontend.exprs import VectorMethod
@@ -129,6 +131,8 @@ class CallTranslator:
             return self.fill_in_place(node, args, kwargs)
         if isinstance(func, VectorMethod):
             return self.call_vector_method(func, args, kwargs)
+        if isinstance(func, ViewMethod):  # v.subview(offset, size) (buffer_views.py)
+            return self.call_view_method(func, args, kwargs)
 
         if isinstance(func, BoundFunc):
             func, args = func.func, [func.instance, *args]
@@ -168,6 +172,8 @@ class CallTranslator:
         if isinstance(func, VectorType):
             reject_unpacked(func, "instantiate")
             return self.construct_typed_vector(func, args)
+        if func is BufferView:  # qd.BufferView(arr, offset, size) of an array parameter (buffer_views.py)
+            return self.construct_view(args, kwargs)
         if isinstance(func, StructType) or func is Struct:  # struct_values.py
             return self.construct_struct(func, args, kwargs)
         if func in (Vector, Matrix):

@@ -8,6 +8,7 @@ from quadrants.base import registry
 from quadrants.base.errors import QuadrantsCompilationError, QuadrantsTypeError, QuadrantsValueError
 from quadrants.base.swizzles import out_of_range_message, swizzle_indices
 from quadrants.data.matrix import Matrix, Vector
+from quadrants.frontend.buffer_views import ViewValue
 from quadrants.frontend.builtins import Builtin, kernel_only
 from quadrants.frontend.component_refs import ComponentsRef, members_element
 from quadrants.frontend.compound_params import CompoundRef
@@ -308,6 +309,8 @@ class ExprTranslator(DynamicIndexing):
         attr = node.attr
         if isinstance(base, CompoundRef):  # a dataclass or data_oriented argument (translator.py)
             return self.compound_member(base, attr)
+        if isinstance(base, ViewValue):  # v.size, v.shape, v.subview (buffer_views.py)
+            return self.view_attribute(base, attr)
         if isinstance(base, StructField) and attr in ("append", "length", "deactivate"):
             base = self.global_array(next(iter(base.leaves()))[1])  # a struct field's 1-d list is its members'
         if is_struct(base):  # a struct value or a Python-scope qd.Struct (struct_values.py)
@@ -367,6 +370,13 @@ class ExprTranslator(DynamicIndexing):
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
+        if isinstance(base, ViewValue):  # v[i], v[a:b] of a qd.BufferView (buffer_views.py)
+            index = self.visit(node.slice)
+            if isinstance(node.slice, ast.Slice) or isinstance(index, slice):
+                return self.view_slice(base, index)
+            return self.array_element(base.array, self.view_index(base, index))
+        if isinstance(base, ArrayRef) and isinstance(node.slice, ast.Slice):  # arr[a:b]: a view; tiles take 2 slices
+            return self.array_slice(base, self.visit(node.slice))
         sliced = registry.get("tile_syntax").slice_value(self, base, node.slice)  # a[r0:r1, c0:c1] for tiles
         if sliced is not None:
             return sliced

@@ -3,6 +3,7 @@
 import inspect
 import math
 
+from quadrants.frontend.buffer_views import is_view_annotation
 from quadrants.frontend.compound_params import CompoundRef, is_dataclass_type
 from quadrants.frontend.func_args import ArgumentError, bind_arguments
 from quadrants.frontend.ir_builder import Expr, local_name
@@ -62,6 +63,10 @@ class FuncCallTranslator:
                                 hint="pass the kernel's dataclass parameter or one of its dataclass members.")
             self.bind(name, StaticBinding(value))
             return
+        if is_view_annotation(annotation):  # a qd.BufferView, by reference (buffer_views.py)
+            self.check_view_argument(name, value)
+            self.bind(name, StaticBinding(value))
+            return
         if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
         is_template = isinstance(annotation, (Template, RefType)) or annotation is Template or \
@@ -117,6 +122,10 @@ class FuncCallTranslator:
             if param.kind == "struct":
                 obj = struct_values.get(param.name) if struct_values else None
                 self.bind(param.name, StaticBinding(CompoundRef((param.name,), obj, param.schema)))
+                continue
+            if param.kind == "view":  # a qd.BufferView: its ndarray, offset and size as leaves (buffer_views.py)
+                obj = struct_values.get(param.name) if struct_values else None
+                self.bind(param.name, StaticBinding(self.view_argument(param, obj)))
                 continue
             if param.kind == "structval":  # a qd.types.struct by value: a local copy of its leaves
                 self.declare(param.name, self.struct_argument((param.name,), param.annotation, struct_values))

@@ -6,6 +6,7 @@ import math
 from quadrants.base import registry
 from quadrants.base.swizzles import out_of_range_message, swizzle_indices
 from quadrants.frontend import builtins as qd_builtins
+from quadrants.frontend.buffer_views import ViewValue
 from quadrants.frontend.component_refs import ComponentsRef, members_target
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import SelectTarget
@@ -229,6 +230,8 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             sliced = registry.get("tile_syntax").slice_target(self, base, node.slice)  # t[:] and a[r0:r1, c0:c1] of tiles
             if sliced is not None:
                 return sliced
+            if isinstance(base, ViewValue):  # v[i] = x of a qd.BufferView (buffer_views.py)
+                return self.array_target(base.array, self.view_index(base, self.visit(node.slice)))
             if isinstance(base, ArrayRef):
                 return self.array_target(base, self.visit(node.slice))
             if isinstance(base, SharedArray):  # qd.simt.block.SharedArray (simt/_ir.py)

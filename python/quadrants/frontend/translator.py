@@ -8,7 +8,9 @@ import types
 
 import numpy as np
 
+from quadrants.data.buffer_view import BufferView
 from quadrants.data.matrix import Matrix
+from quadrants.frontend.buffer_views import BufferViewTranslator
 from quadrants.frontend.calls import CallTranslator
 from quadrants.frontend.checkpoint_translate import CheckpointTranslator
 from quadrants.frontend.component_refs import components_ref
@@ -66,7 +68,7 @@ class FunctionContext:
 
 class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
                  RealFunctionTranslator, GraphSectionTranslator, GraphDoWhileTranslator, CheckpointTranslator,
-                 StreamParallelTranslator, LocalListTranslator):
+                 StreamParallelTranslator, LocalListTranslator, BufferViewTranslator):
     """Translates one kernel (with its funcs inlined) for one argument specialization."""
 
     def __init__(self, config):
@@ -182,6 +184,9 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
             return value.item()  # a 0-d numpy array is a number here, baked in like any captured number
         if hasattr(value, "_array") and hasattr(value, "_element_shape"):
             return self.global_array(value, py_name, label)
+        if isinstance(value, BufferView):  # its offset would be baked in, and not follow the object's changes
+            raise self.fail("a qd.BufferView reaches a kernel only as an argument of a parameter annotated "
+                            "qd.BufferView", kind="type", hint="pass the view as a kernel argument.")
         if isinstance(value, Matrix):
             values = value.to_numpy()
             return VectorValue([x.item() for x in values.reshape(-1)], values.shape)

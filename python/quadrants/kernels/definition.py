@@ -6,10 +6,12 @@ import logging
 import time
 
 from quadrants.base import log as _logging
-from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.base.errors import QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.data.buffer_view import BufferView
 from quadrants.data.field_checks import check_placed
 from quadrants.data.field_components import check_composed_fields
 from quadrants.data.struct import StructType
+from quadrants.frontend.buffer_views import is_view_annotation, view_type
 from quadrants.frontend.compound_params import (
     DiscoverLeaves,
     MemberTypeError,
@@ -34,7 +36,7 @@ from quadrants.types.unpacked import reject as reject_unpacked
 class KernelParam:
     """One kernel parameter: kind is 'scalar', 'vector' (a vector/matrix by value), 'array', 'template',
     'tensor' (annotated qd.Tensor: an array or a template by value, tensor_params.py), 'struct' (annotated
-    with a dataclass) or 'structval' (a qd.types.struct, passed by value)."""
+    with a dataclass), 'structval' (a qd.types.struct, passed by value) or 'view' (a qd.BufferView)."""
 
     def __init__(self, name, kind, annotation, schema=None):
         self.name = name
@@ -70,6 +72,8 @@ def _kernel_params(fn, annotations):
             params.append(KernelParam(p.name, "template", annotation))
         elif is_tensor_annotation(annotation):
             params.append(KernelParam(p.name, "tensor", annotation))
+        elif is_view_annotation(annotation):  # its ndarray, offset and size: leaves (frontend/buffer_views.py)
+            params.append(KernelParam(p.name, "view", view_type(annotation)))
         elif isinstance(annotation, StructType):  # by value: its members are leaves (translator.struct_argument)
             params.append(KernelParam(p.name, "structval", annotation))
         elif is_dataclass_type(annotation):
@@ -144,6 +148,7 @@ class KernelDefinition:
         self.struct_positions = [k for k, p in enumerate(self.params) if p.kind == "struct"]
         self.tensor_positions = [k for k, p in enumerate(self.params) if p.kind == "tensor"]
         self.value_struct_positions = [k for k, p in enumerate(self.params) if p.kind == "structval"]
+        self.view_positions = [k for k, p in enumerate(self.params) if p.kind == "view"]
         self.reads_twins = _reads_twins(fn, self.params)  # x.grad / x.dual of an array argument: leaves
         self.has_self = bool(self.params) and self.params[0].name == "self" and self.params[0].kind == "template"
         # What selects a compiled kernel besides the argument specialization: (position, attribute path,
@@ -167,7 +172,7 @@ class KernelDefinition:
         """Templates and dataclasses pick a launcher per call; `int`/`float` params take their dtype from qd.init();
         default values are filled in by the generated function's signature (the C++ launcher takes every argument)."""
         return bool(self.template_slots or self.struct_positions or self.value_struct_positions or
-                    self.reads_twins or self.fn.__defaults__) or \
+                    self.view_positions or self.reads_twins or self.fn.__defaults__) or \
             any(_depends_on_defaults(p) for p in self.params)
 
     def slot_values(self, args):
@@ -226,6 +231,12 @@ class KernelDefinition:
             if not isinstance(args[k], param.annotation):
                 raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} "
                                 f"value (its annotation), but got {args[k]!r}.") from None
+        for k in self.view_positions:
+            if not isinstance(args[k], BufferView):  # upstream's class and first words
+                raise QuadrantsRuntimeTypeError(
+                    f"Argument {self.params[k].name} expects a BufferView, got {type(args[k]).__name__}: kernel "
+                    f"'{self.fn.__name__}' annotates it qd.BufferView; pass arr[a:b] or qd.BufferView(arr, offset, "
+                    "size).") from None
         for k in self.struct_positions:
             param = self.params[k]
             if not isinstance(args[k], param.schema.cls):

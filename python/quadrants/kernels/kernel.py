@@ -187,7 +187,7 @@ class Kernel(KernelMixin):
         _runtime.track(self)  # reset() and init() call _release
         definition = self.definition
         if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
-                or definition.reads_twins):
+                or definition.view_positions or definition.reads_twins):
             entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
         else:
             entry = self._discover(key, args)

@@ -127,12 +127,36 @@ def clock_counter():
         k()
 
 
-@probe("CUDA graph capture, `qd.BufferView`, kernel coverage (`QD_KERNEL_COVERAGE`)", status="not yet")
-def graphs_buffer_views_coverage():
+@probe("`qd.BufferView`: `arr[a:b]`, `qd.BufferView(arr, offset, size)`, `view[a:b]`, `view.subview()`; kernel and "
+       "func parameters annotated `qd.BufferView` / `qd.BufferView[dtype]`")
+def buffer_views():
+    data = qd.ndarray(qd.f32, shape=(16,))
+    view = data[4:12]
+    assert (view.offset, view.size, view.shape, view[2:].offset) == (4, 8, (8,), 6)
+
+    @qd.func
+    def put(v: qd.BufferView[qd.f32], i: qd.i32, value: qd.f32):
+        v[i] = value
+
+    @qd.kernel
+    def fill(v: qd.BufferView[qd.f32], arr: qd.types.ndarray(qd.f32, ndim=1)):
+        for i in range(v.size):
+            put(v, i, 1.0 + i)
+        tail = arr[14:16]
+        for i in range(tail.size):
+            tail[i] = -1.0
+
+    fill(view[2:6], data)
+    expected = np.zeros(16, np.float32)
+    expected[6:10] = [1, 2, 3, 4]
+    expected[14:] = -1
+    np.testing.assert_array_equal(data.to_numpy(), expected)
+
+
+@probe("CUDA graph capture, kernel coverage (`QD_KERNEL_COVERAGE`)", status="not yet")
+def graphs_coverage():
     import importlib
 
-    with pytest.raises(NotImplementedError, match="pass the whole ndarray"):
-        qd.BufferView(qd.ndarray(qd.f32, 4), 0, 2)
     with pytest.raises(ImportError):
         importlib.import_module("quadrants.lang._kernel_coverage")
     from quadrants.lang import impl
