@@ -4,6 +4,8 @@ import pytest
 
 import quadrants as qd
 
+pytestmark = pytest.mark.cpu_only  # host storage: under QD_TEST_ARCH=cuda these containers live on the device
+
 HUGE = 2 << 20  # a transparent huge page
 BIG = 1 << 22  # 4 MiB of f32: the size from which dense storage goes in huge pages
 
