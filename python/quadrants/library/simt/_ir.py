@@ -60,6 +60,7 @@ def deprecated(module_globals, old, new, target, wrap=None):
 
     def impl(ops, *args):
         warn_once()
+        ops.tr.reads.uncacheable("a deprecation warning")  # a cached translation would not warn in a new process
         result = target.impl(ops, *args)
         return wrap(result) if wrap else result
 
