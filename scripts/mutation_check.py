@@ -309,7 +309,7 @@ def run_slice(worktree, tests, cache, timeout):
     if code == 0:
         return False, "passed"
     failed = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))]
-    return True, "timeout" if code == 124 else (failed[0][:200] if failed else out.strip().splitlines()[-1][:200])
+    return True, _failure_detail(code, failed, out)
 
 
 def run_cpp_slice(worktree, cache, timeout):
@@ -319,7 +319,18 @@ def run_cpp_slice(worktree, cache, timeout):
     if code == 0:
         return False, "passed"
     failed = [line for line in out.splitlines() if "FAILED" in line]
-    return True, "timeout" if code == 124 else (failed[0][:200] if failed else out.strip().splitlines()[-1][:200])
+    return True, _failure_detail(code, failed, out)
+
+
+def _failure_detail(code, failed, out):
+    """Why a test run counts as a kill: a timeout, its first failing test, else its last line or exit status (a
+    crash may print nothing)."""
+    if code == 124:
+        return "timeout"
+    if failed:
+        return failed[0][:200]
+    lines = out.strip().splitlines()
+    return lines[-1][:200] if lines else f"exit status {code}, no output"
 
 
 def judge_generated(worktree, mutant, cache, timeout):
