@@ -85,6 +85,12 @@ def _functions_in(filename):
     return found
 
 
+def first_position(code):
+    """(line, column) of a code object's first source position on its first line, or None: it lies in a lambda's
+    own body, so it tells apart lambdas that share a line (here and in the translation cache's key)."""
+    return next(((line, col) for line, _, col, _ in code.co_positions() if line == code.co_firstlineno and col), None)
+
+
 def _lambda_in(found, code):
     """The lambda of `code` among the lambdas that start on its line, as a FunctionDef returning its body.
 
@@ -94,7 +100,7 @@ def _lambda_in(found, code):
     if found is None:
         return None
     candidates, lines = found
-    line, col = next(((l, c) for l, _, c, _ in code.co_positions() if l == code.co_firstlineno and c), (None, None))
+    line, col = first_position(code) or (None, None)
     spans = [n for n in candidates if line is not None and _spans(n.body, line, col)]
     if not spans:
         return None

@@ -34,6 +34,7 @@ from quadrants.data.tensor import Tensor, unwrap
 from quadrants.frontend.builtins import Builtin
 from quadrants.frontend.funcs import BoundFunc, Func
 from quadrants.frontend.random_numbers import random_state
+from quadrants.frontend.source import first_position
 from quadrants.frontend.tensor_params import ARRAY
 
 
@@ -278,17 +279,11 @@ def _function(value, on_open, steps, depth):
     parts = [type(value).__name__, fn.__module__, fn.__qualname__, source_fingerprint(fn),
              _describe(fn.__defaults__, None, (), depth + 1), _describe(fn.__kwdefaults__, None, (), depth + 1)]
     if fn.__name__ == "<lambda>":  # lambdas sharing a line share its fingerprint: where its code starts tells them
-        parts.append(_first_position(fn.__code__))
+        parts.append(first_position(fn.__code__))
     if isinstance(value, Func):
         parts += [value.is_real, value.requires_top_level, bool(getattr(value, "plain_python", False)),
                   _describe(value.annotations, None, (), depth + 1)]
     return ("function", tuple(parts))
-
-
-def _first_position(code):
-    """(line, column) of a code object's first source position: the frontend picks a lambda by it (source.py)."""
-    return next(((line, col) for line, _, col, _ in code.co_positions() if line == code.co_firstlineno and col),
-                None)
 
 
 def _instance(value, on_open, steps, depth):
