@@ -189,7 +189,7 @@ if left_out upstream; then drop upstream; rm -f "$OUT/upstream_gpu_files.txt" "$
   commit=$(git -C "$UPSTREAM_REPO" rev-parse HEAD)
   if ! fresh upstream "$commit"; then
     mkdir -p "$STAGE/upstream"
-    git -C "$UPSTREAM_REPO" archive HEAD tests >"$STAGE/upstream/tests.tar"
+    git -C "$UPSTREAM_REPO" archive HEAD tests python/tools >"$STAGE/upstream/tests.tar"
     xz "-$XZ_LEVEL" -T2 <"$STAGE/upstream/tests.tar" >"$OUT/upstream.tar.xz"; mark upstream "$commit"; log "upstream packed"
   fi
   # Which files run nothing on the CPU (collected, not run), with our package on the driver emulation.

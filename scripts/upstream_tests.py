@@ -6,8 +6,9 @@
     .venv/bin/python scripts/upstream_tests.py 'test_field*.py' test_ndarray.py --json /tmp/out.json
     .venv/bin/python scripts/upstream_tests.py test_matrix.py -- -k inverse   # after --: pytest's
 
-The upstream snapshot's tests/ is exported (`git archive HEAD tests`) into a temporary directory and
-each chosen file runs in its own pytest process, one at a time, with QD_WANTED_ARCHS=cpu so that
+The upstream snapshot's tests/ and python/tools/ (its developer scripts, which three test_tools_*.py files
+load by path) are exported (`git archive HEAD tests python/tools`) into a temporary directory and each
+chosen file (test_*.py anywhere under tests/python, matched by name or by path) runs in its own pytest process, one at a time, with QD_WANTED_ARCHS=cpu so that
 upstream's test_utils.test() parametrizes on the CPU only. A small pytest plugin streams each test's
 outcome to a file as it finishes, so a file that hangs or crashes keeps what it had: the test in flight
 is recorded as a timeout (or crash), the process is killed, and the file is resumed with the finished
@@ -122,15 +123,16 @@ GPU_EXPANDED = "arch = [cuda if v is gpu else v for v in arch]; " + GPU_FILTER
 
 
 def export_tests(repo, destination, expand_gpu=False):
-    """Writes the snapshot's tests/ under destination (tests/python/..., tests/test_utils.py). repo is upstream's
-    git directory, or a tar of its tests/ (plain or xz), as the GPU bundle carries (scripts/gpu_bundle.sh)."""
+    """Writes the snapshot's tests/ and python/tools/ under destination (tests/python/..., tests/test_utils.py).
+    repo is upstream's git directory, or a tar of those (plain or xz), as the GPU bundle carries
+    (scripts/gpu_bundle.sh)."""
     if os.path.isfile(repo):
         with open(repo, "rb") as f:
             archive = f.read()
         if archive.startswith(b"\xfd7zXZ\x00"):
             archive = lzma.decompress(archive)
     else:
-        archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests"], check=True, capture_output=True).stdout
+        archive = subprocess.run(["git", "-C", repo, "archive", "HEAD", "tests", "python/tools"], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", destination], input=archive, check=True)
     utils = os.path.join(destination, "tests", "test_utils.py")
     if expand_gpu and os.path.exists(utils):
@@ -145,14 +147,20 @@ def export_tests(repo, destination, expand_gpu=False):
 
 
 def chosen_files(test_dir, patterns):
-    """The test files under tests/python (top level) matching any pattern, in name order."""
-    names = sorted(n for n in os.listdir(test_dir) if n.startswith("test_") and n.endswith(".py"))
+    """The test files anywhere under tests/python matching any pattern, as paths relative to it, top level first,
+    each group in name order. A pattern without a slash matches a file's name, one with a slash its path."""
+    names = []
+    for folder, dirs, files in os.walk(test_dir):
+        dirs.sort()
+        relative = os.path.relpath(folder, test_dir)
+        names += [n if relative == "." else os.path.join(relative, n)
+                  for n in sorted(files) if n.startswith("test_") and n.endswith(".py")]
     files = []
     for pattern in patterns:
-        pattern = os.path.basename(pattern)
         if not pattern.endswith(".py") and not any(c in pattern for c in "*?["):
             pattern += ".py"
-        matched = fnmatch.filter(names, pattern)
+        by_path = "/" in pattern
+        matched = [n for n in names if fnmatch.fnmatch(n if by_path else os.path.basename(n), pattern)]
         if not matched:
             print(f"warning: no upstream test file matches {pattern!r}", file=sys.stderr)
         files.extend(m for m in matched if m not in files)
@@ -173,8 +181,9 @@ def run_file(root, name, args):
     the last started test without one is the one in flight.
     """
     results = {}
-    events_path = os.path.join(root, f".outcomes_{name}.jsonl")
-    log_path = os.path.join(root, f".log_{name}.txt")
+    flat = name.replace("/", "__")
+    events_path = os.path.join(root, f".outcomes_{flat}.jsonl")
+    log_path = os.path.join(root, f".log_{flat}.txt")
     env = dict(os.environ, QD_WANTED_ARCHS=args.arch, QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")]))
     # tests/ on the path too: a few upstream files `import test_utils` rather than `from tests import test_utils`.
