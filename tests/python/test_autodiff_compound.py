@@ -117,3 +117,23 @@ def test_reading_the_gradient_of_an_array_without_one_is_a_clear_error():
 
     with pytest.raises(qd.QuadrantsTypeError, match="'a.grad' is read, but the array passed for 'a' has no grad"):
         read(np.zeros(3, np.float32))
+
+
+def test_a_gradient_read_is_found_from_the_kernels_own_lines():
+    # Deciding at decoration whether a kernel reads `a.grad` parses only the kernel's own lines, not its whole file
+    # (import genesis decorates hundreds of kernels); an indented kernel with a split signature and a parenthesized
+    # array name must still be recognized, or its call would not find the gradient array.
+    from quadrants.kernels.definition import _own_tree
+
+    @qd.kernel
+    def seed(
+        a: qd.types.ndarray(),  # written through its gradient below
+    ):
+        for i in range(a.shape[0]):
+            (a
+             ).grad[i] = 2.0 * i
+
+    assert _own_tree(seed.fn) is not None
+    a = _ndarray([0, 0, 0])
+    seed(a)
+    np.testing.assert_array_equal(a.grad.to_numpy(), [0, 2, 4])

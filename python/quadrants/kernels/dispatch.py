@@ -6,15 +6,18 @@
 # than a generic *args wrapper: Python binds keywords and defaults itself, a method binds `self` in C
 # as for any function, template keys are computed inline, and each entry reads the leaves of its
 # dataclass and data_oriented arguments with plain attribute loads.
+import functools
 import keyword
 import numbers
+import operator
 
-from quadrants.data.tensor import _WRAPPERS
+from quadrants.data.tensor import _WRAPPERS as _WRAPPER_TYPES
 from quadrants.frontend.compound_params import PlanChanged
 from quadrants.frontend.tensor_params import _ARRAY_TYPES, ARRAY, slot_value
 
 _PLAIN = frozenset({int, float, bool, str, complex, type(None), type(ARRAY)})
 _BY_ID = set()  # types whose template values are keyed by id(), so later calls skip _slow_key
+_WRAPPERS = frozenset(_WRAPPER_TYPES)
 
 
 def template_key(value):
@@ -23,6 +26,9 @@ def template_key(value):
     if t in _PLAIN:
         return (t, value)
     return _slow_key(value)
+
+
+_ARRAY_KEY = template_key(ARRAY)  # every array slot's key: arrays are launch arguments, never baked in
 
 
 def _slow_key(value):
@@ -86,25 +92,51 @@ def _keys_source(names, slots, cached):
     return "(" + "".join(part + ", " for part in parts) + ")"
 
 
-def _store_functions_source(names, slots, cached):
-    """The _qd_storeK functions: compute a cached parameter's sub-key and keep it on the instance if it can."""
-    source = ""
+def _tensor_slot_key(value):
+    """What _slot_key's inlined 'tensor' expression computes, as a function."""
+    t = type(value)
+    if t in _ARRAY_TYPES or (t in _WRAPPERS and type(value._impl) in _ARRAY_TYPES):
+        return _ARRAY_KEY
+    return tensor_key(value)
+
+
+def _getter(path):
+    if not path:
+        return lambda value: value
+    if all("." not in name for name in path):
+        return operator.attrgetter(".".join(path))
+    return lambda value: functools.reduce(getattr, path, value)
+
+
+def _store_functions(slots, cached):
+    """{'_qd_storeK': function} for each cached parameter K: computes its sub-key (the slots' keys, as the inlined
+    expressions would) and keeps it on the instance if it can. Plain closures rather than generated source: they
+    run once per instance, and Genesis' dataclasses made 10 MB of source to compile at import (2-4 s). Their
+    attribute getters are made on first use, as most of a program's kernels are never called."""
+    functions = {}
     for k, attr in cached.items():
-        own = [(0, path, kind) for j, path, kind in slots if j == k]
-        source += (f"def _qd_store{k}(v):\n"
-                   f"    key = {_keys_source(['v'], own, {})}\n"
-                   f"    try:\n"
-                   f"        _qd_setattr(v, {attr!r}, (id(v), key))\n"
-                   f"    except (AttributeError, TypeError):  # __slots__ dataclasses: computed on every call\n"
-                   f"        pass\n"
-                   f"    return key\n")
-    return source
+        own = [(path, kind) for j, path, kind in slots if j == k]
+        made = [None]  # the (getter, key function) pairs, once made; built whole, then stored (threads)
+
+        def store(value, own=own, made=made, attr=attr):
+            parts = made[0]
+            if parts is None:
+                parts = made[0] = tuple((_getter(path), _tensor_slot_key if kind == "tensor" else template_key)
+                                        for path, kind in own)
+            key = tuple(key_of(get(value)) for get, key_of in parts)
+            try:
+                object.__setattr__(value, attr, (id(value), key))
+            except (AttributeError, TypeError):  # __slots__ dataclasses: computed on every call
+                pass
+            return key
+
+        functions[f"_qd_store{k}"] = store
+    return functions
 
 
 def _compile(source, function_name, label, namespace):
     namespace.update(_qd_PLAIN=_PLAIN, _qd_BY_ID=_BY_ID, _qd_slow_key=_slow_key, _qd_tensor_key=tensor_key,
-                     _qd_ARRAY_KEY=template_key(ARRAY), _qd_ARRAYS=_ARRAY_TYPES, _qd_WRAPPERS=frozenset(_WRAPPERS),
-                     _qd_setattr=object.__setattr__)
+                     _qd_ARRAY_KEY=_ARRAY_KEY, _qd_ARRAYS=_ARRAY_TYPES, _qd_WRAPPERS=_WRAPPERS)
     code = compile(source, f"<quadrants {label}>", "exec")
     exec(code, namespace)  # noqa: S102 - source built here from parameter names, positions and attribute names
     return namespace[function_name]
@@ -114,9 +146,8 @@ def make_key_function(names, slots, cached=None):
     """key(*args): the template key of one call; slots are (parameter position, attribute path, kind) triples,
     kind 'template' or 'tensor' (tensor_params.py); cached: see _keys_source."""
     cached = cached or {}
-    source = _store_functions_source(names, slots, cached)
-    source += f"def key({', '.join(names)}):\n    return {_keys_source(names, slots, cached)}\n"
-    return _compile(source, "key", "template key", {})
+    source = f"def key({', '.join(names)}):\n    return {_keys_source(names, slots, cached)}\n"
+    return _compile(source, "key", "template key", _store_functions(slots, cached))
 
 
 def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached=None):
@@ -132,7 +163,7 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached
     # Named as the kernel, so Python's own errors for a wrong call read "foo() missing 1 required ...".
     function_name = label if label.isidentifier() and not keyword.iskeyword(label) and not label.startswith("_qd") \
         else "kernel"
-    source = _store_functions_source(names, slots, cached) + (
+    source = (
         f"def {function_name}({params}):\n"
         f"    try:\n"
         f"        _qd_key = {_keys_source(names, slots, cached)}\n"
@@ -151,7 +182,7 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached
         f"        raise\n"
     )
     namespace = {"_qd_lookup": lookup, "_qd_miss": miss, "_qd_retry": retry, "_qd_check": check,
-                 "_qd_PlanChanged": PlanChanged}
+                 "_qd_PlanChanged": PlanChanged, **_store_functions(slots, cached)}
     return _compile(source, function_name, f"kernel '{label}'", namespace)
 
 

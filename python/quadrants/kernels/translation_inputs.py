@@ -100,6 +100,15 @@ def mentions(fn, words):
     return any(word in text for word in words)
 
 
+def own_text(fn):
+    """A function's own source lines (decorators on), joined; None when they cannot be read."""
+    code = fn.__code__
+    lines = file_lines(code.co_filename)
+    if not lines or not 0 < code.co_firstlineno <= len(lines):
+        return None
+    return b"\n".join(lines[code.co_firstlineno - 1:last_line(code, lines)])
+
+
 def same_text(lines, first, texts):
     """Whether the file lines from `first` on read as `texts` (lines with their newlines, as the frontend parsed
     them): a file changed on disk after the frontend read it, or not UTF-8, would make a fingerprint lie."""
