@@ -14,6 +14,7 @@
 #include "codegen/codegen.h"
 #include "ir/ir_parser.h"
 #include "ir/ir_printer.h"
+#include "jit/compiled_index.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
 #include "jit/hash.h"
@@ -112,6 +113,13 @@ TieredCompile tiered_from_environment() {
 std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text, TieredCompile tiered) {
   std::string key = compiled_key(ir_text, tiered);
   if (std::shared_ptr<const CompiledKernel> same = find_compiled(key)) return same;
+  std::string indexed = jit::index_key(key);
+  if (!indexed.empty()) {
+    if (std::shared_ptr<const CompiledKernel> found = jit::load_indexed(indexed)) {
+      remember_compiled(key, found);
+      return found;
+    }
+  }
   ir::Kernel kernel = passes::run_pipeline(ir::parse_kernel(ir_text));
   codegen::GeneratedSource generated = codegen::generate_cpu_source(kernel);
   std::string source = jit::expand_embedded_includes(generated.source);
@@ -138,6 +146,13 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text,
   out->library = lib.handle;
   out->num_tasks = count_tasks(kernel);
   out->optimized = std::move(optimized);
+  // The index names the optimized library, also while it is still compiling in the background (a process that
+  // finds it missing takes the full path, as before the index).
+  if (!indexed.empty()) {
+    std::string library_key = out->optimized ? jit::optimized_library_key(kernel.name, out->source, {fast_math, true})
+                                             : lib.key;
+    if (!library_key.empty()) jit::store_indexed(indexed, *out, library_key);
+  }
   remember_compiled(key, out);
   return out;
 }

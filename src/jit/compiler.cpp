@@ -554,15 +554,56 @@ BuildPlan plan_build(const std::string& kernel_name, const std::string& source, 
 
 // The library of a plan that this process has loaded, else the disk cache's; empty on a miss.
 LoadedLibrary load_planned(const BuildPlan& plan) {
-  if (LoadedLibrary lib = find_loaded(plan.loaded_id); lib.entry) return lib;
+  if (LoadedLibrary lib = find_loaded(plan.loaded_id); lib.entry) {
+    if (plan.cached) lib.key = plan.key;
+    return lib;
+  }
   if (!plan.cached) return {};
   LoadedLibrary lib = open_cached_library(plan.base + ".so", plan.key);
   if (!lib.entry) return {};
   lib.source_path = plan.base + ".cpp";
+  lib.key = plan.key;
   return remember_loaded(plan.loaded_id, lib);
 }
 
 }  // namespace
+
+std::string library_environment() {
+  if (!disk_cache_enabled()) return "";
+  bool is_fallback = false;
+  std::string command = compiler_command(&is_fallback);
+  if (command.empty()) return "";
+  const char* tier_bytes = std::getenv("QD_TIERED_COMPILE_BYTES");
+  return Hasher()
+      .add(kVersion)
+      .add(command)
+      .add(compiler_identity(command, cache_dir()))
+      .add(cpu_identity())
+      .add(std::to_string(large_kernel_bytes()))
+      .add(tier_bytes ? tier_bytes : "")
+      .hex();
+}
+
+std::string optimized_library_key(const std::string& kernel_name, const std::string& source, BuildOptions options) {
+  options.tier = Tier::optimized;
+  BuildPlan plan = plan_build(kernel_name, source, options);
+  return plan.cached && !plan.command.empty() ? plan.key : "";
+}
+
+LoadedLibrary load_by_key(const std::string& kernel_name, const std::string& key) {
+  if (!disk_cache_enabled()) return {};
+  std::string loaded_id = kernel_name + "-" + key;
+  if (LoadedLibrary lib = find_loaded(loaded_id); lib.entry) {
+    lib.key = key;
+    return lib;
+  }
+  std::string base = entry_base(cache_dir(), kernel_name, Tier::optimized, key);
+  LoadedLibrary lib = open_cached_library(base + ".so", key);
+  if (!lib.entry) return {};
+  lib.source_path = base + ".cpp";
+  lib.key = key;
+  return remember_loaded(loaded_id, lib);
+}
 
 LoadedLibrary load_cached(const std::string& kernel_name, const std::string& source, const BuildOptions& options) {
   BuildPlan plan = plan_build(kernel_name, source, options);
@@ -622,12 +663,14 @@ LoadedLibrary compile_and_load(const std::string& kernel_name, const std::string
   LoadedLibrary lib = open_from_memory(run.bytes, cached ? base + ".so" : "");
   if (!lib.entry) lib = open_library(run.library_path, cached ? base + ".so" : "");
   std::string load_error = lib.handle ? "it has no " QD_KERNEL_ENTRY_SYMBOL " symbol" : std::string(::dlerror());
-  if (lib.entry && cached && !store_entry(base + ".so", key, run.bytes)) ::unlink(kept_source.c_str());
+  bool stored = lib.entry && cached && store_entry(base + ".so", key, run.bytes);
+  if (lib.entry && cached && !stored) ::unlink(kept_source.c_str());
   remove_tree(run.work);  // a library loaded from the file itself stays mapped once the file is gone
   if (!lib.entry) {
     throw CompileError("Could not load the compiled kernel '" + kernel_name + "': " + load_error + ".");
   }
   lib.source_path = kept_source;
+  if (stored) lib.key = key;
   return remember_loaded(loaded_id, lib);
 }
 

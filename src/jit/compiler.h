@@ -14,6 +14,7 @@ struct LoadedLibrary {
   QdKernelEntry entry = nullptr;
   std::string library_path;
   std::string source_path;
+  std::string key;  // its disk cache key (load_by_key's); empty when not cached
 };
 
 // Replaces each `#include "NAME"` whose NAME is an embedded header with that header's text (once).
@@ -42,6 +43,19 @@ inline LoadedLibrary compile_and_load(const std::string& kernel_name, const std:
 // The library the disk cache holds for this source and tier, without compiling; empty (no handle) on a miss, with
 // the cache off, or without a compiler.
 LoadedLibrary load_cached(const std::string& kernel_name, const std::string& source, const BuildOptions& options);
+
+// What a library's cache key depends on besides the generated source and the options in the IR: the compiler
+// (command and identity), the host CPU, this core's version and the size settings that pick flags. Empty when
+// there is no compiler or the disk cache is off. The compiled-kernel index (compiled_index.h) keys on it.
+std::string library_environment();
+
+// The cache key the optimized build of this source would have (load_cached's, with options.tier ignored); empty
+// with the cache off or without a compiler.
+std::string optimized_library_key(const std::string& kernel_name, const std::string& source, BuildOptions options);
+
+// The optimized library cached under `key` for this kernel name (as load_cached finds it, verified), without
+// its source; empty on a miss.
+LoadedLibrary load_by_key(const std::string& kernel_name, const std::string& key);
 
 // Removes the cached library of this source and tier, if any (a quick build, once its optimized build is stored).
 void remove_cached(const std::string& kernel_name, const std::string& source, const BuildOptions& options);

@@ -219,7 +219,7 @@ std::optional<std::string> read_verified(const std::string& path, const std::str
   return bytes;
 }
 
-bool store_entry(const std::string& path, const std::string& key, const std::string& bytes) {
+bool store_entry(const std::string& path, const std::string& key, const std::string& bytes, bool evict) {
   std::string error;
   bool stored = try_write_file_atomically(path, bytes, &error);
   if (stored && !try_write_file_atomically(path + ".manifest", manifest_text(key, bytes), &error)) {
@@ -230,7 +230,7 @@ bool store_entry(const std::string& path, const std::string& key, const std::str
     warn_cache_not_writable(path.substr(0, path.rfind('/')), error);
     return false;
   }
-  evict_to_fit(path);
+  if (evict) evict_to_fit(path);
   return true;
 }
 
@@ -254,9 +254,10 @@ std::optional<std::string> read_named_entry(const std::string& file_name, const 
   return read_verified(cache_dir() + "/" + file_name, key);
 }
 
-bool store_named_entry(const std::string& file_name, const std::string& key, const std::string& bytes) {
+bool store_named_entry(const std::string& file_name, const std::string& key, const std::string& bytes,
+                       bool evict) {
   if (!disk_cache_enabled() || !is_plain_entry_name(file_name) || !cache_writable()) return false;
-  return store_entry(cache_dir() + "/" + file_name, key, bytes);  // false (and a warning) when it could not write
+  return store_entry(cache_dir() + "/" + file_name, key, bytes, evict);  // false (and a warning) when it could not write
 }
 
 bool read_file(const std::string& path, std::string* out) {

@@ -51,14 +51,17 @@ std::optional<std::string> read_verified(const std::string& path, const std::str
 // cache cannot take it (disk full, the directory made read-only or removed meanwhile), nothing of the entry
 // is left (a library without its manifest is never loaded, but it would take space), warn_cache_not_writable
 // says so once, and it returns false: the caller's kernel, already loaded from its own copy, still runs.
-bool store_entry(const std::string& path, const std::string& key, const std::string& bytes);
+// evict: false for entries small next to a library (the compiled-kernel index's), which are then neither logged
+// nor the cause of an eviction; a listing still counts them and may evict them as any entry.
+bool store_entry(const std::string& path, const std::string& key, const std::string& bytes, bool evict = true);
 
 // Entries of layers above the compiler (the Python frontend's translation cache), by file name in the
 // cache directory: `<stem>-<key>.<ext>`, letters, digits and `_.-` only, so eviction and clear_cache()
 // treat them as any entry. Both do nothing while the disk cache is off; the read is read_verified's.
 std::optional<std::string> read_named_entry(const std::string& file_name, const std::string& key);
 // False when the cache is off, not writable or the name is not a plain entry name.
-bool store_named_entry(const std::string& file_name, const std::string& key, const std::string& bytes);
+bool store_named_entry(const std::string& file_name, const std::string& key, const std::string& bytes,
+                       bool evict = true);
 
 // The size cap (src/jit/cache_eviction.cpp): after each store, when the entries' total size (estimated
 // from a log of stored sizes, listed exactly when the estimate passes the cap) passes

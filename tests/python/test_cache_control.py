@@ -60,7 +60,9 @@ def test_clear_cache_removes_every_entry_and_the_next_run_recompiles(tmp_path, m
     run(tmp_path, program([1, 2]))
     assert cached_kernels(tmp_path) == ["k1", "k2"]
     monkeypatch.setenv("QD_CACHE_DIR", str(tmp_path / "cache"))
-    assert qd.clear_cache() == 2
+    entries = len(list((tmp_path / "cache").glob("*.manifest")))  # per kernel: its library and its index entry
+    assert entries == 4
+    assert qd.clear_cache() == entries
     assert cached_kernels(tmp_path) == [] and not list((tmp_path / "cache").glob("k*"))
     assert qd.clear_cache() == 0
     run(tmp_path, program([1, 2]))
@@ -119,9 +121,13 @@ def test_the_size_log_tracks_stores_across_processes_and_a_planted_figure_only_t
     # A figure far above the cap makes the next store list the directory: the exact total replaces the log
     # and nothing is evicted, since the entries themselves are under the cap.
     log.write_text(f"{10 ** 12}\n")
+    # The listing also counts the compiled-kernel index's entries (of k1-k3; k4's comes after its library), which
+    # stores do not log (compiled_index.cpp).
+    index_bytes = sum(p.stat().st_size for p in (tmp_path / "cache").glob("compiled_index-*"))
+    assert index_bytes > 0
     run(tmp_path, program([4]))
     assert cached_kernels(tmp_path) == ["k1", "k2", "k3", "k4"]
-    assert int(log.read_text()) == total + entry_bytes(tmp_path, "k4")
+    assert int(log.read_text()) == total + entry_bytes(tmp_path, "k4") + index_bytes
 
 
 def test_kernels_loaded_from_the_cache_in_one_process_each_run_their_own_code(tmp_path):
