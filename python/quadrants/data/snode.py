@@ -153,8 +153,8 @@ class SNode:
         for item in fields:
             if isinstance(item, (list, tuple)):
                 self.place(*item, offset=offset)
-            elif hasattr(item, "leaves") and hasattr(item, "field_dict"):  # a struct field: each member
-                leaves = [leaf for _, leaf in item.leaves()]
+            elif hasattr(item, "_leaves") and hasattr(item, "field_dict"):  # a struct field: each member
+                leaves = [leaf for _, leaf in item._leaves()]
                 self.place(*leaves, offset=offset)
                 _placed_struct(item, self.shape, leaves[0]._place_node)
             elif isinstance(item, ArrayContainer) and item._kind == "field":
@@ -343,7 +343,7 @@ class SNode:
 
 def _placed_struct(struct_field, shape, place_node):
     """A struct field (and its struct members) after its members were placed: their shape and SNode."""
-    struct_field.shape = shape
+    struct_field._shape = shape
     struct_field._place_node = place_node  # its first member's: x.snode, x.parent() work as for any field
     for member in struct_field.field_dict.values():
         if hasattr(member, "field_dict"):
