@@ -214,7 +214,7 @@ def sparse_iteration_space(tr, value, grouped):
         value = tr.global_array(next(iter(value._leaves()))[1])
     if isinstance(value, SNode):
         node = value._field._place_node if value._kind == "place" else value
-        guard_node = node if node.is_sparse else (node._activity_path() or [None])[-1]
+        guard_node = node if node._is_sparse else (node._activity_path() or [None])[-1]
     elif isinstance(value, FieldRef) and value.field._layout is not None:
         node, offset = value.field._place_node, value.offset
         guard_node = value.field._layout.innermost
