@@ -135,7 +135,7 @@ class ArrayContainer:
         if not isinstance(other, ArrayContainer):
             raise TypeError(f"copy_from() expects a qd.field or qd.ndarray, but got {type(other).__name__}.")
         if other._pooled:  # copy what its elements read as, not its chunks
-            self._from_numpy(other._to_numpy(keep_dims=True).reshape(other._numpy_shape))
+            self.from_numpy(other.to_numpy(keep_dims=True).reshape(other._numpy_shape))
             return
         self._array.copy_from(other._array, "copy_from", parallel=True)
 
