@@ -81,3 +81,12 @@ def test_snode_and_fields_builder_attributes():
     fb.finalize()
     assert fb.finalized is True and x.has_grad()
     assert x.snode.ptr.has_adjoint()
+
+
+def test_elements_have_tolist_as_upstreams_python_backend_tensors_do():
+    v = qd.Vector.field(3, qd.i32, shape=2)
+    v[1] = (5, 4, 3)
+    m = qd.Matrix.ndarray(2, 2, qd.f32, shape=1)
+    m[0] = [[1, 2], [3, 4]]
+    assert v[1].tolist() == [5, 4, 3] and m[0].tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert qd.Vector([1, 2]).tolist() == [1, 2] and "tolist" not in dir(qd.Matrix)

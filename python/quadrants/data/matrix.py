@@ -348,6 +348,9 @@ _DERIVED = {
     "ndim": lambda v: len(v._shape),  # 1 for a vector, 2 for a matrix
     "entries": lambda v: v._values,  # a numpy array of the value's shape; writing it changes a plain value
     "T": lambda v: v.transpose(),  # numpy's and the kernel language's name
+    # numpy's and torch's spelling of to_list(): upstream's qd.python backend hands out torch tensors, whose programs
+    # call x[i].tolist() on an element
+    "tolist": lambda v: v.to_list,
 }
 
 
