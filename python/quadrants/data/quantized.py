@@ -15,7 +15,8 @@ def quantized_unsupported(what):
 
 
 class BitpackedFields:
-    """Upstream's group of quantized fields packed into one word per cell; raises when made (see above)."""
+    """Upstream's group of quantized fields packed into one word per cell; raises NotImplementedError when made:
+    quadrants has no quantized types (qd.types.quant) to pack."""
 
     def __init__(self, max_num_bits=None):
         raise quantized_unsupported("qd.BitpackedFields()")
