@@ -124,3 +124,11 @@ def test_prefix_sum_executor_is_inclusive_and_deprecated():
     assert arr.to_numpy().tolist() == [1, 3, 6, 10, 15, 21, 7, 8]
     with pytest.raises(RuntimeError, match="Only qd.i32 type is supported for prefix sum."):
         executor.run(qd.field(qd.f32, shape=8))
+
+
+def test_prefix_sum_executor_starts_at_a_fields_offset():
+    arr = qd.field(qd.i32, shape=6, offset=-3)
+    arr.from_numpy(np.array([1, 2, 3, 4, 5, 6], dtype=np.int32))
+    with pytest.warns(DeprecationWarning):
+        qd.algorithms.PrefixSumExecutor(6).run(arr)
+    assert arr.to_numpy().tolist() == [1, 3, 6, 10, 15, 21] and arr[-3] == 1 and arr[2] == 21

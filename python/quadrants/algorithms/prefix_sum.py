@@ -5,16 +5,17 @@
 # CUDA as one serial pass in a kernel, with upstream's deprecation warning and dtype check.
 import warnings
 
+from quadrants.algorithms.parallel_sort import _base_index
 from quadrants.base import dtypes as qdt
 from quadrants.kernels.kernel import kernel
 from quadrants.types.annotations import template
 
 
 @kernel
-def _inclusive_scan(arr: template(), n: qdt.i32):
+def _inclusive_scan(arr: template(), base: qdt.i32, n: qdt.i32):
     for _ in range(1):  # one serial pass
         acc = 0
-        for i in range(n):
+        for i in range(base, base + n):
             acc += arr[i]
             arr[i] = acc
 
@@ -31,10 +32,11 @@ class PrefixSumExecutor:
         self.sorting_length = length
 
     def run(self, input_arr):
-        """Replaces input_arr[i] with input_arr[0] + ... + input_arr[i] for i < length."""
+        """Replaces each of the first `length` values with the sum of it and those before it (from the first
+        index: a field made with offset= starts there)."""
         if getattr(input_arr, "dtype", None) != qdt.i32:
             raise RuntimeError("Only qd.i32 type is supported for prefix sum.")
         if self.sorting_length > input_arr.shape[0]:
             raise ValueError(f"PrefixSumExecutor({self.sorting_length}).run(): the array holds only "
                              f"{input_arr.shape[0]} values.")
-        _inclusive_scan(input_arr, self.sorting_length)
+        _inclusive_scan(input_arr, _base_index(input_arr), self.sorting_length)
