@@ -13,3 +13,10 @@ from quadrants.ad._tape import FwdMode, Tape, grad_for, grad_replaced, no_grad
 from quadrants.data.grads import clear_all_duals, clear_all_gradients
 
 __all__ = ["FwdMode", "Tape", "clear_all_duals", "clear_all_gradients", "grad_for", "grad_replaced", "no_grad"]
+
+# dir(qd.ad) lists upstream's names; clear_all_duals is quadrants' own (FwdMode clears duals itself, as upstream's).
+_QUADRANTS_ONLY = frozenset({"clear_all_duals"})
+
+
+def __dir__():
+    return sorted(set(globals()) - _QUADRANTS_ONLY)

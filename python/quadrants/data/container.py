@@ -73,10 +73,18 @@ class ArrayContainer:
     _pooled = False  # a field under a pooled pointer (field.py) holds chunks, not an array of its shape
 
     def __init__(self, dtype, shape, element_shape=(), _array=None, _huge_pages=True):
-        config = _runtime.config()  # initializes with defaults if qd.init() was not called
-        self.dtype = _runtime.cook_dtype(dtype)
-        self.shape = normalize_shape(shape, f"qd.{self._kind}()")
+        _runtime.config()  # initializes with defaults if qd.init() was not called
+        self.dtype = _runtime.cook_dtype(dtype)  # an instance attribute, as upstream's ndarrays' (fields: a property)
         self._element_shape = tuple(element_shape)
+        self._describe_elements()
+        self.grad = None  # the gradient container of needs_grad=True (quadrants/ad)
+        self.dual = None  # the dual container of needs_dual=True (forward mode, quadrants/ad)
+        self._allocate_array(shape, _array, _huge_pages)
+
+    def _allocate_array(self, shape, _array=None, _huge_pages=True):
+        """The storage of `shape` outer dims (or `_array`, adopted); fields call it when they are allocated."""
+        config = _runtime.config()
+        self._shape = normalize_shape(shape, f"qd.{self._kind}()")
         if _array is None and config.is_cuda:
             _array = _core.cuda_array(self.dtype.name, list(self.shape), list(self._element_shape), config.device_id)
         elif _array is None:
@@ -100,9 +108,14 @@ class ArrayContainer:
         return f"<qd.{self._kind} {self.dtype.name} shape={self.shape} element_shape={self._element_shape}>"
 
     @property
-    def element_type(self):
-        """The dtype of an element: a scalar dtype here, qd.types.vector/matrix for vector/matrix containers."""
-        return self.dtype
+    def shape(self):
+        """The extents of the outer dims (the element dims not included)."""
+        return self._shape
+
+    def _describe_elements(self):
+        """Sets the instance attributes that describe an element, as upstream's containers have them (not class
+        attributes, so `dir(qd.Ndarray)` lists upstream's API only): element_type, the scalar dtype here."""
+        self.element_type = self.dtype
 
     # --- copies -------------------------------------------------------------------------------
     def fill(self, value):
@@ -126,7 +139,8 @@ class ArrayContainer:
             return
         self._array.copy_from(other._array, "copy_from", parallel=True)
 
-    def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):
+    # The host copies are private here and public in HostCopies: upstream's base qd.Ndarray has none of them.
+    def _to_numpy(self, dtype=None, keep_dims=False, *, copy=True):
         """Returns a new numpy array with the contents (element dims appended to the shape).
 
         copy=False returns a view of this container's memory instead, or raises ValueError where none can be had
@@ -142,7 +156,7 @@ class ArrayContainer:
         import_dlpack(out).copy_from(self._array, "to_numpy")
         return out.reshape(self._export_shape(keep_dims))
 
-    def from_numpy(self, arr):
+    def _from_numpy(self, arr):
         """Copies a numpy array of the same shape in, converting dtypes with numpy's same_kind rule."""
         if not isinstance(arr, np.ndarray):
             raise TypeError(f"from_numpy() expects a numpy.ndarray, but got {type(arr).__name__}.")
@@ -153,7 +167,7 @@ class ArrayContainer:
         # methods write fresh arrays, whose page faults make a parallel copy slower.
         self._array.copy_from(import_dlpack(self._expand(arr)), "from_numpy", parallel=True)
 
-    def to_torch(self, device=None, keep_dims=False, *, copy=True):
+    def _to_torch(self, device=None, keep_dims=False, *, copy=True):
         """Returns a new torch tensor with the contents, on `device` (default: the CPU, as in Quadrants).
 
         copy=False returns a tensor sharing this container's memory instead (DLPack), or raises ValueError where
@@ -181,7 +195,7 @@ class ArrayContainer:
             _core.cuda_stream_wait(torch.cuda.current_stream(out.device).cuda_stream, 0, out.device.index)
         return out.reshape(self._export_shape(keep_dims))
 
-    def from_torch(self, tensor):
+    def _from_torch(self, tensor):
         """Copies a torch tensor of the same shape in (from any device)."""
         import torch
 
@@ -292,6 +306,16 @@ class ArrayContainer:
         return values
 
 
+class HostCopies:
+    """The public copies between a container and numpy/torch, for the classes upstream gives them: fields and the
+    scalar, vector and matrix ndarrays (not the base qd.Ndarray)."""
+
+    to_numpy = ArrayContainer._to_numpy
+    from_numpy = ArrayContainer._from_numpy
+    to_torch = ArrayContainer._to_torch
+    from_torch = ArrayContainer._from_torch
+
+
 class MatrixContainer:
     """Mixin for fields and ndarrays whose elements are vectors (element shape (n,)) or matrices (n, m)."""
 
@@ -302,19 +326,12 @@ class MatrixContainer:
                 raise ValueError(f"Vector/matrix dimensions must be positive ints, but got {element_shape}.")
         return tuple(int(e) for e in element_shape)
 
-    @property
-    def n(self):
-        """Rows of each element (a vector's length)."""
-        return self._element_shape[0]
-
-    @property
-    def m(self):
-        """Columns of each element: 1 for vectors."""
-        return self._element_shape[1] if len(self._element_shape) == 2 else 1
-
-    @property
-    def element_type(self):
-        return VectorType(self._element_shape, self.dtype)
+    def _describe_elements(self):
+        """Instance attributes, as upstream's: n, the rows of each element (a vector's length); m, its columns (1
+        for vectors); element_type, qd.types.vector/matrix."""
+        self.n = self._element_shape[0]
+        self.m = self._element_shape[1] if len(self._element_shape) == 2 else 1
+        self.element_type = VectorType(self._element_shape, self.dtype)
 
     def _export_shape(self, keep_dims):
         # Quadrants: a matrix with one column (vectors included) exports as (..., n) unless keep_dims,

@@ -71,17 +71,18 @@ class Field(ArrayContainer):
     _kind = "field"
     _layout = None  # a FieldLayout for offsets and sparse ancestors; None for a plain dense field
     _place_node = None  # the SNode of type place that holds this field
-    grad = None  # the gradient field of needs_grad=True (quadrants/ad), placed beside this one
-    dual = None  # the dual field of needs_dual=True (forward mode, quadrants/ad), placed beside this one
     _follows_primal = True  # a twin placed beside its primal when that is placed (False: placed by the program)
 
     def __init__(self, dtype, shape, element_shape=(), _twin=False, **kwargs):
         offset, order = _check_field_options(kwargs, shape)
         self.name = kwargs.get("name")
         _runtime.config()  # initializes with defaults if qd.init() was not called
-        self.dtype = _runtime.cook_dtype(dtype)
+        self._dtype = _runtime.cook_dtype(dtype)
         self._element_shape = tuple(element_shape)
-        self.shape = None
+        self._describe_elements()
+        self._shape = None
+        self.grad = None  # the gradient field of needs_grad=True (quadrants/ad), placed beside this one
+        self.dual = None  # the dual field of needs_dual=True (forward mode, quadrants/ad), placed beside this one
         self._array = NoStorage(f"{self._describe()} is not placed: give qd.field() a shape, or place it first, e.g. "
                                 "qd.root.dense(qd.i, n).place(x).")
         self._set_memory_order(order, kwargs.get("layout"), shape is not None)
@@ -92,6 +93,21 @@ class Field(ArrayContainer):
         if shape is not None:
             shape = normalize_shape(shape, f"qd.{self._kind}()")
             field_node_for_shape(shape).place(self, offset=offset)
+
+    @property
+    def dtype(self):
+        """The scalar dtype of the field's entries."""
+        return self._dtype
+
+    def has_grad(self):
+        """Whether this field has a gradient field that is placed (needs_grad=True, qd.root.lazy_grad(), or
+        placed by the program)."""
+        return self.grad is not None and self.grad._is_placed()
+
+    def has_dual(self):
+        """Whether this field has a dual field that is placed (needs_dual=True, qd.root.lazy_dual(), or placed by
+        the program)."""
+        return self.dual is not None and self.dual._is_placed()
 
     def _set_memory_order(self, order, layout, has_shape):
         """order= and layout= (field_order.py reads them when the array is allocated). As upstream, SOA applies
@@ -147,7 +163,7 @@ class Field(ArrayContainer):
     # ---- placement and storage (snode.py) -------------------------------------------------------
     def _place(self, node, offset):
         self._place_node = node
-        self.shape = node.shape
+        self._shape = node.shape
         if offset is not None or node._activity_path():
             self._layout = FieldLayout(self, node, offset)
         if node._tree.finalized:
@@ -169,8 +185,8 @@ class Field(ArrayContainer):
             if order is not None:
                 array = allocate(self.dtype, self.shape, self._element_shape, order, dense)
         storage = layout.storage_shape() if layout is not None else self.shape
-        ArrayContainer.__init__(self, self.dtype, storage, self._element_shape, _array=array, _huge_pages=dense)
-        self.shape = self._place_node.shape  # a pooled field's array has another shape (field_layout.py)
+        self._allocate_array(storage, _array=array, _huge_pages=dense)
+        self._shape = self._place_node.shape  # a pooled field's array has another shape (field_layout.py)
 
     @property
     def _pooled(self):
@@ -273,7 +289,7 @@ class Field(ArrayContainer):
         """Returns a new numpy array with the contents; inactive cells of sparse fields read 0. copy=False/None:
         as ArrayContainer.to_numpy (a pooled sparse field has no view to share)."""
         if not self._pooled:
-            return ArrayContainer.to_numpy(self, dtype, keep_dims, copy=copy)
+            return ArrayContainer._to_numpy(self, dtype, keep_dims, copy=copy)
         if copy is False:
             raise ValueError(f"to_numpy(copy=False): no zero-copy view of {self._describe()}: its cells are pooled.")
         data = self._layout.gather()
@@ -283,7 +299,7 @@ class Field(ArrayContainer):
     def to_torch(self, device=None, keep_dims=False, *, copy=True):
         """Returns a new torch tensor with the contents (default: on the CPU); copy= as ArrayContainer.to_torch."""
         if not self._pooled:
-            return ArrayContainer.to_torch(self, device, keep_dims, copy=copy)
+            return ArrayContainer._to_torch(self, device, keep_dims, copy=copy)
         if copy is False:
             raise ValueError(f"to_torch(copy=False): no zero-copy view of {self._describe()}: its cells are pooled.")
         import torch
@@ -302,7 +318,7 @@ class Field(ArrayContainer):
                                  f"{arr.shape}.")
             self._layout.scatter(values.astype(self.dtype.numpy))
             return
-        ArrayContainer.from_numpy(self, arr)
+        ArrayContainer._from_numpy(self, arr)
         if self._layout is not None:
             self._layout.clear_inactive()
 
@@ -312,7 +328,7 @@ class Field(ArrayContainer):
         if self._pooled:
             self.from_numpy(tensor.detach().cpu().numpy())
             return
-        ArrayContainer.from_torch(self, tensor)
+        ArrayContainer._from_torch(self, tensor)
         if self._layout is not None:
             self._layout.clear_inactive()
 
@@ -359,7 +375,11 @@ class HiddenField(Field):
 
     def __init__(self, dtype, shape):
         self.name = None
-        ArrayContainer.__init__(self, dtype, shape, ())
+        self._dtype = _runtime.cook_dtype(dtype)
+        self._element_shape = ()
+        self._describe_elements()
+        self.grad = self.dual = None
+        self._allocate_array(shape)
 
 
 def hidden_field(dtype, shape):

@@ -37,7 +37,7 @@ class ComponentField(ScalarField):
     def _bind_to_parent(self):
         """A view of the parent's storage, under its SNode and layout (the parent is placed as a whole)."""
         parent = self._parent
-        self._place_node, self.shape = parent._place_node, parent.shape
+        self._place_node, self._shape = parent._place_node, parent.shape
         if parent._layout is not None:
             self._layout = FieldLayout(self, parent._place_node, parent._layout.offset)
         self._attach_storage()
@@ -62,7 +62,7 @@ class ComponentField(ScalarField):
         _composed.add(parent)
         shapes = [m.shape for m in all_members(parent)]
         if all(shape == shapes[0] for shape in shapes):
-            parent.shape = shapes[0]  # every member placed, in one shape: the field's shape
+            parent._shape = shapes[0]  # every member placed, in one shape: the field's shape
 
 
 def scalar_field_of(field, indices):

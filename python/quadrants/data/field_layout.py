@@ -207,9 +207,9 @@ class FieldLayout:
         active = self.active_elements()
         if active is None or active.all():
             return
-        data = ArrayContainer.to_numpy(self.field)
+        data = ArrayContainer._to_numpy(self.field)
         data[~active] = 0
-        ArrayContainer.from_numpy(self.field, data)
+        ArrayContainer._from_numpy(self.field, data)
 
 
 def _activate_pooled(snode, cell):

@@ -12,7 +12,8 @@ import numpy as np
 
 from quadrants.base import registry
 from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsValueError, SwizzleValueError
-from quadrants.base.swizzles import length_message, out_of_range_message, swizzle_indices
+from quadrants.base.swizzles import GROUPS, length_message, out_of_range_message, swizzle_indices
+from quadrants.base.swizzles import patterns as swizzle_patterns
 from quadrants.data import matrix_math as mm
 from quadrants.data.matrix_math import describe_shape
 
@@ -59,29 +60,9 @@ class Matrix(mm.MatrixValue):
     def _shape(self):
         return self._values.shape
 
-    @property
-    def n(self):
-        """The number of rows (a vector's length)."""
-        return self._shape[0]
-
-    @property
-    def m(self):
-        """The number of columns: 1 for a vector."""
-        return 1 if len(self._shape) == 1 else self._shape[1]
-
-    @property
-    def ndim(self):
-        """1 for a vector, 2 for a matrix."""
-        return len(self._shape)
-
     def get_shape(self):
         """(n,) for a vector, (n, m) for a matrix."""
         return tuple(self._shape)
-
-    @property
-    def entries(self):
-        """The entries as a numpy array of the value's shape; writing it changes a plain value."""
-        return self._values
 
     def __len__(self):
         return self.n
@@ -249,10 +230,6 @@ class Matrix(mm.MatrixValue):
         """The transposed matrix (vectors have none: use a.outer_product(b) for a @ b.transpose())."""
         return wrap_result(mm.transpose(self._values))
 
-    @property
-    def T(self):  # noqa: N802 - numpy's and the kernel language's name
-        return self.transpose()
-
     def trace(self):
         """The sum of the diagonal of a square matrix."""
         if self._values.ndim != 2 or self._values.shape[0] != self._values.shape[1]:
@@ -323,6 +300,11 @@ class Matrix(mm.MatrixValue):
 
     # --- swizzles: v.x, v.xy, v.rgba = ... (vectors only, as in Quadrants) ------------------------
     def __getattr__(self, name):
+        # Only reached when normal lookup fails: the attributes upstream's matrices have per instance (n, m, ndim,
+        # entries) and .T are computed here, from the entries a value or an element reference holds now.
+        derived = _DERIVED.get(name)
+        if derived is not None:
+            return derived(self)
         indices = swizzle_indices(name) if not name.startswith("_") else None
         if indices is None:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -358,6 +340,28 @@ class Matrix(mm.MatrixValue):
                 raise AttributeError(out_of_range_message(name, self.n))
 
             raise QuadrantsSyntaxError(out_of_range_message(name, self.n))
+
+
+_DERIVED = {
+    "n": lambda v: v._shape[0],  # the number of rows (a vector's length)
+    "m": lambda v: 1 if len(v._shape) == 1 else v._shape[1],  # the number of columns: 1 for a vector
+    "ndim": lambda v: len(v._shape),  # 1 for a vector, 2 for a matrix
+    "entries": lambda v: v._values,  # a numpy array of the value's shape; writing it changes a plain value
+    "T": lambda v: v.transpose(),  # numpy's and the kernel language's name
+    # numpy's and torch's spelling of to_list(): upstream's qd.python backend hands out torch tensors, whose programs
+    # call x[i].tolist() on an element
+    "tolist": lambda v: v.to_list,
+}
+
+
+def _swizzle_property(name):
+    """v.xy as a class attribute, as upstream's: reading and writing go the way __getattr__/__setattr__ take."""
+    return property(lambda self: Matrix.__getattr__(self, name), lambda self, value: Matrix.__setattr__(self, name, value),
+                    doc=f"The swizzle .{name} of a vector.")
+
+
+for _pattern in (p for group in GROUPS for p in swizzle_patterns(group)):
+    setattr(Matrix, _pattern, _swizzle_property(_pattern))
 
 
 def _binary_operator(symbol, fn, reflected):

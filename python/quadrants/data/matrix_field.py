@@ -67,7 +67,7 @@ class MatrixField(MatrixContainer, Field):
 
     def _members_at(self, key):
         """A composed field's element access: the members, and the index (outer dims, maybe an entry)."""
-        self.shape = field_components.composed_shape(self)
+        self._shape = field_components.composed_shape(self)
         return _Members(self, field_components.MemberArrays(self)), ArrayContainer._index(self, key)
 
     def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):

@@ -8,7 +8,7 @@ import numbers
 
 from quadrants.base import dtypes as _dtypes, registry
 from quadrants.data.buffer_view import view_of_slice
-from quadrants.data.container import ArrayContainer, MatrixContainer
+from quadrants.data.container import ArrayContainer, HostCopies, MatrixContainer
 from quadrants.data.field import element_dtype
 from quadrants.data.grads import dual_twin, grad_twin
 from quadrants.data.ndarray_layout import physical_shape, set_layout
@@ -22,8 +22,6 @@ class Ndarray(ArrayContainer):
 
     _kind = "ndarray"
     _memory_layout = None  # the layout tag (ndarray_layout.py); None: row-major, the shape as allocated
-    grad = None  # the gradient ndarray of needs_grad=True (quadrants/ad)
-    dual = None  # the dual ndarray of needs_dual=True (forward mode, quadrants/ad)
 
     @classmethod
     def _wrap(cls, array):
@@ -104,7 +102,7 @@ class Ndarray(ArrayContainer):
             self.dual = dual_twin(self, self._empty_like, True)
 
 
-class ScalarNdarray(Ndarray):
+class ScalarNdarray(HostCopies, Ndarray):
     """An ndarray of scalars: qd.ScalarNdarray(qd.f32, (4, 5)), as qd.ndarray(qd.f32, (4, 5))."""
 
     def __init__(self, dtype, arr_shape, needs_grad=False, needs_dual=False):
@@ -112,17 +110,18 @@ class ScalarNdarray(Ndarray):
         self._add_twins(needs_grad, needs_dual)
 
 
-class _ElementNdarray(MatrixContainer, Ndarray):
+class _ElementNdarray(MatrixContainer, HostCopies, Ndarray):
     """The vector and matrix ndarrays' shared part; element_shape (n,) or (n, m)."""
 
     def _init(self, dtype, shape, element_shape, needs_grad, needs_dual):
         Ndarray.__init__(self, dtype, shape, self._checked_element_shape(element_shape))
         self._add_twins(needs_grad, needs_dual)
 
-    @property
-    def element_type(self):
-        """qd.types.vector/matrix of the elements; also upstream's tensor type, with element_type() and shape()."""
-        return NdarrayElementType(self._element_shape, self.dtype)
+    def _describe_elements(self):
+        """n, m (MatrixContainer) and element_type: qd.types.vector/matrix of the elements, also upstream's tensor
+        type, with element_type() and shape()."""
+        MatrixContainer._describe_elements(self)
+        self.element_type = NdarrayElementType(self._element_shape, self.dtype)
 
 
 class VectorNdarray(_ElementNdarray):

@@ -53,7 +53,7 @@ def set_layout(ndarray, layout):
         if layout is not None:
             array = array.permuted(_inverse(layout) + element_dims, len(element_dims))
             shape = tuple(shape[p] for p in _inverse(layout))
-        ndarray._array, ndarray.shape, ndarray._memory_layout = array, shape, layout
+        ndarray._array, ndarray._shape, ndarray._memory_layout = array, shape, layout
     for twin in (ndarray.grad, ndarray.dual):
         if twin is not None and twin._memory_layout != layout:
             set_layout(twin, layout)

@@ -15,6 +15,7 @@ from quadrants.base import registry
 from quadrants.base.errors import QuadrantsRuntimeError
 from quadrants.data.container import ArrayContainer
 from quadrants.data.grads import dual_twin, grad_twin
+from quadrants.data.quantized import quantized_unsupported
 from quadrants.runtime import init as _runtime
 from quadrants.types.enums import SNodeGradType
 
@@ -91,14 +92,11 @@ class SNode:
         # so a pool there would save nothing; it keeps the dense layout with an activity mask).
         self._pooled = (kind == "pointer" and not any(n._pooled for n in parent._path())
                         and not _runtime.config().is_cuda)
+        self.ptr = SNodeHandle(self)  # upstream's C++ SNode handle, for its autodiff queries (an instance attribute)
         self._tree.nodes.append(self)
         if self._tree.eager:
             self._allocate()
 
-    @property
-    def ptr(self):
-        """Upstream's C++ SNode handle, for its autodiff queries (SNodeHandle below)."""
-        return SNodeHandle(self)
 
     # ---- building -------------------------------------------------------------------------------
     def dense(self, axes, dimensions):
@@ -153,8 +151,8 @@ class SNode:
         for item in fields:
             if isinstance(item, (list, tuple)):
                 self.place(*item, offset=offset)
-            elif hasattr(item, "leaves") and hasattr(item, "field_dict"):  # a struct field: each member
-                leaves = [leaf for _, leaf in item.leaves()]
+            elif hasattr(item, "_leaves") and hasattr(item, "field_dict"):  # a struct field: each member
+                leaves = [leaf for _, leaf in item._leaves()]
                 self.place(*leaves, offset=offset)
                 _placed_struct(item, self.shape, leaves[0]._place_node)
             elif isinstance(item, ArrayContainer) and item._kind == "field":
@@ -173,6 +171,10 @@ class SNode:
         """As lazy_grad(), for duals (forward mode)."""
         self._check_open("lazy_dual()")
         self._lazy_twins("dual", dual_twin)
+
+    def quant_array(self, axes, dimensions, max_num_bits):
+        """Upstream's bit-packed array of quantized fields: raises, quadrants has no quantized types (quantized.py)."""
+        raise quantized_unsupported("SNode.quant_array()")
 
     def _lazy_twins(self, attr, twin):
         for field in list(self._tree.fields):
@@ -300,13 +302,13 @@ class SNode:
                 and getattr(f, "_dual_of", None) is None]
 
     @property
-    def is_sparse(self):
+    def _is_sparse(self):
         """Whether cells of this node can be inactive (pointer, bitmasked, dynamic)."""
         return self._kind in ("pointer", "bitmasked", "dynamic")
 
     def _activity_path(self):
         """The sparse nodes (pointer, bitmasked, dynamic) from the root down to this node."""
-        return [n for n in self._path() if n.is_sparse]
+        return [n for n in self._path() if n._is_sparse]
 
     def deactivate_all(self):
         """Deactivates every cell of every sparse node in this subtree; their fields read 0 again."""
@@ -314,7 +316,7 @@ class SNode:
         cleared = set()
         nodes = list(self._subtree())
         for node in nodes:  # data first: a pool's fields zero the chunks its slots count
-            if node.is_sparse:
+            if node._is_sparse:
                 for field in node._fields_below():
                     if id(field) not in cleared:
                         cleared.add(id(field))
@@ -343,7 +345,7 @@ class SNode:
 
 def _placed_struct(struct_field, shape, place_node):
     """A struct field (and its struct members) after its members were placed: their shape and SNode."""
-    struct_field.shape = shape
+    struct_field._shape = shape
     struct_field._place_node = place_node  # its first member's: x.snode, x.parent() work as for any field
     for member in struct_field.field_dict.values():
         if hasattr(member, "field_dict"):
@@ -490,10 +492,19 @@ class FieldsBuilder:
         self.root = SNode("root", None, tree=self._tree)
         self._generation = _runtime.generation()
         self.empty = True
+        self.finalized = False  # an instance attribute, as upstream's; finalize() sets it
 
-    @property
-    def finalized(self):
-        return self._tree.finalized
+    def lazy_grad(self):
+        """Gives every float field of this builder's tree that has no gradient one (SNode.lazy_grad)."""
+        self.root.lazy_grad()
+
+    def lazy_dual(self):
+        """As lazy_grad(), for duals (forward mode)."""
+        self.root.lazy_dual()
+
+    def quant_array(self, axes, dimensions, max_num_bits):
+        """Upstream's bit-packed array of quantized fields: raises, quadrants has no quantized types (quantized.py)."""
+        raise quantized_unsupported("FieldsBuilder.quant_array()")
 
     def dense(self, axes, dimensions):
         self.empty = False
@@ -529,7 +540,7 @@ class FieldsBuilder:
             import warnings
 
             warnings.warn("Finalizing an empty FieldsBuilder.", stacklevel=2)
-        self._tree.finalized = True
+        self._tree.finalized = self.finalized = True
         for node in self._tree.nodes:
             node._allocate()
         if self._generation not in _builder_roots:  # those of earlier generations were freed by reset()

@@ -31,8 +31,11 @@ class StructField(Field):
         self.field_dict = dict(field_dict)
         self.struct_methods = dict(struct_methods or {})
         self.name = name
-        self.shape = shapes.pop()
-        self._struct_type = struct_type
+        self._shape = shapes.pop()
+        self._struct_type = struct_type  # as given (None: made from the members), which kernels compare
+        # The struct type of the elements: an instance attribute, as the other containers' element_type.
+        self.element_type = struct_type or StructType({k: m.element_type for k, m in self.field_dict.items()},
+                                                      self.struct_methods)
         self.grad = None
         self.dual = None
 
@@ -67,22 +70,14 @@ class StructField(Field):
         return self.field_dict[key]
 
     @property
-    def element_type(self):
-        """The struct type of the elements."""
-        if self._struct_type is None:
-            self._struct_type = StructType({k: m.element_type for k, m in self.field_dict.items()},
-                                           self.struct_methods)
-        return self._struct_type
-
-    @property
     def dtype(self):
         return self.element_type
 
-    def leaves(self):
+    def _leaves(self):
         """(member path, scalar/vector/matrix field) for every member, nested struct members flattened."""
         for key, member in self.field_dict.items():
             if isinstance(member, StructField):
-                for path, leaf in member.leaves():
+                for path, leaf in member._leaves():
                     yield (key,) + path, leaf
             else:
                 yield (key,), member
@@ -158,7 +153,7 @@ class StructField(Field):
 
     # --- Python-scope element access ----------------------------------------------------------
     def _first_leaf(self):
-        return next(self.leaves())[1]
+        return next(self._leaves())[1]
 
     def __getitem__(self, key):
         """The struct at `key`, reading and writing this field."""

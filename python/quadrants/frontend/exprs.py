@@ -312,7 +312,7 @@ class ExprTranslator(DynamicIndexing):
         if isinstance(base, ViewValue):  # v.size, v.shape, v.subview (buffer_views.py)
             return self.view_attribute(base, attr)
         if isinstance(base, StructField) and attr in ("append", "length", "deactivate"):
-            base = self.global_array(next(iter(base.leaves()))[1])  # a struct field's 1-d list is its members'
+            base = self.global_array(next(iter(base._leaves()))[1])  # a struct field's 1-d list is its members'
         if is_struct(base):  # a struct value or a Python-scope qd.Struct (struct_values.py)
             return self.struct_member(base, attr)
         if isinstance(base, FieldRef) and attr != "shape":  # x.parent(), y.append ... (sparse_access.py)

@@ -3,7 +3,7 @@
 # Inside a @qd.kernel(graph=True) these are never called: the translator recognizes the `with` statements
 # (graph_sections.py) and translates each section's body in place. Called from Python they are context
 # managers that do nothing, so a helper shared by Python code and kernels runs in both.
-from contextlib import contextmanager
+from contextlib import contextmanager as _contextmanager
 
 
 def do_while(flag):
@@ -14,7 +14,7 @@ def do_while(flag):
                        "@qd.kernel(graph=True); outside kernels, write an ordinary Python loop.")
 
 
-@contextmanager
+@_contextmanager
 def parallel_context():
     """`with qd.graph.parallel_context():` in a graph kernel: a region of independent `qd.graph.parallel()`
     sections, all finished before the statement after the region starts. Quadrants runs the sections one after
@@ -23,7 +23,7 @@ def parallel_context():
     yield
 
 
-@contextmanager
+@_contextmanager
 def parallel():
     """`with qd.graph.parallel():` directly inside a `qd.graph.parallel_context()` region: one section, whose
     statements keep their order. See parallel_context()."""

@@ -211,10 +211,10 @@ def sparse_iteration_space(tr, value, grouped):
     """The LoopSpace of a struct-for over an SNode, or over a field with an offset or sparse cells; else None."""
     offset = None
     if isinstance(value, StructField):  # a struct field loops like its first member
-        value = tr.global_array(next(iter(value.leaves()))[1])
+        value = tr.global_array(next(iter(value._leaves()))[1])
     if isinstance(value, SNode):
         node = value._field._place_node if value._kind == "place" else value
-        guard_node = node if node.is_sparse else (node._activity_path() or [None])[-1]
+        guard_node = node if node._is_sparse else (node._activity_path() or [None])[-1]
     elif isinstance(value, FieldRef) and value.field._layout is not None:
         node, offset = value.field._place_node, value.offset
         guard_node = value.field._layout.innermost
@@ -547,7 +547,7 @@ def _dynamic_ancestor(ref):
 def field_subscript(tr, ref, index):
     """`x[i]` of a field with one index fewer than its dims, over a dynamic list: a DynamicList; else None."""
     if isinstance(ref, StructField):  # a struct field's lists are its members'
-        ref = tr.global_array(next(iter(ref.leaves()))[1])
+        ref = tr.global_array(next(iter(ref._leaves()))[1])
     snode = _dynamic_ancestor(ref)
     if snode is None:
         return None

@@ -141,6 +141,30 @@ def tiles():
         same(b.to_numpy(), np.linalg.solve(L, B.T).T, 1e-9)  # X L^T = B, row by row
 
 
+@probe("`qd.algorithms.reduce_add` / `_min` / `_max`, `exclusive_scan_add` / `_min` / `_max`, `select`, "
+       "`reduce_by_key_add` (called at a kernel's top level); the deprecated `PrefixSumExecutor`")
+def composable_algorithms():
+    arr, total, prefix = qd.field(qd.i32, shape=6), qd.field(qd.i32, shape=1), qd.field(qd.i32, shape=6)
+    flags, picked, count = qd.field(qd.i32, shape=6), qd.field(qd.i32, shape=6), qd.field(qd.i32, shape=1)
+    scratch = qd.field(qd.u32, shape=qd.algorithms.select_scratch_slots(6))
+    arr.from_numpy(np.array([5, 1, 4, 1, 5, 9], dtype=np.int32))
+    flags.from_numpy(np.array([1, 0, 1, 0, 0, 1], dtype=np.int32))
+
+    @qd.kernel
+    def run(n: qd.i32):
+        qd.algorithms.reduce_max(arr, total, scratch, n, qd.i32, 1)
+        qd.algorithms.exclusive_scan_add(arr, prefix, scratch, n, qd.i32, 1)
+        qd.algorithms.select(arr, flags, picked, count, scratch, n, 1)
+
+    run(6)
+    assert total[0] == 9 and prefix.to_numpy().tolist() == [0, 5, 6, 10, 11, 16]
+    assert count[0] == 3 and picked.to_numpy()[:3].tolist() == [5, 4, 9]
+    with pytest.warns(DeprecationWarning):
+        executor = qd.algorithms.PrefixSumExecutor(6)
+    executor.run(arr)
+    assert arr.to_numpy().tolist() == [5, 6, 10, 11, 16, 25]
+
+
 @probe("`qd.algorithms.parallel_sort(keys, values=None)` on 1-D fields (offsets too) and ndarrays; the "
        "`*_scratch_slots` sizing helpers")
 def parallel_sort():

@@ -186,6 +186,12 @@ def quantized_types():
     assert not hasattr(qd.types, "quant")
     with pytest.raises(ImportError):
         importlib.import_module("quadrants.types.quant")
+    with pytest.raises(NotImplementedError, match="quadrants has no quantized types"):
+        qd.BitpackedFields(max_num_bits=32)
+    with pytest.raises(NotImplementedError, match=r"SNode.quant_array\(\): quadrants has no quantized types"):
+        qd.root.quant_array(qd.i, 8, max_num_bits=32)
+    with pytest.raises(NotImplementedError, match=r"FieldsBuilder.quant_array\(\)"):
+        qd.FieldsBuilder().quant_array(qd.i, 8, max_num_bits=32)
 
 
 @probe("meshes: `qd.Mesh`, `qd.MeshInstance`, `qd.mesh_local`, `qd.mesh_patch_idx`", status="no")
