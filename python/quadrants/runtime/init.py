@@ -5,7 +5,7 @@ import warnings
 import weakref
 
 from quadrants.base import dtypes as _dtypes, log as _logging, registry
-from quadrants.runtime import _core, cache as _cache, options as _init_options
+from quadrants.runtime import _core, cache as _cache, ir_load_envs as _ir_load_envs, options as _init_options
 
 
 class Arch:
@@ -224,6 +224,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
         _logging.set_logging_level(values["log_level"])
     resolved = _resolve_arch(_requested_arch(arch, enable_fallback))
+    _ir_load_envs.check(resolved, bool(values["offline_cache"]), bool(src_ll_cache))
     reset()
 
     _core.set_print_ir(bool(values["print_ir"]))  # QD_DUMP_IR=1 dumps whatever this says
