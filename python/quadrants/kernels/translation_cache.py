@@ -48,11 +48,13 @@
 # - kernels with @qd.kernel(checkpoints=...) are never cached.
 # QD_TRANSLATION_CACHE=verify translates every hit again and raises if the IR, the globals or the line sources
 # differ: the whole test suite run warm in that mode is the check that this list is complete.
-# The disk format is JSON with a format number, stored through the C++ core's verified entries (a manifest with
-# the key and the SHA-256 of the bytes, written atomically, size-capped and cleared with the compiled kernels), so
-# a corrupted or truncated entry is a miss and never used; bytes stored with a matching manifest are trusted (the
-# C++ side refuses a cache directory that is not the user's own or that others can write). qd.init(offline_cache=False) and
-# QD_TRANSLATION_CACHE=0 turn the cache off; QD_CACHE_DIR moves it with the compiled kernels.
+# The disk format is JSON with a format number, one record per key in the cache's kernel records
+# (runtime/kernel_store.py, upstream's kernel_compilation_manager/ layout: written when the session ends, the index
+# holding each record's size and SHA-256, cleaned by upstream's policies, cleared with the compiled kernels), so a
+# corrupted or truncated record is a miss and never used; bytes the index vouches for are trusted (the store refuses
+# a folder, index or record that is not the user's own or that others can write). qd.init(offline_cache=False) and
+# QD_TRANSLATION_CACHE=0 turn the cache off; QD_CACHE_DIR and qd.init(offline_cache_file_path=...) move it with the
+# compiled kernels. The key also holds upstream's compile options (_UPSTREAM_KEYED_OPTIONS), as its cache's does.
 import hashlib
 import json
 import logging

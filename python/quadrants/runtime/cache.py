@@ -31,10 +31,7 @@ _path_set = None  # (the QD_CACHE_DIR we set, what it was before), while offline
 def apply_cache_path(path):
     """Points the cache at `path` (qd.init(offline_cache_file_path=...)); '' restores the directory it had."""
     global _path_set
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"qd.init(offline_cache_file_path=...) expects a folder path (str or os.PathLike), but got "
-                        f"{path!r}.")
-    path = os.fspath(path)
+    path = os.fspath(path)  # options.resolve() checked that it is a str
     if _path_set is not None:
         ours, before = _path_set
         if os.environ.get("QD_CACHE_DIR") == ours:  # unless the program changed it since
