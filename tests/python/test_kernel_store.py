@@ -2,6 +2,8 @@
 # qd.init(offline_cache_file_path=...): when they are written, how they are cleaned, and what is refused on reading.
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -144,18 +146,21 @@ def test_an_index_that_others_can_write_or_that_names_another_folder_is_refused(
     assert _store(tmp_path).read("keya", "v1") is None
 
 
-def test_a_record_no_index_names_is_removed_and_a_forked_child_writes_nothing(tmp_path):
+def test_a_record_no_index_names_is_removed_and_a_forked_child_writes_only_its_own(tmp_path):
     _write(tmp_path, ["a"])
     (tmp_path / "orphan-key.qdc").write_bytes(b"left by a writer that died")
     (tmp_path / "notes.txt").write_text("not ours")
-    store = _store(tmp_path)
+    kernel_store.open_session(str(tmp_path.parent / "elsewhere"), "lru", 0, 0.25)
+    store = kernel_store.current()
+    store._folder = str(tmp_path)
     store.write("keyb", "b", b"data of b", "v1")
     pid = os.fork()
-    if pid == 0:
+    if pid == 0:  # the child writes its own record, not the one it inherited
+        store.write("keyc", "c", b"data of c", "v1")
         os._exit(0 if store.flush() and not (tmp_path / "b-keyb.qdc").exists() else 1)
     assert os.waitpid(pid, 0)[1] == 0
-    assert store.flush()
-    assert sorted(records(tmp_path)) == ["a-keya.qdc", "b-keyb.qdc", "notes.txt", kernel_store.INDEX]
+    kernel_store.close_session()
+    assert sorted(records(tmp_path)) == ["a-keya.qdc", "b-keyb.qdc", "c-keyc.qdc", "notes.txt", kernel_store.INDEX]
 
 
 def test_clear_cache_removes_the_records(cache_path, monkeypatch):
@@ -166,3 +171,41 @@ def test_clear_cache_removes_the_records(cache_path, monkeypatch):
     monkeypatch.setenv("QD_CACHE_DIR", str(cache_path))
     assert qd.clear_cache() >= 1
     assert records(cache_path / kernel_store.FOLDER) == []
+
+
+FORKED_WORKER = """
+import multiprocessing, pathlib, sys
+import numpy as np
+import quadrants as qd
+
+qd.init(arch=qd.cpu, offline_cache_file_path=sys.argv[1])
+
+
+@qd.kernel
+def in_worker(x: qd.types.ndarray()):
+    for i in x:
+        x[i] = 7
+
+
+def work():
+    in_worker(np.zeros(2, np.float32))
+
+
+if __name__ == "__main__":
+    worker = multiprocessing.get_context("fork").Process(target=work)
+    worker.start()
+    worker.join()
+    assert worker.exitcode == 0
+    print(sorted(p.name.split("-")[0] for p in pathlib.Path(sys.argv[1], "kernel_compilation_manager").iterdir()))
+    qd.reset()
+"""
+
+
+def test_a_forked_multiprocessing_worker_writes_its_records(tmp_path):
+    """multiprocessing's fork workers leave through os._exit, past atexit: their records are written anyway."""
+    (tmp_path / "program.py").write_text(FORKED_WORKER)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run([sys.executable, "program.py", str(tmp_path / "cache")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.split("\n")[0] == str(["in_worker", kernel_store.INDEX])

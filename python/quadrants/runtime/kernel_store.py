@@ -20,8 +20,10 @@ import atexit
 import fcntl
 import hashlib
 import json
+import multiprocessing.util
 import os
 import stat
+import threading
 import time
 
 from quadrants.runtime import options as _init_options
@@ -79,7 +81,7 @@ class KernelStore:
         self._index = None  # key -> record, as last read from disk
         self._pending = {}  # key -> (file name, bytes): written by flush()
         self._used = {}  # key -> when this session last read it
-        self._pid = os.getpid()
+        self._lock = threading.Lock()  # kernels may compile in several threads while another ends the session
 
     @property
     def folder(self):
@@ -112,40 +114,43 @@ class KernelStore:
 
     def read(self, key, version):
         """The bytes written under `key`, when the index vouches for them (size and SHA-256); None otherwise."""
-        self.version = version
-        pending = self._pending.get(key)
-        if pending is not None:
-            return pending[1]
-        if self._index is None:
-            self._index = self._read_index()
-        record = self._index.get(key)
-        if record is None or not self._folder_is_private():
-            return None
-        data = _read_private(os.path.join(self.folder, record["file"]))
-        if data is None or len(data) != record["size"] or hashlib.sha256(data).hexdigest() != record["sha256"]:
-            return None
-        self._used[key] = time.time_ns()
-        return data
+        with self._lock:
+            self.version = version
+            pending = self._pending.get(key)
+            if pending is not None:
+                return pending[1]
+            if self._index is None:
+                self._index = self._read_index()
+            record = self._index.get(key)
+            if record is None or not self._folder_is_private():
+                return None
+            data = _read_private(os.path.join(self.folder, record["file"]))
+            if data is None or len(data) != record["size"] or hashlib.sha256(data).hexdigest() != record["sha256"]:
+                return None
+            self._used[key] = time.time_ns()
+            return data
 
     # ---- writing ---------------------------------------------------------------------------------------------
     def write(self, key, name, data, version):
         """Keeps `data` as the record of `key` (file `<name>-<key>.qdc`), written by the next flush()."""
-        self.version = version
-        self._pending[key] = (f"{name}-{key}{SUFFIX}", bytes(data))
+        with self._lock:
+            self.version = version
+            self._pending[key] = (f"{name}-{key}{SUFFIX}", bytes(data))
 
     def discard(self):
-        """Forgets what this session would write (qd.clear_cache())."""
-        self._pending.clear()
-        self._used.clear()
-        self._index = None
+        """Forgets what this session would write (qd.clear_cache(); a forked child, for what its parent writes)."""
+        with self._lock:
+            self._pending.clear()
+            self._used.clear()
+            self._index = None
 
     def flush(self):
         """Writes this session's records and the index, then applies the cleaning policy. Returns False (after one
         warning) when the folder cannot be used."""
-        if os.getpid() != self._pid:  # a forked child: its parent writes what it inherited
-            self.discard()
-            self._pid = os.getpid()
-            return True
+        with self._lock:
+            return self._flush()
+
+    def _flush(self):
         if not self._pending and (callable(self._folder) or not os.path.isdir(self.folder)):
             return True  # nothing to write and nothing to clean: the folder is not created
         try:
@@ -162,7 +167,8 @@ class KernelStore:
             _init_options.warn_once("kernel_store_write", f"quadrants: the kernel cache records could not be written "
                                     f"to '{self.folder}': {exc}. Kernels run as usual; the next process translates "
                                     f"them again.")
-            self.discard()
+            self._pending.clear()
+            self._used.clear()
             return False
         return True
 
@@ -278,4 +284,24 @@ def close_session():
         store.flush()
 
 
+def _forked_child():
+    if _current is not None:
+        _current._lock = threading.Lock()  # another thread of the parent may have held it
+        _current.discard()
+
+
+class _Anchor:
+    """What multiprocessing's after-fork registry holds weakly: this module's lifetime."""
+
+
+def _in_multiprocessing_child(_anchor):
+    multiprocessing.util.Finalize(None, close_session, exitpriority=0)
+
+
+# The session ends at exit. A multiprocessing worker started by fork leaves through os._exit, past atexit, after
+# running the finalizers registered since it started (it drops the inherited ones first), so each worker registers
+# one. A forked child drops the records it inherited: its parent writes them.
 atexit.register(close_session)
+os.register_at_fork(after_in_child=_forked_child)
+_anchor = _Anchor()
+multiprocessing.util.register_after_fork(_anchor, _in_multiprocessing_child)
