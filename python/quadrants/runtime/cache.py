@@ -75,8 +75,9 @@ def apply_init_options(values, kwargs):
                          f" but got {policy!r}.")
     if policy == "version":
         _init_options.warn_once("offline_cache_cleaning_policy", (
-            "qd.init(offline_cache_cleaning_policy='version') acts as 'lru': quadrants' cache keys include its "
-            "version, so entries of other versions are never loaded and are the least recently used."))
+            "qd.init(offline_cache_cleaning_policy='version') drops the kernel records of other versions, as "
+            "upstream's does, but caps the compiled libraries as 'lru' does: their keys include quadrants' version, "
+            "so libraries of other versions are never loaded and are the least recently used."))
         policy = "lru"
     factor = values["offline_cache_cleaning_factor"]
     if not 0.0 <= factor <= 1.0:
