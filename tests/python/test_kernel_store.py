@@ -209,3 +209,15 @@ def test_a_forked_multiprocessing_worker_writes_its_records(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.split("\n")[0] == str(["in_worker", kernel_store.INDEX])
+
+
+def test_a_session_that_changes_nothing_leaves_the_index_as_it_was(tmp_path):
+    _write(tmp_path, ["a"])
+    index = tmp_path / kernel_store.INDEX
+    os.utime(index, ns=(1, 1))
+    _store(tmp_path).flush()
+    assert index.stat().st_mtime_ns == 1
+    reader = _store(tmp_path)
+    assert reader.read("keya", "v1") == b"data of a"
+    reader.flush()
+    assert index.stat().st_mtime_ns != 1, "a read updates the record's last use (lru)"

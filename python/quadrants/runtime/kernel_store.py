@@ -174,6 +174,7 @@ class KernelStore:
 
     def _flush_locked(self):
         index = self._read_index()
+        before = json.dumps(index)
         now = time.time_ns()
         for key, (file_name, data) in self._pending.items():
             self._write_file(file_name, data)
@@ -189,10 +190,10 @@ class KernelStore:
                                                                                              record["file"]))}
         index = self._cleaned(index)
         self._remove_unindexed(index)
-        if index:
-            self._write_file(INDEX, json.dumps({"format": FORMAT, "records": index}, separators=(",", ":")).encode())
-        else:
+        if not index:
             self._remove(INDEX)
+        elif json.dumps(index) != before or not os.path.isfile(os.path.join(self.folder, INDEX)):
+            self._write_file(INDEX, json.dumps({"format": FORMAT, "records": index}, separators=(",", ":")).encode())
         self._pending.clear()
         self._used.clear()
         self._index = index
