@@ -152,7 +152,7 @@ def test_cfg_reports_the_disk_cache_cap_in_force(monkeypatch):
     qd.init(arch=qd.cpu, offline_cache_max_size_of_files=5 * 2**20, offline_cache_cleaning_factor=0.5)
     assert qd.cfg.offline_cache_max_size_of_files == _core.cache_limit_bytes() == 5 * 2**20
     assert qd.cfg.offline_cache_cleaning_factor == 0.5
-    init_warnings(offline_cache_cleaning_policy="version")  # acts as 'lru' (a warning says so)
+    init_warnings(offline_cache_cleaning_policy="version")  # the libraries' cap acts as 'lru' (a warning says so)
     assert qd.cfg.offline_cache_cleaning_policy == "lru"
     assert qd.cfg.offline_cache_max_size_of_files == 1024 * 1024 * 1024
     monkeypatch.setenv("QD_CACHE_MAX_MB", "3")

@@ -51,8 +51,9 @@ def run_scale():
     scale(x)
     return hashlib.sha256(x.tobytes()).hexdigest()
 
-def cache_files():
-    return sorted(os.listdir(os.environ["QD_CACHE_DIR"]))
+def cache_files():  # the compiled libraries' files; the kernel records' folder appears when a process ends
+    folder = os.environ["QD_CACHE_DIR"]
+    return sorted(f for f in os.listdir(folder) if os.path.isfile(os.path.join(folder, f)))
 
 out = {}
 """

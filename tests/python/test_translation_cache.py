@@ -8,6 +8,7 @@ cache without the translator (the child counts translate_kernel calls per kernel
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -15,6 +16,8 @@ import textwrap
 import pytest
 
 import quadrants as qd
+from quadrants.kernels import translation_cache
+from quadrants.runtime import kernel_store
 
 HELPERS = textwrap.dedent("""
     import quadrants as qd
@@ -178,11 +181,24 @@ class Program:
         assert done.returncode == 0, done.stdout + done.stderr
         return json.loads(done.stdout.strip().splitlines()[-1])
 
+    @property
+    def records(self):
+        """The folder of the kernel records (runtime/kernel_store.py), in the cache directory."""
+        return self.cache / kernel_store.FOLDER
+
     def entry(self, kernel):
-        """The cache file holding `kernel`'s translations (one per kernel in these programs)."""
-        found = [p for p in self.cache.iterdir() if p.name.startswith(f"translation_{kernel}-") and p.suffix == ".json"]
+        """The record holding `kernel`'s translations (one per kernel in these programs)."""
+        found = list(self.records.glob(f"{kernel}-*{kernel_store.SUFFIX}"))
         assert len(found) == 1, found
         return found[0]
+
+    def plant(self, entry, data):
+        """Writes `data` as `entry`'s record with an index that vouches for it, as a planted file could be (under
+        this package's version: the child's cleaning drops records of other versions)."""
+        key = entry.stem.rsplit("-", 1)[1]
+        store = kernel_store.KernelStore(str(self.records))
+        store.write(key, entry.stem.rsplit("-", 1)[0], data, translation_cache._version())
+        assert store.flush()
 
 
 @pytest.fixture
@@ -267,11 +283,10 @@ def test_a_corrupted_entry_is_ignored_and_offline_cache_false_writes_none(tmp_pa
     entry.write_text(text.replace("(const", "(konst"))  # same length, wrong bytes: never used
     run = program.run()
     assert run["translated"] == ["own_source"] and run["results"]["own_source"] == 2.0
-    for p in program.cache.iterdir():
-        p.unlink()
+    shutil.rmtree(program.cache)
     run = program.run(offline=False)
     assert run["translated"] == ALL
-    assert not any(p.name.startswith("translation_") for p in program.cache.iterdir())
+    assert not program.records.exists() or not any(program.records.iterdir())
     assert program.run()["translated"] == ALL
 
 
@@ -312,7 +327,7 @@ def test_a_kernels_last_line_counts_when_python_o_leaves_it_no_bytecode(tmp_path
     assert run() == "passed"
 
 
-def test_a_truncated_entry_a_damaged_manifest_or_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
+def test_a_truncated_entry_a_damaged_index_or_an_entry_of_another_shape_is_a_miss(tmp_path):
     program = Program(tmp_path)
     program.run()
     entry = program.entry("own_source")
@@ -322,26 +337,27 @@ def test_a_truncated_entry_a_damaged_manifest_or_an_entry_of_another_shape_is_a_
     assert run["translated"] == ["own_source"] and run["results"]["own_source"] == 2.0
     assert run["stats"]["hits"] == len(ALL) - 1
     assert program.run()["translated"] == []  # the miss stored the entry again
-    manifest = entry.with_name(entry.name + ".manifest")
-    manifest.write_text(manifest.read_text().replace("0", "1").replace("a", "b"))
+    index = program.records / kernel_store.INDEX
+    records = json.loads(index.read_text())
+    records["records"][entry.stem.rsplit("-", 1)[1]]["sha256"] = "0" * 64  # the index no longer vouches for it
+    index.write_text(json.dumps(records))
     assert program.run()["translated"] == ["own_source"]
-    # Bytes the manifest vouches for but that are no entry of this format (as a planted or future file would be):
+    index.write_text("not an index")  # every record is a miss
+    assert program.run()["translated"] == ALL
+    # Bytes the index vouches for but that are no entry of this format (as a planted or future file would be):
     # the reader takes them as a miss, never as IR, and the store after the miss replaces them.
     key = entry.stem.rsplit("-", 1)[1]
-    monkeypatch.setenv("QD_CACHE_DIR", str(program.cache))
-    from quadrants.runtime import _core
-
     for text in ['{"format": 1, "key": "%s", "variants": [{"reads": 5}]}' % key, "not json", "",
                  '{"format": 1, "key": "%s", "variants": [{"reads": [], "identities": [], "containers": [7]}]}' % key,
                  '{"format": 0, "key": "%s", "variants": []}' % key]:
-        assert _core.store_cache_entry(entry.name, key, text.encode())
+        program.plant(entry, text.encode())
         run = program.run()
         assert run["translated"] == ["own_source"] and run["results"]["own_source"] == 2.0, text
 
 
-def test_verify_mode_finds_a_stale_entry(tmp_path, monkeypatch):
+def test_verify_mode_finds_a_stale_entry(tmp_path):
     """QD_TRANSLATION_CACHE=verify, with which the suite is run warm to look for inputs the key misses, does find
-    an entry whose IR is not what the kernel translates to now (planted here with a valid manifest)."""
+    an entry whose IR is not what the kernel translates to now (planted here with an index that vouches for it)."""
     program = Program(tmp_path)
     program.run()
     entry = program.entry("own_source")
@@ -349,15 +365,11 @@ def test_verify_mode_finds_a_stale_entry(tmp_path, monkeypatch):
     ir = stored["variants"][0]["ir"]
     assert "2.0" in ir or " 2" in ir, ir
     stored["variants"][0]["ir"] = ir.replace("2.0", "5.0") if "2.0" in ir else ir.replace(" 2", " 5")
-    monkeypatch.setenv("QD_CACHE_DIR", str(program.cache))
-    from quadrants.runtime import _core
-
-    key = entry.stem.rsplit("-", 1)[1]
-    assert _core.store_cache_entry(entry.name, key, json.dumps(stored).encode())
+    program.plant(entry, json.dumps(stored).encode())
     assert program.run()["results"]["own_source"] == 5.0  # the cache trusts a verified entry: why verify exists
     error = program.run(mode="verify", fails=True)
     assert "cached translation of kernel 'own_source'" in error and "is stale" in error, error
-    assert _core.store_cache_entry(entry.name, key, json.dumps(dict(stored, variants=[])).encode())
+    program.plant(entry, json.dumps(dict(stored, variants=[])).encode())
     program.run()  # stores the true translation again
     run = program.run(mode="verify")  # every kernel a hit, translated again, and found the same
     assert run["stats"]["hits"] == len(ALL) and run["results"]["own_source"] == 2.0
@@ -366,10 +378,10 @@ def test_verify_mode_finds_a_stale_entry(tmp_path, monkeypatch):
 def test_clear_cache_removes_translations_too(tmp_path, monkeypatch):
     program = Program(tmp_path)
     program.run()
-    assert any(p.name.startswith("translation_own_source-") for p in program.cache.iterdir())
+    assert program.entry("own_source").exists()
     monkeypatch.setenv("QD_CACHE_DIR", str(program.cache))
     qd.clear_cache()
-    assert not any(p.name.startswith("translation_") for p in program.cache.iterdir())
+    assert sorted(p.name for p in program.records.iterdir()) == []
     assert program.run()["translated"] == ALL
 
 

@@ -48,11 +48,13 @@
 # - kernels with @qd.kernel(checkpoints=...) are never cached.
 # QD_TRANSLATION_CACHE=verify translates every hit again and raises if the IR, the globals or the line sources
 # differ: the whole test suite run warm in that mode is the check that this list is complete.
-# The disk format is JSON with a format number, stored through the C++ core's verified entries (a manifest with
-# the key and the SHA-256 of the bytes, written atomically, size-capped and cleared with the compiled kernels), so
-# a corrupted or truncated entry is a miss and never used; bytes stored with a matching manifest are trusted (the
-# C++ side refuses a cache directory that is not the user's own or that others can write). qd.init(offline_cache=False) and
-# QD_TRANSLATION_CACHE=0 turn the cache off; QD_CACHE_DIR moves it with the compiled kernels.
+# The disk format is JSON with a format number, one record per key in the cache's kernel records
+# (runtime/kernel_store.py, upstream's kernel_compilation_manager/ layout: written when the session ends, the index
+# holding each record's size and SHA-256, cleaned by upstream's policies, cleared with the compiled kernels), so a
+# corrupted or truncated record is a miss and never used; bytes the index vouches for are trusted (the store refuses
+# a folder, index or record that is not the user's own or that others can write). qd.init(offline_cache=False) and
+# QD_TRANSLATION_CACHE=0 turn the cache off; QD_CACHE_DIR and qd.init(offline_cache_file_path=...) move it with the
+# compiled kernels. The key also holds upstream's compile options (_UPSTREAM_KEYED_OPTIONS), as its cache's does.
 import hashlib
 import json
 import logging
@@ -76,7 +78,7 @@ from quadrants.kernels.translation_inputs import (
     walk,
 )
 from quadrants.kernels.translation_recorder import TranslationRecorder
-from quadrants.runtime import _core
+from quadrants.runtime import _core, kernel_store
 
 FORMAT = 1
 _MAX_VARIANTS = 4  # translations kept per key (e.g. the same kernel over two configs of one class)
@@ -94,7 +96,7 @@ _VERIFY = _MODE == "verify"
 
 
 def enabled():
-    return not _SWITCHED_OFF and _core.disk_cache_enabled()
+    return not _SWITCHED_OFF and _core.disk_cache_enabled() and kernel_store.current() is not None
 
 
 # ---- the key ------------------------------------------------------------------------------------------------
@@ -153,13 +155,24 @@ class _Background:
 _files = _Background(_files_digest)
 
 
+# The qd.init options upstream's offline cache keys a kernel on besides those a translation reads: most mean nothing
+# to this compiler (runtime/options.py ignores them with a warning), but a program that changes one gets a record of
+# its own, as upstream's does (the compiled library behind it is shared when the generated code is the same).
+_UPSTREAM_KEYED_OPTIONS = (
+    "cfg_optimization", "opt_level", "external_optimization_level", "move_loop_invariant_outside_if",
+    "demote_dense_struct_fors", "advanced_optimization", "constant_folding", "kernel_profiler", "flatten_if",
+    "make_thread_local", "make_block_local", "detect_read_only", "default_cpu_block_dim", "default_gpu_block_dim",
+    "gpu_max_reg", "saturating_grid_dim", "ad_stack_experimental_enabled", "ad_stack_sparse_threshold_bytes",
+    "real_matrix_scalarize", "force_scalarize_matrix", "half2_vectorization")
+
+
 def _config_part(config):
     global _config_key
     if _config_key[0] is not config:
         options = config.options
         read = [config.arch.name, config.default_fp.name, config.default_ip.name, bool(config.debug),
                 bool(config.fast_math), bool(config.is_cuda)]
-        for name in ("ad_stack_size", "raise_on_templated_floats", "check_out_of_bound"):
+        for name in ("ad_stack_size", "raise_on_templated_floats", "check_out_of_bound") + _UPSTREAM_KEYED_OPTIONS:
             read.append(getattr(options, name, None) if options is not None else None)
         _config_key = (config, repr(read))
     return _config_key[1]
@@ -207,9 +220,14 @@ def cache_key(definition, spec, slot_values, leaves, struct_values, config):
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def _file_name(definition, key):
-    name = "".join(c if c in _PLAIN else "_" for c in definition.fn.__name__[:60])
-    return f"translation_{name}-{key}.json"
+def _record_name(definition):
+    """The kernel's name as it may appear in a file name (the record is `<name>-<key>.qdc`)."""
+    return "".join(c if c in _PLAIN else "_" for c in definition.fn.__name__[:60])
+
+
+def _version():
+    """The package version records are written under, for the `version` cleaning policy."""
+    return hashlib.sha256(package_fingerprint().encode()).hexdigest()[:16]
 
 
 # ---- lookup -------------------------------------------------------------------------------------------------
@@ -260,7 +278,7 @@ def lookup(definition, spec, slot_values, leaves, struct_values, config):
     except (Undescribable, RecursionError) as exc:
         _refused(definition, f"a template argument: {exc}")
         return None, None
-    data = _core.read_cache_entry(_file_name(definition, key), key)
+    data = kernel_store.current().read(key, _version())
     if data is None:
         return key, None
     try:
@@ -352,9 +370,9 @@ def store(definition, key, recorder, translation, leaves):
     if isinstance(leaves, DiscoverLeaves):
         variant["plan"] = [[leaf.path, leaf.kind, leaf.launcher_entry()] for leaf in leaves.plan]
         variant["leaf_specs"] = list(leaves.specs)
-    name = _file_name(definition, key)
+    store = kernel_store.current()
     variants = [variant]
-    old = _core.read_cache_entry(name, key)
+    old = store.read(key, _version())
     if old is not None:
         try:
             kept = json.loads(old)["variants"]
@@ -363,7 +381,7 @@ def store(definition, key, recorder, translation, leaves):
         reads = json.dumps(variant["reads"])
         variants += [v for v in kept if isinstance(v, dict) and json.dumps(v.get("reads")) != reads]
     data = json.dumps({"format": FORMAT, "key": key, "variants": variants[:_MAX_VARIANTS]}, separators=(",", ":"))
-    _core.store_cache_entry(name, key, data.encode())
+    store.write(key, _record_name(definition), data.encode(), _version())
 
 
 def _refused(definition, reason):

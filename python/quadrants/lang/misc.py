@@ -1,6 +1,8 @@
 # python/quadrants/lang/misc.py: upstream's quadrants.lang.misc, as far as programs and upstream's test
 # helpers import from it: the arch names and the queries about what this machine supports.
 from quadrants.runtime import init as _runtime
+# upstream's private helper that qd.init calls (its tests call it with a stand-in config): runtime/ir_load_envs.py
+from quadrants.runtime.ir_load_envs import check_against_caching as _check_ir_load_envs_against_caching  # noqa: F401
 from quadrants.runtime.extensions import (
     amdgpu,
     arm64,

@@ -5,7 +5,8 @@ import warnings
 import weakref
 
 from quadrants.base import dtypes as _dtypes, log as _logging, registry
-from quadrants.runtime import _core, cache as _cache, options as _init_options
+from quadrants.runtime import _core, cache as _cache, ir_load_envs as _ir_load_envs, kernel_store as _kernel_store
+from quadrants.runtime import options as _init_options
 
 
 class Arch:
@@ -224,12 +225,16 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
         _logging.set_logging_level(values["log_level"])
     resolved = _resolve_arch(_requested_arch(arch, enable_fallback))
+    _ir_load_envs.check(resolved, bool(values["offline_cache"]), bool(src_ll_cache))
     reset()
 
     _core.set_print_ir(bool(values["print_ir"]))  # QD_DUMP_IR=1 dumps whatever this says
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
-    values.update(_cache.apply_init_options(values, kwargs))  # qd.cfg shows the cap in force, not upstream's default
+    _cache.apply_cache_path(values["offline_cache_file_path"])
+    in_force = _cache.apply_init_options(values, kwargs)
+    _cache.open_records(values, in_force)
+    values.update(in_force)  # qd.cfg shows the cap in force, not upstream's default
     _core.set_kernel_profiling(bool(values["kernel_profiler"]))
     _core.clear_kernel_times()
     cuda_properties = _core.cuda_init(device_id) if resolved is cuda else None
@@ -267,6 +272,7 @@ def _dumping_ir():
 def reset():
     """Frees every field and ndarray; using one afterwards raises a RuntimeError."""
     global _config, _generation, _materialize_pending
+    _kernel_store.close_session()  # upstream writes its cache when the program ends
     for hook in registry.reset_hooks():  # the runtime object's clear() (program.py), the field checks (data/)
         hook()
     for array in list(_live_arrays):

@@ -23,7 +23,6 @@ ALWAYS_ON = "always on"
 _COMPILER = "quadrants has its own compiler pipeline and no such setting"
 _LLVM = "quadrants does not use LLVM; start Python with QD_DUMP_IR=1 to print its IR after each pass"
 _DEVICE_MEMORY = "quadrants allocates device memory per array, on demand, with no preallocated pool"
-_CACHE_PATH = "the kernel disk cache is in QD_CACHE_DIR (else $XDG_CACHE_HOME/quadrants or ~/.cache/quadrants)"
 _NO_BACKEND = "quadrants has no mesh, quantized-type, Metal or Vulkan support"
 _DEBUGGER = "quadrants never attaches a debugger or rewrites tracebacks"
 _FASTCACHE = "quadrants has no Python-side fast cache; compiled kernels are cached on disk"
@@ -103,7 +102,7 @@ OPTIONS = {
     "experimental_auto_mesh_local": (False, IGNORED, _NO_BACKEND),
     "auto_mesh_local_default_occupacy": (4, IGNORED, _NO_BACKEND),
     "offline_cache": (True, APPLIED, None),
-    "offline_cache_file_path": ("", IGNORED, _CACHE_PATH),
+    "offline_cache_file_path": ("", APPLIED, None),  # applied by _cache.apply_cache_path
     "offline_cache_cleaning_policy": ("lru", APPLIED, None),  # applied by _cache.apply_init_options
     "offline_cache_max_size_of_files": (100 * 1024 * 1024, APPLIED, None),
     "offline_cache_cleaning_factor": (0.25, APPLIED, None),
