@@ -153,7 +153,8 @@ class _Background:
 _files = _Background(_files_digest)
 
 
-def _config_part(config):
+def config_part(config):
+    """The qd.init options a translation reads, as they enter the key (a repr, memoized per config object)."""
     global _config_key
     if _config_key[0] is not config:
         options = config.options
@@ -199,7 +200,7 @@ def _leaves_part(leaves, struct_values):
 
 
 def cache_key(definition, spec, slot_values, leaves, struct_values, config):
-    text = repr((FORMAT, package_fingerprint(), _definition_part(definition), _config_part(config), tuple(spec),
+    text = repr((FORMAT, package_fingerprint(), _definition_part(definition), config_part(config), tuple(spec),
                  _slot_part(slot_values), _leaves_part(leaves, struct_values)))
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
