@@ -355,6 +355,8 @@ class ExprTranslator(DynamicIndexing):
         except AttributeError:
             raise self.fail(f"{describe(base)} has no attribute '{attr}'", kind="type") from None
         self.reads.attribute(base, attr, value)
+        if self.purity is not None:
+            self.purity.attribute(self, base, attr, value)
         return self.capture(value)
 
     def matrix_constructor(self, cls, attr):
