@@ -132,3 +132,41 @@ def test_an_undescribable_argument_has_no_key(module_file):
     info, _ = _wrap_inspect.get_source_info_and_src(write(SUBJECT).k)
     assert src_hasher.create_cache_key(False, info, [np.array([object()])], [TEMPLATE]) is None
     assert args_hasher.FastcacheSkip.WARN.value == "warn"
+
+
+OBSERVED = """
+    import quadrants as qd
+
+    SCALE = 2
+
+
+    @qd.kernel
+    def k(a: qd.types.ndarray(qd.i32, ndim=1)):
+        a[0] = SCALE
+"""
+
+
+def test_src_ll_cache_observations_report_the_translation_cache(module_file):
+    write, _ = module_file
+    qd.init(arch=qd.cpu)
+    mod = write(OBSERVED)
+
+    def observed():
+        o = mod.k._primal.src_ll_cache_observations
+        return o.cache_key_generated, o.cache_validated, o.cache_loaded, o.cache_stored
+
+    assert observed() == (False, False, False, False)  # not translated yet
+
+    def run():
+        a = qd.ndarray(qd.i32, (1,))
+        mod.k(a)
+        return a[0]
+
+    assert run() == 2 and observed() == (True, False, False, True)
+    qd.init(arch=qd.cpu)  # compiled kernels are dropped; the translation is found again
+    assert run() == 2 and observed() == (True, True, True, False)
+    mod.SCALE = 5  # a recorded read no longer holds: translated and stored again
+    qd.init(arch=qd.cpu)
+    assert run() == 5 and observed() == (True, False, False, True)
+    qd.init(arch=qd.cpu, offline_cache=False)
+    assert run() == 5 and observed() == (False, False, False, False)

@@ -26,6 +26,7 @@ from quadrants.frontend.tensor_params import is_tensor_annotation, slot_value, u
 from quadrants.frontend.translator import translate_kernel
 from quadrants.kernels.checkpoint_kernel import checkpoint_return_spec, resume_param
 from quadrants.kernels import translation_cache
+from quadrants.kernels.launch_records import SrcLlCacheObservations
 from quadrants.kernels.pitfalls import warn_about_source
 from quadrants.kernels.translation_inputs import mentions
 from quadrants.runtime import _core, init as _runtime
@@ -139,6 +140,7 @@ class KernelDefinition:
     def __init__(self, fn, options=None):
         self.fn = fn
         self.options = options or {}  # @qd.kernel(graph=True, ...): graph allows qd.graph regions (graph_sections.py)
+        self.cache_observations = SrcLlCacheObservations()  # what translation_cache.py did for the last translation
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
         if self.options.get("checkpoints"):  # the checkpoint a launch starts from (checkpoint_kernel.py)

@@ -40,6 +40,17 @@ class KernelMixin:
     _qd_is_kernel = True  # how the frontend and data_oriented tell a kernel (frontend/funcs.py is_kernel)
 
     @property
+    def src_ll_cache_observations(self):
+        """What the translation cache did for this kernel's last translation (SrcLlCacheObservations): a key made,
+        an entry found whose recorded reads all held (validated) and used (loaded), or a new entry stored. Every
+        kernel's translation is cached here, so a key is made for any kernel while the disk cache is on."""
+        return self.definition.cache_observations
+
+    @src_ll_cache_observations.setter
+    def src_ll_cache_observations(self, observations):
+        self.definition.cache_observations = observations
+
+    @property
     def autodiff_mode(self):
         """Upstream's kernel.autodiff_mode: AutodiffMode.VALIDATION while a qd.ad.Tape(validation=True) records
         the kernel, else NONE (imported here: quadrants.types imports this package)."""

@@ -67,6 +67,7 @@ from quadrants.base import log as _logging
 from quadrants.data.field import Field
 from quadrants.frontend.compound_params import DiscoverLeaves, PlannedLeaves, probe_spec
 from quadrants.frontend.tensor_params import unwrap
+from quadrants.kernels.launch_records import SrcLlCacheObservations
 from quadrants.kernels.translation_inputs import (
     MISSING,
     Undescribable,
@@ -337,10 +338,10 @@ def recorder(definition, slot_values):
 
 
 def store(definition, key, recorder, translation, leaves):
-    """Writes the translation with what it read; a refused recording is only counted."""
+    """Writes the translation with what it read (True); a refused recording is only counted (False)."""
     if recorder.refused is not None:
         _refused(definition, recorder.refused)
-        return
+        return False
     text, _, line_sources = translation
     variant = {
         "reads": [[path, description] for path, description in recorder.reads.items()],
@@ -365,6 +366,7 @@ def store(definition, key, recorder, translation, leaves):
         variants += [v for v in kept if isinstance(v, dict) and json.dumps(v.get("reads")) != reads]
     data = json.dumps({"format": FORMAT, "key": key, "variants": variants[:_MAX_VARIANTS]}, separators=(",", ":"))
     _core.store_cache_entry(name, key, data.encode())
+    return True
 
 
 def _refused(definition, reason):
@@ -377,12 +379,16 @@ def _refused(definition, reason):
 def translate(definition, spec, slot_values, leaves, struct_values, config, run):
     """The translation for one specialization: from the cache when an entry holds, else run(reads) and stored.
 
-    run(reads) translates with `reads` (a ReadHooks) told of every value read."""
+    run(reads) translates with `reads` (a ReadHooks) told of every value read. What the cache did is left in
+    definition.cache_observations (upstream's kernel.src_ll_cache_observations)."""
+    observed = definition.cache_observations = SrcLlCacheObservations()
     if not enabled() or definition.options.get("checkpoints"):
         stats["translated"] += 1
         return run(None)
     key, found = lookup(definition, spec, slot_values, leaves, struct_values, config)
+    observed.cache_key_generated = key is not None
     if found is not None:
+        observed.cache_validated = observed.cache_loaded = True  # every recorded read held, so the IR is used
         if _VERIFY:
             _verify(definition, found, leaves, run)
         return found
@@ -392,7 +398,7 @@ def translate(definition, spec, slot_values, leaves, struct_values, config, run)
         return run(None)
     reads = recorder(definition, slot_values)
     translation = run(reads)
-    store(definition, key, reads, translation, leaves)
+    observed.cache_stored = store(definition, key, reads, translation, leaves)
     return translation
 
 
