@@ -124,3 +124,21 @@ def test_qd_pure_marks_a_kernel_and_refuses_other_objects():
     with pytest.raises(TypeError, match=r"@qd.pure decorates a kernel \(a @qd.kernel, or the function under it\), "
                                         "but got int"):
         qd.pure(3)
+
+
+def test_print_non_pure_names_each_kernel_not_declared_pure_when_it_compiles(capsys):
+    @qd.kernel
+    def plain_kernel():
+        pass
+
+    @qd.kernel(fastcache=True)
+    def declared_pure():
+        pass
+
+    plain_kernel()
+    assert "[NOT_PURE]" not in capsys.readouterr().out  # off by default
+    qd.init(arch=qd.cpu, offline_cache=False, print_non_pure=True)
+    plain_kernel()
+    declared_pure()
+    out = capsys.readouterr().out
+    assert "[NOT_PURE] Debug information: not pure: plain_kernel" in out and "declared_pure" not in out

@@ -21,6 +21,7 @@ from quadrants.frontend.compound_params import (
 )
 from quadrants.frontend.funcs import _annotations, _param_error
 from quadrants.frontend.return_values import return_spec
+from quadrants.frontend.purity import is_pure
 from quadrants.frontend.source import function_source
 from quadrants.frontend.tensor_params import is_tensor_annotation, slot_value, unwrap
 from quadrants.frontend.translator import translate_kernel
@@ -210,6 +211,9 @@ class KernelDefinition:
         check_composed_fields()  # and each vector field's members in one shape
         config = _runtime.config()
         options = dict(self.options, sparse_ad=sparse_ad) if sparse_ad else self.options
+        if not is_pure(self.options) and getattr(config.options, "print_non_pure", False):
+            # qd.init(print_non_pure=True), upstream's diagnostic: printed (not logged) whenever such a kernel compiles
+            print(f"[NOT_PURE] Debug information: not pure: {self.fn.__name__}")
 
         def run(reads):
             if self.return_spec is not None and not self.options.get("checkpoints"):
