@@ -77,8 +77,9 @@ def test_uppercase_names_and_static_reads_warn():
     def upper() -> qd.i32:
         return LIMIT + settings.SIZE
 
-    with pytest.warns(UserWarning, match=r"\[PURE\.VIOLATION\].*LIMIT"):
+    with pytest.warns(UserWarning, match=r"\[PURE\.VIOLATION\].*LIMIT") as caught:
         assert upper() == 12
+    assert {w.filename for w in caught} == {__file__}  # attributed to the kernel's line
 
     flag = True
 

@@ -81,8 +81,10 @@ def _report(tr, name, what):
     message = f"[PURE.VIOLATION] {what}"
     if name.upper() == name or tr.static_depth:
         tr.reads.uncacheable("a purity warning")  # a cached translation would not warn again
-        warnings.warn(f"{message} (a warning for an UPPERCASE name or inside qd.static(); pass it as a parameter)",
-                      UserWarning, stacklevel=2)
+        node = next((n for n in reversed(tr.node_stack) if hasattr(n, "lineno")), None)
+        # Attributed to the kernel's (or func's) line that reads the value, not to the frontend.
+        warnings.warn_explicit(f"{message} (a warning for an UPPERCASE name or inside qd.static(); pass it as a "
+                               "parameter)", UserWarning, tr.ctx.source.filename, node.lineno if node else 0)
         return
     raise tr.fail(message, hint="pass the value as a kernel parameter (qd.template() for a compile-time value), or "
                                 "drop fastcache=True / pure=True from the kernel.")
