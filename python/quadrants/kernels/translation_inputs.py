@@ -167,6 +167,17 @@ def source_fingerprint(fn):
     return found
 
 
+def source_lines(fn):
+    """(file, first line, last line, those lines with their newlines): the lines source_fingerprint digests, as this
+    process read the file. OSError when the function has no readable source file."""
+    code = fn.__code__
+    lines = file_lines(code.co_filename)
+    if not lines or code.co_firstlineno > len(lines):
+        raise OSError(f"Cannot find the source of {fn.__qualname__}: {code.co_filename} cannot be read.")
+    first, last = code.co_firstlineno, last_line(code, lines)
+    return code.co_filename, first, last, [line.decode("utf-8") + "\n" for line in lines[first - 1:last]]
+
+
 # ---- descriptions --------------------------------------------------------------------------------------------
 def describe(value, on_open=None, steps=()):
     """The description (a string) of a value; on_open(obj, steps) is called for every open object and container

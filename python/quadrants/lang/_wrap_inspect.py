@@ -1,13 +1,11 @@
 # python/quadrants/lang/_wrap_inspect.py: upstream's quadrants.lang._wrap_inspect: where a kernel's or func's source
-# lies, as the translation cache fingerprints it (kernels/translation_inputs.py).
-"""`get_source_info_and_src(fn)` gives the file, first and last line (1-based, inclusive) and the text of those lines:
-from the first decorator to the function's last line, the lines whose digest the translation cache checks before it
-uses a cached translation. Upstream finds them with `inspect`; the frontend here parses the whole file
-(frontend/source.py), and the range is the same for functions defined in files. A function without a source file
-(typed at a prompt, made by exec) raises OSError, as inspect does."""
+# lies, as the translation cache fingerprints it (kernels/translation_inputs.py's source_lines).
+"""Lines are 1-based and inclusive, from the first decorator to the function's last line: the lines whose digest the
+translation cache checks before it uses a cached translation. Upstream finds them with `inspect`; the range is the
+same for functions defined in files. A function without a source file raises OSError, as inspect does."""
 import dataclasses
 
-from quadrants.kernels.translation_inputs import file_lines, last_line, python_function
+from quadrants.kernels.translation_inputs import python_function, source_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,26 +18,14 @@ class FunctionSourceInfo:
     end_lineno: int
 
 
-def _plain_function(fn):
-    found = python_function(fn)
-    if found is None:
-        found = python_function(getattr(fn, "fn", None))  # a kernel object holds its function as .fn
+def get_source_info_and_src(fn):
+    """(FunctionSourceInfo, its lines with their newlines) of a function, @qd.func or @qd.kernel."""
+    found = python_function(fn) or python_function(getattr(fn, "fn", None))  # a kernel holds its function as .fn
     if found is None:
         raise TypeError(f"_wrap_inspect: expected a Python function, a @qd.func or a @qd.kernel, got "
                         f"{type(fn).__name__}")
-    return found
-
-
-def get_source_info_and_src(fn):
-    """(FunctionSourceInfo, its lines with their newlines) of a function as this process read its file."""
-    fn = _plain_function(fn)
-    code = fn.__code__
-    lines = file_lines(code.co_filename)
-    if not lines or code.co_firstlineno > len(lines):
-        raise OSError(f"Cannot find the source of {fn.__qualname__}: {code.co_filename} cannot be read.")
-    first, last = code.co_firstlineno, last_line(code, lines)
-    src = [line.decode("utf-8") + "\n" for line in lines[first - 1:last]]
-    return FunctionSourceInfo(fn.__name__, code.co_filename, first, last), src
+    filename, first, last, lines = source_lines(found)
+    return FunctionSourceInfo(found.__name__, filename, first, last), lines
 
 
 def getsourcelines(fn):
