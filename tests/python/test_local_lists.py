@@ -229,3 +229,29 @@ def test_augmented_store_of_a_nested_list_into_a_matrix_element():
     np.testing.assert_array_equal(v.to_numpy()[1], [4, 4])
     with pytest.raises(qd.QuadrantsTypeError, match=r"Cannot assign the list \[1, 2, 3\] to a 2x2 target"):
         wrong_shape()
+
+
+def test_starred_entries_in_tuple_and_list_literals():
+    """`(*I, j)` and `[*seq, x]` spread a qd.grouped index or a compile-time sequence, as Python does (upstream's
+    NamedTuple test indexes `value[(*I, j)]`); a runtime scalar cannot be spread."""
+    qd.init(arch=qd.cpu)
+    pos = qd.Vector.field(3, qd.f32, shape=(2, 2))
+    extents = (2, 2)
+
+    @qd.kernel
+    def spread(value: qd.types.ndarray(qd.f32, ndim=3)):
+        for I in qd.grouped(qd.ndrange(*extents)):
+            for j in qd.static(range(3)):
+                pos[I][j] = value[(*I, j)] + [*extents, 10][2]
+
+    value = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+    spread(value)
+    np.testing.assert_array_equal(pos.to_numpy(), value + 10)
+
+    @qd.kernel
+    def spread_runtime(n: qd.i32) -> qd.i32:
+        t = (*n, 1)
+        return t[1]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"Only compile-time sequences and vectors can be unpacked with \*"):
+        spread_runtime(3)

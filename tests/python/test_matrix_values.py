@@ -645,3 +645,14 @@ def test_swizzles_read_and_assign_inside_kernels():
         too_long()
     with pytest.raises(qd.QuadrantsSyntaxError, match=r"Swizzle '.xx' names a component twice"):
         repeated()
+
+
+def test_tolist_of_values_and_of_field_and_ndarray_elements():
+    """tolist(), numpy's name for to_list(), which programs written for upstream's Python backend call."""
+    qd.init(arch=qd.cpu)
+    assert qd.Matrix([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
+    f = qd.Vector.field(3, qd.i32, shape=(2,))
+    a = qd.Matrix.ndarray(2, 3, qd.i32, shape=(2,))
+    f[1] = [5, 4, 3]
+    a[1] = [[5, 4, 3], [2, 3, 4]]
+    assert f[1].tolist() == [5, 4, 3] and a[1].tolist() == [[5, 4, 3], [2, 3, 4]]

@@ -217,6 +217,21 @@ def test_root_starts_a_new_tree_once_a_kernel_used_it():
     assert b[None] == 1
 
 
+def test_sync_starts_a_new_tree_for_later_fields():
+    """qd.sync() materializes qd.root's tree, as upstream, so each tree keeps its own storage (a sync with no new
+    fields opens no empty tree)."""
+    a, b = qd.field(qd.i32, (4,)), qd.field(qd.i32, (4,))
+    qd.sync()
+    c = qd.field(qd.i32, (4,))
+    qd.sync()
+    qd.sync()
+    d = qd.field(qd.i32, (4,))
+    assert [f.snode._snode_tree_id for f in (a, b, c, d)] == [0, 0, 1, 2]
+    for k, f in enumerate((a, b, c, d)):
+        f[0] = 10 + k
+    assert [f[0] for f in (a, b, c, d)] == [10, 11, 12, 13]
+
+
 def test_struct_field_placed_later():
     particle = qd.types.struct(pos=qd.math.vec2, mass=qd.f32)
     p = particle.field()

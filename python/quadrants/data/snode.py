@@ -426,6 +426,17 @@ def _current_root_node(create=True):
     return nodes[-1] if nodes else None
 
 
+def _close_root_tree():
+    """qd.sync(): upstream materializes qd.root's tree then, so fields placed afterwards go to a new tree (one with
+    no nodes yet stays open)."""
+    nodes = _roots.get(_runtime.generation())
+    if nodes and nodes[-1]._children:
+        nodes[-1]._tree.used = True
+
+
+registry.provide("close_root_tree", _close_root_tree)
+
+
 def _root_nodes():
     return _roots.get(_runtime.generation(), [])
 

@@ -145,15 +145,7 @@ class CallTranslator:
         return self.call_python(func, args, kwargs)
 
     def call_arguments(self, node):
-        args = []
-        for arg in node.args:
-            if not isinstance(arg, ast.Starred):
-                args.append(self.visit(arg))
-                continue
-            expanded = self.visit(arg.value)
-            if is_runtime(expanded) and not isinstance(expanded, VectorValue):
-                raise self.fail("only compile-time sequences and vectors can be unpacked with *", kind="type")
-            args.extend(expanded.entries if isinstance(expanded, VectorValue) else expanded)
+        args = self.sequence_elements(node.args)  # exprs.py: *seq spreads
         kwargs = {kw.arg: self.visit(kw.value) for kw in node.keywords if kw.arg is not None}
         if len(kwargs) != len(node.keywords):
             raise self.fail("'**' arguments are not supported inside kernels")

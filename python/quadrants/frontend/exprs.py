@@ -107,14 +107,28 @@ class ExprTranslator(DynamicIndexing):
         return FormattedText(parts)
 
     def visit_Tuple(self, node):
-        return tuple(self.visit(element) for element in node.elts)
+        return tuple(self.sequence_elements(node.elts))
+
+    def sequence_elements(self, elements):
+        """The values of a tuple's, list's or call's elements; `*seq` spreads a compile-time sequence or a vector's
+        entries (`a[(*I, j)]` with I from qd.grouped), as in Python."""
+        values = []
+        for element in elements:
+            if not isinstance(element, ast.Starred):
+                values.append(self.visit(element))
+                continue
+            expanded = self.visit(element.value)
+            if is_runtime(expanded) and not isinstance(expanded, VectorValue):
+                raise self.fail("only compile-time sequences and vectors can be unpacked with *", kind="type")
+            values.extend(expanded.entries if isinstance(expanded, VectorValue) else expanded)
+        return values
 
     def visit_Slice(self, node):
         """`a:b:c` in an index: a Python slice of the translated bounds (matrix_slices.py checks them)."""
         return slice(*(None if part is None else self.visit(part) for part in (node.lower, node.upper, node.step)))
 
     def visit_List(self, node):
-        return [self.visit(element) for element in node.elts]
+        return self.sequence_elements(node.elts)
 
     def visit_ListComp(self, node):
         """[f(x) for x in seq if c]: unrolled at compile time, so seq and c must be known then (f(x) need not)."""
@@ -341,6 +355,8 @@ class ExprTranslator(DynamicIndexing):
         except AttributeError:
             raise self.fail(f"{describe(base)} has no attribute '{attr}'", kind="type") from None
         self.reads.attribute(base, attr, value)
+        if self.purity is not None:
+            self.purity.attribute(self, base, attr, value)
         return self.capture(value)
 
     def matrix_constructor(self, cls, attr):

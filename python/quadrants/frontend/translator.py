@@ -24,6 +24,7 @@ from quadrants.frontend.graph_sections import GraphSectionTranslator
 from quadrants.frontend.ir_builder import BlockBuilder, Expr, NameAllocator, Stmt, string_text
 from quadrants.frontend.literals import check_default_int
 from quadrants.frontend.local_lists import LocalListTranslator
+from quadrants.frontend.purity import PurityCheck, is_pure
 from quadrants.frontend.random_numbers import RandomTranslator
 from quadrants.frontend.read_hooks import NO_HOOKS
 from quadrants.frontend.real_functions import RealFunctionTranslator
@@ -114,6 +115,7 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         self.entry_depths = {}  # IR local of a list/tuple/dict entry -> its parallel depth (local_lists.py)
         self.subscript_assigned_cache = {}  # id(function AST) -> (AST, names it assigns through a subscript)
         self.reads = NO_HOOKS  # told of every Python value the translation reads (read_hooks.py)
+        self.purity = None  # a PurityCheck while a pure kernel is translated (purity.py)
 
     # ---- errors ---------------------------------------------------------------------------------
     def fail(self, message, hint=None, kind="syntax", node=None):
@@ -171,6 +173,8 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
                     raise self.fail("Cannot store generators in variables, inside kernels or functions", kind="value",
                                     hint=f"make it a tuple outside the kernel: {name} = tuple(...).")
                 self.reads.name(self.ctx.source.fn, where, name, table[name])
+                if self.purity is not None:
+                    self.purity.name(self, where, name, table[name])
                 check_captured(self, name, table[name])  # qd.init(raise_on_templated_floats=True)
                 return self.capture(table[name], name)
         raise self.fail(f'name "{name}" is not defined', kind="name")  # upstream's class and wording
@@ -458,6 +462,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.slot_values = slot_values
     tr.call_values = struct_values
     tr.kernel_options = options or {}
+    tr.purity = PurityCheck() if is_pure(tr.kernel_options) else None
     if reads is not None:
         tr.reads = reads
     source = function_source(fn)

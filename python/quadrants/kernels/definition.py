@@ -22,11 +22,13 @@ from quadrants.frontend.compound_params import (
 )
 from quadrants.frontend.funcs import _annotations, _param_error
 from quadrants.frontend.return_values import return_spec
+from quadrants.frontend.purity import is_pure
 from quadrants.frontend.source import function_source
 from quadrants.frontend.tensor_params import is_tensor_annotation, slot_value, unwrap
 from quadrants.frontend.translator import translate_kernel
 from quadrants.kernels.checkpoint_kernel import checkpoint_return_spec, resume_param
 from quadrants.kernels import translation_cache
+from quadrants.kernels.launch_records import SrcLlCacheObservations
 from quadrants.kernels.pitfalls import warn_about_source
 from quadrants.kernels.translation_inputs import mentions, own_text
 from quadrants.runtime import _core, init as _runtime
@@ -152,6 +154,7 @@ class KernelDefinition:
     def __init__(self, fn, options=None):
         self.fn = fn
         self.options = options or {}  # @qd.kernel(graph=True, ...): graph allows qd.graph regions (graph_sections.py)
+        self.cache_observations = SrcLlCacheObservations()  # what translation_cache.py did for the last translation
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
         if self.options.get("checkpoints"):  # the checkpoint a launch starts from (checkpoint_kernel.py)
@@ -221,6 +224,9 @@ class KernelDefinition:
         check_composed_fields()  # and each vector field's members in one shape
         config = _runtime.config()
         options = dict(self.options, sparse_ad=sparse_ad) if sparse_ad else self.options
+        if not is_pure(self.options) and getattr(config.options, "print_non_pure", False):
+            # qd.init(print_non_pure=True), upstream's diagnostic: printed (not logged) whenever such a kernel compiles
+            print(f"[NOT_PURE] Debug information: not pure: {self.fn.__name__}")
 
         def run(reads):
             if self.return_spec is not None and not self.options.get("checkpoints"):

@@ -40,6 +40,17 @@ class KernelMixin:
     _qd_is_kernel = True  # how the frontend and data_oriented tell a kernel (frontend/funcs.py is_kernel)
 
     @property
+    def src_ll_cache_observations(self):
+        """What the translation cache did for this kernel's last translation (SrcLlCacheObservations): a key made,
+        an entry found whose recorded reads all held (validated) and used (loaded), or a new entry stored. Every
+        kernel's translation is cached here, so a key is made for any kernel while the disk cache is on."""
+        return self.definition.cache_observations
+
+    @src_ll_cache_observations.setter
+    def src_ll_cache_observations(self, observations):
+        self.definition.cache_observations = observations
+
+    @property
     def autodiff_mode(self):
         """Upstream's kernel.autodiff_mode: AutodiffMode.VALIDATION while a qd.ad.Tape(validation=True) records
         the kernel, else NONE (imported here: quadrants.types imports this package)."""
@@ -348,6 +359,8 @@ def kernel(fn=None, **options):
                                    code.co_filename, code.co_firstlineno,
                                    hint="write @qd.kernel(graph=True, checkpoints=True).")
     global _fast_kernel_class
+    if getattr(fn, "_qd_pure", False):
+        options.setdefault("pure", True)
     definition = KernelDefinition(fn, options)
     if definition.needs_python_dispatch:
         compiled = Kernel(definition).function
@@ -362,11 +375,18 @@ _pure_warned = False
 
 
 def pure(fn):
-    """@qd.pure: upstream's deprecated spelling of @qd.kernel(fastcache=True). Every kernel is cached on disk
-    here, so it returns the kernel unchanged (after a one-time DeprecationWarning, as upstream warns)."""
+    """@qd.pure: upstream's deprecated spelling of @qd.kernel(fastcache=True): marks the kernel pure, so its
+    translation checks that it reads no number, string or field from outside its parameters (frontend/purity.py);
+    every kernel is cached on disk here either way. Warns DeprecationWarning once, as upstream."""
     global _pure_warned
-    if not callable(fn):
-        raise TypeError(f"@qd.pure decorates a kernel, but got {type(fn).__name__}.")
+    definition = getattr(fn, "definition", None)
+    if isinstance(definition, KernelDefinition):
+        definition.options["pure"] = True
+    elif isinstance(fn, types.FunctionType):  # @qd.kernel above @qd.pure: kernel() reads the mark
+        fn._qd_pure = True
+    else:
+        raise TypeError(f"@qd.pure decorates a kernel (a @qd.kernel, or the function under it), but got "
+                        f"{type(fn).__name__}.")
     if not _pure_warned:
         _pure_warned = True
         warnings.warn("@qd.pure is deprecated; use @qd.kernel(fastcache=True) (upstream removes it in v4.0.0).",

@@ -69,6 +69,7 @@ from quadrants.base import log as _logging
 from quadrants.data.field import Field
 from quadrants.frontend.compound_params import DiscoverLeaves, PlannedLeaves, probe_spec
 from quadrants.frontend.tensor_params import unwrap
+from quadrants.kernels.launch_records import SrcLlCacheObservations
 from quadrants.kernels.translation_inputs import (
     MISSING,
     Undescribable,
@@ -166,7 +167,8 @@ _UPSTREAM_KEYED_OPTIONS = (
     "real_matrix_scalarize", "force_scalarize_matrix", "half2_vectorization")
 
 
-def _config_part(config):
+def config_part(config):
+    """The qd.init options a translation reads, as they enter the key (a repr, memoized per config object)."""
     global _config_key
     if _config_key[0] is not config:
         options = config.options
@@ -212,7 +214,7 @@ def _leaves_part(leaves, struct_values):
 
 
 def cache_key(definition, spec, slot_values, leaves, struct_values, config):
-    text = repr((FORMAT, package_fingerprint(), _definition_part(definition), _config_part(config), tuple(spec),
+    text = repr((FORMAT, package_fingerprint(), _definition_part(definition), config_part(config), tuple(spec),
                  _slot_part(slot_values), _leaves_part(leaves, struct_values)))
     return hashlib.sha256(text.encode()).hexdigest()[:40]
 
@@ -354,10 +356,10 @@ def recorder(definition, slot_values):
 
 
 def store(definition, key, recorder, translation, leaves):
-    """Writes the translation with what it read; a refused recording is only counted."""
+    """Writes the translation with what it read (True); a refused recording is only counted (False)."""
     if recorder.refused is not None:
         _refused(definition, recorder.refused)
-        return
+        return False
     text, _, line_sources = translation
     variant = {
         "reads": [[path, description] for path, description in recorder.reads.items()],
@@ -382,6 +384,7 @@ def store(definition, key, recorder, translation, leaves):
         variants += [v for v in kept if isinstance(v, dict) and json.dumps(v.get("reads")) != reads]
     data = json.dumps({"format": FORMAT, "key": key, "variants": variants[:_MAX_VARIANTS]}, separators=(",", ":"))
     store.write(key, _record_name(definition), data.encode(), _version())
+    return True
 
 
 def _refused(definition, reason):
@@ -394,12 +397,16 @@ def _refused(definition, reason):
 def translate(definition, spec, slot_values, leaves, struct_values, config, run):
     """The translation for one specialization: from the cache when an entry holds, else run(reads) and stored.
 
-    run(reads) translates with `reads` (a ReadHooks) told of every value read."""
+    run(reads) translates with `reads` (a ReadHooks) told of every value read. What the cache did is left in
+    definition.cache_observations (upstream's kernel.src_ll_cache_observations)."""
+    observed = definition.cache_observations = SrcLlCacheObservations()
     if not enabled() or definition.options.get("checkpoints"):
         stats["translated"] += 1
         return run(None)
     key, found = lookup(definition, spec, slot_values, leaves, struct_values, config)
+    observed.cache_key_generated = key is not None
     if found is not None:
+        observed.cache_validated = observed.cache_loaded = True  # every recorded read held, so the IR is used
         if _VERIFY:
             _verify(definition, found, leaves, run)
         return found
@@ -409,7 +416,7 @@ def translate(definition, spec, slot_values, leaves, struct_values, config, run)
         return run(None)
     reads = recorder(definition, slot_values)
     translation = run(reads)
-    store(definition, key, reads, translation, leaves)
+    observed.cache_stored = store(definition, key, reads, translation, leaves)
     return translation
 
 

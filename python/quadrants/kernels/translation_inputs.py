@@ -75,19 +75,29 @@ _file_lines = {}  # filename -> its lines as bytes without their newlines, read 
 
 
 def file_lines(filename):
-    """A source file's lines (bytes, universal newlines, no line ends); [] when it cannot be read."""
+    """A source file's lines (bytes, universal newlines, no line ends) as this process first read them; [] when it
+    cannot be read."""
     found = _file_lines.get(filename)
     if found is None:
-        try:
-            with open(filename, "rb") as source:
-                data = source.read()
-        except OSError:
-            data = b""
-        if b"\r" in data:
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        found = data.split(b"\n") if data else []
-        _file_lines[filename] = found
+        found = _file_lines[filename] = read_lines(filename)
     return found
+
+
+def read_lines(filename):
+    """A source file's lines as it holds them now (file_lines without the per-process memo)."""
+    try:
+        with open(filename, "rb") as source:
+            data = source.read()
+    except OSError:
+        data = b""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data.split(b"\n") if data else []
+
+
+def lines_digest(lines, first, last):
+    """The digest a source fingerprint holds: of file lines first..last (1-based, inclusive)."""
+    return hashlib.sha1(b"\n".join(lines[first - 1:last])).hexdigest()
 
 
 def mentions(fn, words):
@@ -162,9 +172,19 @@ def source_fingerprint(fn):
         if not lines:
             raise Undescribable(f"no source file for {fn.__qualname__}")
         first, last = code.co_firstlineno, last_line(code, lines)
-        digest = hashlib.sha1(b"\n".join(lines[first - 1:last])).hexdigest()
-        found = _fingerprints[code] = (code.co_filename, first, last, digest)
+        found = _fingerprints[code] = (code.co_filename, first, last, lines_digest(lines, first, last))
     return found
+
+
+def source_lines(fn):
+    """(file, first line, last line, those lines with their newlines): the lines source_fingerprint digests, as this
+    process read the file. OSError when the function has no readable source file."""
+    code = fn.__code__
+    lines = file_lines(code.co_filename)
+    if not lines or code.co_firstlineno > len(lines):
+        raise OSError(f"Cannot find the source of {fn.__qualname__}: {code.co_filename} cannot be read.")
+    first, last = code.co_firstlineno, last_line(code, lines)
+    return code.co_filename, first, last, [line.decode("utf-8") + "\n" for line in lines[first - 1:last]]
 
 
 # ---- descriptions --------------------------------------------------------------------------------------------

@@ -284,7 +284,10 @@ def reset():
 
 
 def sync():
-    """Waits until every kernel launched so far has finished (CPU kernels are already synchronous)."""
+    """Waits until every kernel launched so far has finished (CPU kernels are already synchronous); fields placed
+    afterwards go to a new SNode tree, as upstream (data/snode.py)."""
+    if _config is not None:
+        registry.get("close_root_tree")()
     if _config is not None and _config.is_cuda:
         _core.cuda_synchronize_device(_config.device_id)
 

@@ -31,7 +31,7 @@ _FASTCACHE = "quadrants has no Python-side fast cache; compiled kernels are cach
 # init()'s parameters, upstream's Python-side settings, then CompileConfig in header order.
 OPTIONS = {
     "_test_mode": (False, IGNORED, "quadrants has no test mode; init() always starts the runtime"),
-    "print_non_pure": (False, IGNORED, _FASTCACHE),
+    "print_non_pure": (False, APPLIED, None),  # kernels/definition.py prints "[NOT_PURE] ..." per compile
     "src_ll_cache": (True, IGNORED, _FASTCACHE),
     "log_level": ("info", APPLIED, None),
     "gdb_trigger": (False, IGNORED, _DEBUGGER),

@@ -1,6 +1,8 @@
 # tests/python/compat_probes/names.py: probes of the rows for upstream's top-level names that quadrants added after
 # the first table: streams and events, stream_parallel blocks, perf_dispatch, the small kernel-language and Python
 # names, the optimizer hints, the clocks, BufferView, quantized types and meshes.
+import warnings
+
 import numpy as np
 import pytest
 
@@ -207,3 +209,42 @@ def meshes():
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="quadrants has no mesh"):
         k()
+
+
+@probe("`qd.init(arch=qd.python)`; `quadrants.lang._py_tensor.PyTensor`, `create_tensor`")
+def python_arch_and_py_tensor():
+    torch = pytest.importorskip("torch")
+    from quadrants.lang._py_tensor import PyTensor, create_tensor
+
+    with warnings.catch_warnings():  # it warns (once) that kernels compile for the CPU
+        warnings.simplefilter("ignore", RuntimeWarning)
+        qd.init(arch=qd.python)
+    t = create_tensor((4, 2, 3), torch.float32, batch_ndim=2)
+    t[1, 0, :] = torch.tensor([1.0, 2.0, 3.0])
+    assert isinstance(t, PyTensor) and t.shape == (4, 2) and t.size() == (4, 2, 3)
+    assert t._T_tc.size() == (2, 4, 3) and t._T_np[0, 1].tolist() == [1.0, 2.0, 3.0]
+
+    @qd.kernel
+    def fill(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(a.shape[0]):
+            a[i] = i * 2.0
+
+    a = qd.ndarray(qd.f32, shape=(3,))
+    fill(a)
+    assert a.to_numpy().tolist() == [0.0, 2.0, 4.0]
+
+
+@probe("`quadrants.lang._fast_caching` (`args_hasher`, `function_hasher`, `config_hasher`, "
+       "`src_hasher.create_cache_key`), `quadrants.lang._wrap_inspect`, `quadrants.lang.kernel_arguments.ArgMetadata`")
+def fast_caching_modules():
+    from quadrants.lang._fast_caching import args_hasher, config_hasher, function_hasher, src_hasher
+    from quadrants.lang._wrap_inspect import get_source_info_and_src
+    from quadrants.lang.kernel_arguments import ArgMetadata
+
+    template = ArgMetadata(qd.template(), "t")
+    assert args_hasher.hash_args(False, [1], [template]) != args_hasher.hash_args(False, [2], [template])
+    assert isinstance(args_hasher.hash_args(False, [qd.field(qd.f32, (2,))], [template]), str)
+    info, lines = get_source_info_and_src(fast_caching_modules)
+    assert lines[0].startswith("@probe(") and function_hasher.hash_kernel(info)
+    assert function_hasher.validate_hashed_function_infos(function_hasher.hash_functions([info]))
+    assert config_hasher.hash_compile_config() and src_hasher.create_cache_key(False, info, [], [])
