@@ -93,11 +93,6 @@ class Matrix(mm.MatrixValue):
         """The entries as a (nested, for matrices) list of Python numbers."""
         return self._values.tolist()
 
-    def tolist(self):
-        """to_list() under numpy's name: upstream's Python backend (qd.init(qd.python)) hands field and ndarray
-        elements out as torch tensors, and programs written for it call `a[i].tolist()`."""
-        return self.to_list()
-
     def to_numpy(self):
         """A new numpy array of the entries."""
         return np.array(self._values)
