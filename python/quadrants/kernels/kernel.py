@@ -82,6 +82,12 @@ class KernelMixin:
         return definition.translate(spec, definition.template_values_by_path(template_values))[0]
 
     @property
+    def mapper(self):
+        """Upstream's kernel.mapper: the argument features of each specialization compiled (lang/_template_mapper.py,
+        a compatibility view above this floor)."""
+        return registry.get("template_mapper_of")(self)
+
+    @property
     def _primal(self):
         """Upstream's kernel._primal, the kernel object its tests read launch_stats from: the kernel itself."""
         return self
@@ -136,6 +142,7 @@ def _fast_compile(kernel_ref, spec, args):
     kernel = kernel_ref()
     _runtime.track(kernel)  # reset() empties the tracked set, so every compile registers again
     warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
+    kernel.mapper.record(args)
     return kernel.definition.compile(kernel, spec, ())
 
 
@@ -221,6 +228,7 @@ class Kernel(KernelMixin):
                                                       definition.template_positions, args)
         values = definition.slot_values(args)
         translation, regular, leaves = definition.discover(args, values)
+        self.mapper.record(args)
         entry = self._make_entry(translation, regular, leaves, values)
         kept = []
         for obj in identified_objects(tuple(values.values()), []):
@@ -245,7 +253,8 @@ class Kernel(KernelMixin):
             warn_about_pitfalls(name, entries, spec, flat_args, stacklevel=5)
             found = pending.pop(spec, None)
             pending.clear()
-            if found is None:
+            if found is None:  # a new spec for this template key (the first was recorded by _discover)
+                self.mapper.record_flat(_launched_values(definition, plan, held.values(), flat_args))
                 n = len(regular)
                 found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
             return definition.compile_translation(holder[0], found)
@@ -262,6 +271,7 @@ class Kernel(KernelMixin):
 
         def compile_fn(spec, args):
             warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
+            self.mapper.record(args)
             return definition.compile(holder[0], spec, template_values)
 
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
@@ -269,6 +279,18 @@ class Kernel(KernelMixin):
         holder.append(launcher)
         self.launch_stats = launch_stats_of(definition.launcher_params())
         return launcher
+
+
+def _launched_values(definition, plan, template_values, flat_args):
+    """What an entry's launcher was given, keyed by attribute path from the parameter name: the template values,
+    the regular arguments, then the planned leaves (an array in a qd.Tensor slot is a leaf at the slot's path)."""
+    values = dict(template_values)
+    n = len(definition.runtime_positions)
+    for k, value in zip(definition.runtime_positions, flat_args[:n]):
+        values[(definition.params[k].name,)] = value
+    for leaf, value in zip(plan, flat_args[n:]):
+        values[leaf.path] = value
+    return values
 
 
 class _NotSkipped(Exception):
