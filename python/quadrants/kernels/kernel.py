@@ -219,10 +219,11 @@ class Kernel(KernelMixin):
                     f"'{definition.params[k].name}' got a qd.ndarray; annotate it qd.types.ndarray() (or qd.Tensor) "
                     "so that the array is passed at each call.")
             if dataclasses.is_dataclass(args[k]) and not getattr(type(args[k]), "_data_oriented", False):
-                warnings.warn(f"Kernel '{self.fn.__name__}' got a {type(args[k]).__qualname__} dataclass instance "
-                              f"for the qd.template-annotated kernel parameter '{definition.params[k].name}', which "
-                              "upstream Quadrants deprecates; annotate the parameter with the dataclass type instead.",
-                              DeprecationWarning, stacklevel=4)
+                name, cls = definition.params[k].name, type(args[k]).__qualname__
+                warnings.warn(f"Kernel '{self.fn.__name__}' parameter '{name}': passing a {cls} dataclass instance "
+                              "into a qd.Template-annotated kernel parameter is deprecated (upstream Quadrants will "
+                              f"make it an error); annotate the parameter with the dataclass type instead "
+                              f"(`{name}: {type(args[k]).__name__}`).", DeprecationWarning, stacklevel=4)
         if templated_floats.enabled():
             templated_floats.check_template_arguments(self.fn.__name__, definition.params,
                                                       definition.template_positions, args)
