@@ -28,7 +28,7 @@ from quadrants.kernels.dispatch import (
     make_kernel_function,
     make_key_function,
 )
-from quadrants.kernels.launch_records import launch_stats_of
+from quadrants.kernels.launch_records import LastLaunch, flat_dataclass_names, launch_stats_of
 from quadrants.kernels.pitfalls import warn_about_pitfalls
 from quadrants.runtime import _core, init as _runtime
 from quadrants.types.enums import AutodiffMode
@@ -164,8 +164,12 @@ class Kernel(KernelMixin):
         names = [p.name for p in definition.params]
         cached = definition.cached_struct_keys()
         self._key_of = make_key_function(names, definition.template_slots, cached)
+        self._last_launch = LastLaunch()
+        # Upstream's record, per template key, of the dataclass parameters and members its launches pass.
+        self.used_py_dataclass_parameters_by_key_enforcing = {}
         function = make_kernel_function(self.fn.__name__, names, definition.template_slots, self._instances.get,
-                                        self._miss, self._retry, self.definition.check_struct_arguments, cached)
+                                        self._miss, self._retry, self.definition.check_struct_arguments, cached,
+                                        self._last_launch.slot)
         functools.update_wrapper(function, self.fn)
         function.__defaults__ = self.fn.__defaults__
         for attr in ("definition", "fn", "ir", "export_ir", "grad", "params", "runtime_positions"):
@@ -176,6 +180,16 @@ class Kernel(KernelMixin):
         # The kinds of arguments of the launcher built last (a new template key or argument layout builds one), which
         # is the last launch's as long as calls do not alternate between layouts (upstream records every launch).
         self.launch_stats = launch_stats_of([])
+
+    @property
+    def _last_launch_key(self):
+        """Upstream's kernel._last_launch_key: the template key of the last launch (None before the first)."""
+        return self._last_launch.key
+
+    @property
+    def launch_observations(self):
+        """Upstream's kernel.launch_observations: whether the last launch found its compiled kernel in memory."""
+        return self._last_launch.observations()
 
     def _release(self):
         """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
@@ -230,7 +244,7 @@ class Kernel(KernelMixin):
         values = definition.slot_values(args)
         translation, regular, leaves = definition.discover(args, values)
         self.mapper.record(args)
-        entry = self._make_entry(translation, regular, leaves, values)
+        entry = self._make_entry(key, translation, regular, leaves, values)
         kept = []
         for obj in identified_objects(tuple(values.values()), []):
             try:
@@ -240,11 +254,12 @@ class Kernel(KernelMixin):
         entry._kept = kept
         return entry
 
-    def _make_entry(self, translation, regular, leaves, values):
+    def _make_entry(self, key, translation, regular, leaves, values):
         """A launcher for the discovered leaves, and the generated function that calls it."""
         definition = self.definition
         name = self.fn.__name__
         plan = leaves.plan
+        self.used_py_dataclass_parameters_by_key_enforcing[key] = flat_dataclass_names(definition, plan)
         entries = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
         pending = {tuple(regular) + tuple(leaves.specs): translation}  # the first compile reuses discovery's IR
         held = _HeldValues(values)
@@ -252,6 +267,7 @@ class Kernel(KernelMixin):
 
         def compile_fn(spec, flat_args):
             warn_about_pitfalls(name, entries, spec, flat_args, stacklevel=5)
+            self._last_launch.compiled()
             found = pending.pop(spec, None)
             pending.clear()
             if found is None:  # a new spec for this template key (the first was recorded by _discover)
@@ -272,6 +288,7 @@ class Kernel(KernelMixin):
 
         def compile_fn(spec, args):
             warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
+            self._last_launch.compiled()
             self.mapper.record(args)
             return definition.compile(holder[0], spec, template_values)
 
