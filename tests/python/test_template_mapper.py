@@ -43,7 +43,7 @@ def test_a_tensor_slot_keys_fields_by_identity_and_arrays_by_features():
     assert len(mapper.mapping) == 2
     (field_key,), (array_key,) = mapper.mapping
     assert field_key[0] != array_key[0]  # the markers of the two kinds of value
-    assert field_key[1] is field._unwrap() and array_key[1:3] == (qd.i32, 1)
+    assert field_key[1]() is field._unwrap() and array_key[1:3] == (qd.i32, 1)  # the field, weakly
     # Another dtype is a new spec of the same template key: recorded from what the launcher was given.
     fill(qd.tensor(qd.f32, shape=(4,), backend=qd.Backend.NDARRAY))
     assert len(mapper.mapping) == 3
@@ -71,6 +71,29 @@ def test_dataclass_members_the_kernel_never_reads_select_nothing():
     assert keys[1][0] is False and keys[1][1] == ((qd.f64, 1, False, "unsafe", None), "#")
     bump(True, state)
     assert len(mapper.mapping) == 3
+
+
+def test_a_record_keeps_no_template_object_alive():
+    import gc
+    import weakref
+
+    class Settings:
+        scale = 3
+
+    @qd.kernel
+    def fill(x: qd.types.ndarray(), settings: qd.template()):
+        x[0] = settings.scale
+
+    x = qd.ndarray(qd.i32, (1,))
+    settings = Settings()
+    fill(x, settings)
+    assert x.to_numpy().tolist() == [3]
+    (key,) = fill._primal.mapper.mapping
+    assert key[1]() is settings  # named weakly
+    gone = weakref.ref(settings)
+    del settings
+    gc.collect()
+    assert gone() is None and key[1]() is None
 
 
 def test_reset_forgets_argument_identities_but_not_entries():

@@ -8,7 +8,8 @@
 #   mapping         key -> index, in order of first compile
 #   _mapping_cache  the ids of the compiling call's arguments -> (index, key); emptied by qd.reset(), as upstream
 #                   empties its per-argument-identity cache when the program goes
-# A launch that compiles nothing adds nothing. Where our specialization is coarser than upstream's key (an
+# A launch that compiles nothing adds nothing. Template objects other than numbers and strings are named weakly
+# (upstream keeps fields themselves), so a record keeps no object alive. Where our specialization is coarser than upstream's key (an
 # ndarray tagged with the identity layout and an untagged one share a compiled kernel here; needs_grad alone
 # selects nothing), upstream counts one entry more.
 #

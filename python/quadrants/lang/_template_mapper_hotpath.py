@@ -23,8 +23,10 @@ _TENSOR_T_NDARRAY_MARKER = "__qd_tensor_ndarray__"
 _TENSOR_T_FIELD_MARKER = "__qd_tensor_field__"
 _DEFAULT_NDARRAY = NdarrayType()
 
-# Mutable containers are named by a weak reference, as upstream, so a record never keeps them alive; so are other
-# unhashable values (a non-frozen dataclass instance, which upstream deprecates for a qd.template() parameter).
+# Template values: numbers and strings are keyed by value; other objects (fields, data_oriented instances, mutable
+# containers) by identity through a weak reference (_Identity), so a record never keeps a field alive. Upstream
+# keys fields by the object itself and containers by a weak reference.
+_BY_VALUE = frozenset({int, float, bool, str, bytes, complex, type(None)})
 _BY_WEAK_REFERENCE = (list, dict, set)
 
 
@@ -71,11 +73,14 @@ def _template_features(raise_on_templated_floats, arg, annotation, arg_name):
         return id(arg)
     if isinstance(arg, tuple):
         return tuple(_extract_arg(raise_on_templated_floats, item, annotation, arg_name) for item in arg)
-    if type(arg) in _BY_WEAK_REFERENCE or is_data_oriented(arg) or type(arg).__hash__ is None:
-        return _Identity(arg)
     if raise_on_templated_floats and type(arg) is float:
         raise ValueError("Floats not allowed as templated types.")
-    return arg
+    if type(arg) in _BY_VALUE:
+        return arg
+    identity = _Identity(arg)
+    if identity._ref is None and type(arg).__hash__ is not None and type(arg) not in _BY_WEAK_REFERENCE:
+        return arg  # hashable, without weak references (an enum member, a __slots__ value): small, kept as is
+    return identity
 
 
 def _extract_arg(raise_on_templated_floats, arg, annotation, arg_name):
