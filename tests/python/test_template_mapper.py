@@ -5,6 +5,7 @@ import pytest
 
 import quadrants as qd
 from quadrants._tensor import _with_layout
+from quadrants.types.enums import AutodiffMode
 
 
 @pytest.fixture(autouse=True)
@@ -140,3 +141,21 @@ def test_a_patched_extract_arg_sees_each_dataclass_member():
     assert calls == ["p.a", "p.b"]
     assert k._primal.mapper.extract(False, (Pair(qd.ndarray(qd.i32, (3,)), 1),)) == \
         (((qd.i32, 1, False, "unsafe", None), "#"),)
+
+
+def test_materialized_kernels_lists_the_specializations_compiled_since_reset():
+    @qd.kernel
+    def fill(x: qd.types.ndarray()):
+        x[0] = 1
+
+    cache = fill._primal.materialized_kernels
+    a = qd.ndarray(qd.i32, (1,))
+    fill(a)
+    fill(qd.Tensor(a))  # a wrapper of the same array: no new specialization
+    assert list(cache) == [(fill.fn, 0, AutodiffMode.NONE)]
+    fill(qd.ndarray(qd.f32, (1,)))
+    assert len(cache) == 2
+    qd.init(arch=qd.cpu)  # compiled kernels go with the program
+    assert len(cache) == 0
+    fill(qd.ndarray(qd.f32, (1,)))
+    assert [index for _, index, _ in cache] == [1]

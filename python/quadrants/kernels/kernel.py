@@ -88,6 +88,12 @@ class KernelMixin:
         return registry.get("template_mapper_of")(self)
 
     @property
+    def materialized_kernels(self):
+        """Upstream's kernel.materialized_kernels: one entry per specialization compiled since qd.reset() (the
+        mapper's `materialized`, lang/_template_mapper.py)."""
+        return self.mapper.materialized
+
+    @property
     def _primal(self):
         """Upstream's kernel._primal, the kernel object its tests read launch_stats from: the kernel itself."""
         return self

@@ -8,6 +8,9 @@
 #   mapping         key -> index, in order of first compile
 #   _mapping_cache  the ids of the compiling call's arguments -> (index, key); emptied by qd.reset(), as upstream
 #                   empties its per-argument-identity cache when the program goes
+#   materialized   (kernel function, index, AutodiffMode.NONE) -> key of each specialization compiled since the
+#                   last qd.reset(): kernel.materialized_kernels, whose upstream values are the compiled kernels
+#                   (ours live in the C++ launchers); adjoint kernels are not listed
 # A launch that compiles nothing adds nothing. Template objects other than numbers and strings are named weakly
 # (upstream keeps fields themselves), so a record keeps no object alive. Where our specialization is coarser than upstream's key (an
 # ndarray tagged with the identity layout and an untagged one share a compiled kernel here; needs_grad alone
@@ -22,6 +25,7 @@ from quadrants.base import registry
 from quadrants.data.tensor import Tensor, unwrap
 from quadrants.lang._template_mapper_hotpath import _extract_arg
 from quadrants.types.annotations import Template
+from quadrants.types.enums import AutodiffMode
 
 _live_mappers = weakref.WeakSet()
 
@@ -61,6 +65,8 @@ class TemplateMapper:
         self.num_args = len(params)
         self.mapping = {}
         self._mapping_cache = {}
+        self.materialized = {}
+        self._function = None  # the kernel's Python function, upstream's first part of a materialized key
         _live_mappers.add(self)
 
     def extract(self, raise_on_templated_floats, args):
@@ -73,6 +79,7 @@ class TemplateMapper:
         key = self.extract(False, args)
         index = self.mapping.setdefault(key, len(self.mapping))
         self._mapping_cache[tuple(id(unwrap(a)) for a in args)] = (index, key)
+        self.materialized[(self._function, index, AutodiffMode.NONE)] = key
         return index, key
 
     def record_flat(self, values_by_path):
@@ -87,6 +94,7 @@ def mapper_of(kernel):
     mapper = getattr(kernel, "_qd_mapper", None)
     if mapper is None:
         mapper = kernel._qd_mapper = TemplateMapper(kernel.definition.params)
+        mapper._function = kernel.definition.fn
     return mapper
 
 
@@ -94,6 +102,7 @@ def mapper_of(kernel):
 def _forget_argument_identities():
     for mapper in list(_live_mappers):
         mapper._mapping_cache.clear()
+        mapper.materialized.clear()
 
 
 registry.provide("template_mapper_of", mapper_of)
