@@ -159,3 +159,20 @@ def test_materialized_kernels_lists_the_specializations_compiled_since_reset():
     assert len(cache) == 0
     fill(qd.ndarray(qd.f32, (1,)))
     assert [index for _, index, _ in cache] == [1]
+
+
+def test_a_buffer_view_parameter_recompiled_for_another_dtype_is_recorded():
+    # The second launch compiles a new spec of the same template key: recorded from the launcher's view members.
+    @qd.kernel
+    def first(v: qd.BufferView, out: qd.types.ndarray()):
+        out[0] = v[0]
+
+    out = qd.ndarray(qd.f32, (1,))
+    floats, ints = qd.ndarray(qd.f32, (4,)), qd.ndarray(qd.i32, (4,))
+    floats.fill(2)
+    ints.fill(3)
+    first(floats[1:3], out)
+    first(ints[0:2], out)
+    assert out.to_numpy().tolist() == [3.0]
+    keys = list(first._primal.mapper.mapping)
+    assert [key[0] for key in keys] == [(qd.f32, 1, False, "unsafe"), (qd.i32, 1, False, "unsafe")]

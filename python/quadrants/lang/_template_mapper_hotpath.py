@@ -94,7 +94,7 @@ def _extract_arg(raise_on_templated_floats, arg, annotation, arg_name):
     if annotation is Template or isinstance(annotation, Template):
         return _template_features(raise_on_templated_floats, arg, annotation, arg_name)
     if isinstance(annotation, BufferViewType) or annotation is BufferView:
-        array = arg.arr if isinstance(arg, BufferView) else arg
+        array = getattr(arg, "arr", arg)  # a BufferView, or its members as a launcher got them
         return array.element_type, 1, False, getattr(annotation, "boundary", "unsafe")
     if isinstance(annotation, NdarrayType) or annotation is NdarrayType:
         return _array_features(arg, annotation)
