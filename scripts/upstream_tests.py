@@ -12,7 +12,8 @@ chosen file (test_*.py anywhere under tests/python, matched by name or by path) 
 upstream's test_utils.test() parametrizes on the CPU only. A small pytest plugin streams each test's
 outcome to a file as it finishes, so a file that hangs or crashes keeps what it had: the test in flight
 is recorded as a timeout (or crash), the process is killed, and the file is resumed with the finished
-tests deselected. The table counts xfail as skipped and xpass as passed.
+tests deselected. A process that dies of a signal after a test's outcome was recorded (in its teardown) has
+the crash noted on that test's record, and the file resumes too. The table counts xfail as skipped and xpass as passed.
 
 A file that fails to import here collects no tests, so its tests are counted another way and each counts
 as an error: collected by upstream's own quadrants (--count-python, default build/genesis-ref-venv's
@@ -229,6 +230,13 @@ def run_file(root, name, args):
             break  # all passed, some failed, or nothing collected
         if killed is None and code == 2 and any(r["when"] == "collect" for r in results.values()):
             break  # collection errors, recorded as such
+        finished = [e["test"] for e in read_events(events_path) if "test" in e]
+        if in_flight is None and killed is None and code < 0 and finished:
+            # Died of a signal after a test's outcome was recorded (in its teardown, e.g. freeing memory a kernel
+            # wrote past): the crash goes on that test's record, and the file resumes after it.
+            last = results[finished[-1]]
+            last["message"] = (last.get("message") or last["outcome"]) + f" (then the process died of signal {-code})"
+            continue
         if in_flight is None:  # ended between tests: a usage error, an interrupt, or the file's time limit
             if killed is None:
                 key = f"tests/python/{name}"

@@ -64,7 +64,8 @@ if ON_CUDA:
     from quadrants.runtime import init as _runtime
 
     _resolve_arch = _runtime._resolve_arch
-    _runtime._resolve_arch = lambda arch: _resolve_arch(_runtime.cuda if arch in (None, _runtime.cpu) else arch)
+    _runtime._resolve_arch = lambda arch, enable_fallback=True: _resolve_arch(
+        _runtime.cuda if arch in (None, _runtime.cpu) else arch, enable_fallback)
 
 
 @pytest.fixture

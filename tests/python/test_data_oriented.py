@@ -373,7 +373,8 @@ def test_dataclass_instance_for_a_template_parameter_warns_as_upstream():
         h.x[0] = 5
 
     holder = Holder(qd.ndarray(qd.i32, shape=2))
-    with pytest.warns(DeprecationWarning, match="qd.template-annotated kernel parameter 'h'"):
+    with pytest.warns(DeprecationWarning, match="parameter 'h': passing a .*Holder dataclass instance into a "
+                      "qd.Template-annotated kernel parameter is deprecated"):
         run(holder)
     assert holder.x[0] == 5
 

@@ -60,9 +60,22 @@ def test_gpu_falls_back_to_cpu_with_one_warning():
 
 
 @pytest.mark.skipif(_has_cuda_device(), reason="the message names the missing CUDA device")
-def test_cuda_without_a_device_is_a_clear_runtime_error():
-    with pytest.raises(RuntimeError, match=r"qd.init\(arch=qd.cuda\).*CUDA.*qd.cpu"):
+def test_cuda_without_a_device_falls_back_to_the_cpu_with_a_warning():
+    # As upstream: enable_fallback (on by default) runs a program written for CUDA on the CPU.
+    with pytest.warns(RuntimeWarning, match=r"qd.init\(arch=qd.cuda\): CUDA is not usable here \(.+\), falling back "
+                      r"to qd.cpu; pass enable_fallback=False"):
         qd.init(arch=qd.cuda)
+    assert _runtime.config().arch is qd.cpu
+    f = qd.field(qd.f32, shape=2)
+    f.fill(2.5)
+    assert f.to_numpy().tolist() == [2.5, 2.5]
+
+
+@pytest.mark.skipif(_has_cuda_device(), reason="the message names the missing CUDA device")
+def test_cuda_without_a_device_and_without_fallback_is_a_clear_runtime_error():
+    with pytest.raises(RuntimeError, match=r"qd.init\(arch=qd.cuda, enable_fallback=False\): CUDA is not usable "
+                       r"here: .+ Use qd.cpu"):
+        qd.init(arch=qd.cuda, enable_fallback=False)
 
 
 def test_unknown_arch_is_a_value_error():

@@ -150,12 +150,14 @@ def make_key_function(names, slots, cached=None):
     return _compile(source, "key", "template key", _store_functions(slots, cached))
 
 
-def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached=None):
+def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached=None, last=None):
     """The function users call: finds the entry for this call's template key and runs it.
 
     lookup(key) -> entry or None; miss(key, args) -> a new entry; retry(key, args) runs the call again
     after an entry's launcher met a leaf outside its plan (PlanChanged); check(args) turns an
-    AttributeError of a wrong dataclass argument into a TypeError.
+    AttributeError of a wrong dataclass argument into a TypeError; last: a one-item list that gets each
+    call's key before its launch (launch_records.LastLaunch), the one store per call that upstream's
+    introspection of the last launch costs.
     """
     params = ", ".join(names)
     args = f"({params},)" if names else "()"
@@ -170,6 +172,7 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached
         f"    except AttributeError:\n"
         f"        _qd_check({args})\n"
         f"        raise\n"
+        f"    _qd_last[0] = _qd_key\n"
         f"    _qd_entry = _qd_lookup(_qd_key)\n"
         f"    if _qd_entry is None:\n"
         f"        _qd_entry = _qd_miss(_qd_key, {args})\n"
@@ -182,7 +185,8 @@ def make_kernel_function(label, names, slots, lookup, miss, retry, check, cached
         f"        raise\n"
     )
     namespace = {"_qd_lookup": lookup, "_qd_miss": miss, "_qd_retry": retry, "_qd_check": check,
-                 "_qd_PlanChanged": PlanChanged, **_store_functions(slots, cached)}
+                 "_qd_PlanChanged": PlanChanged, "_qd_last": [None] if last is None else last,
+                 **_store_functions(slots, cached)}
     return _compile(source, function_name, f"kernel '{label}'", namespace)
 
 

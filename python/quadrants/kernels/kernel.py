@@ -28,7 +28,7 @@ from quadrants.kernels.dispatch import (
     make_kernel_function,
     make_key_function,
 )
-from quadrants.kernels.launch_records import launch_stats_of
+from quadrants.kernels.launch_records import LastLaunch, flat_dataclass_names, launch_stats_of
 from quadrants.kernels.pitfalls import warn_about_pitfalls
 from quadrants.runtime import _core, init as _runtime
 from quadrants.types.enums import AutodiffMode
@@ -93,6 +93,18 @@ class KernelMixin:
         return definition.translate(spec, definition.template_values_by_path(template_values))[0]
 
     @property
+    def mapper(self):
+        """Upstream's kernel.mapper: the argument features of each specialization compiled (lang/_template_mapper.py,
+        a compatibility view above this floor)."""
+        return registry.get("template_mapper_of")(self)
+
+    @property
+    def materialized_kernels(self):
+        """Upstream's kernel.materialized_kernels: one entry per specialization compiled since qd.reset() (the
+        mapper's `materialized`, lang/_template_mapper.py)."""
+        return self.mapper.materialized
+
+    @property
     def _primal(self):
         """Upstream's kernel._primal, the kernel object its tests read launch_stats from: the kernel itself."""
         return self
@@ -147,6 +159,7 @@ def _fast_compile(kernel_ref, spec, args):
     kernel = kernel_ref()
     _runtime.track(kernel)  # reset() empties the tracked set, so every compile registers again
     warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
+    kernel.mapper.record(args)
     return kernel.definition.compile(kernel, spec, ())
 
 
@@ -168,8 +181,12 @@ class Kernel(KernelMixin):
         names = [p.name for p in definition.params]
         cached = definition.cached_struct_keys()
         self._key_of = make_key_function(names, definition.template_slots, cached)
+        self._last_launch = LastLaunch()
+        # Upstream's record, per template key, of the dataclass parameters and members its launches pass.
+        self.used_py_dataclass_parameters_by_key_enforcing = {}
         function = make_kernel_function(self.fn.__name__, names, definition.template_slots, self._instances.get,
-                                        self._miss, self._retry, self.definition.check_struct_arguments, cached)
+                                        self._miss, self._retry, self.definition.check_struct_arguments, cached,
+                                        self._last_launch.slot)
         functools.update_wrapper(function, self.fn)
         function.__defaults__ = self.fn.__defaults__
         for attr in ("definition", "fn", "ir", "export_ir", "grad", "params", "runtime_positions"):
@@ -180,6 +197,16 @@ class Kernel(KernelMixin):
         # The kinds of arguments of the launcher built last (a new template key or argument layout builds one), which
         # is the last launch's as long as calls do not alternate between layouts (upstream records every launch).
         self.launch_stats = launch_stats_of([])
+
+    @property
+    def _last_launch_key(self):
+        """Upstream's kernel._last_launch_key: the template key of the last launch (None before the first)."""
+        return self._last_launch.key
+
+    @property
+    def launch_observations(self):
+        """Upstream's kernel.launch_observations: whether the last launch found its compiled kernel in memory."""
+        return self._last_launch.observations()
 
     def _release(self):
         """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
@@ -223,16 +250,18 @@ class Kernel(KernelMixin):
                     f"'{definition.params[k].name}' got a qd.ndarray; annotate it qd.types.ndarray() (or qd.Tensor) "
                     "so that the array is passed at each call.")
             if dataclasses.is_dataclass(args[k]) and not getattr(type(args[k]), "_data_oriented", False):
-                warnings.warn(f"Kernel '{self.fn.__name__}' got a {type(args[k]).__qualname__} dataclass instance "
-                              f"for the qd.template-annotated kernel parameter '{definition.params[k].name}', which "
-                              "upstream Quadrants deprecates; annotate the parameter with the dataclass type instead.",
-                              DeprecationWarning, stacklevel=4)
+                name, cls = definition.params[k].name, type(args[k]).__qualname__
+                warnings.warn(f"Kernel '{self.fn.__name__}' parameter '{name}': passing a {cls} dataclass instance "
+                              "into a qd.Template-annotated kernel parameter is deprecated (upstream Quadrants will "
+                              f"make it an error); annotate the parameter with the dataclass type instead "
+                              f"(`{name}: {type(args[k]).__name__}`).", DeprecationWarning, stacklevel=4)
         if templated_floats.enabled():
             templated_floats.check_template_arguments(self.fn.__name__, definition.params,
                                                       definition.template_positions, args)
         values = definition.slot_values(args)
         translation, regular, leaves = definition.discover(args, values)
-        entry = self._make_entry(translation, regular, leaves, values)
+        self.mapper.record(args)
+        entry = self._make_entry(key, translation, regular, leaves, values)
         kept = []
         for obj in identified_objects(tuple(values.values()), []):
             try:
@@ -242,11 +271,12 @@ class Kernel(KernelMixin):
         entry._kept = kept
         return entry
 
-    def _make_entry(self, translation, regular, leaves, values):
+    def _make_entry(self, key, translation, regular, leaves, values):
         """A launcher for the discovered leaves, and the generated function that calls it."""
         definition = self.definition
         name = self.fn.__name__
         plan = leaves.plan
+        self.used_py_dataclass_parameters_by_key_enforcing[key] = flat_dataclass_names(definition, plan)
         entries = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
         pending = {tuple(regular) + tuple(leaves.specs): translation}  # the first compile reuses discovery's IR
         held = _HeldValues(values)
@@ -254,9 +284,11 @@ class Kernel(KernelMixin):
 
         def compile_fn(spec, flat_args):
             warn_about_pitfalls(name, entries, spec, flat_args, stacklevel=5)
+            self._last_launch.compiled()
             found = pending.pop(spec, None)
             pending.clear()
-            if found is None:
+            if found is None:  # a new spec for this template key (the first was recorded by _discover)
+                self.mapper.record_flat(_launched_values(definition, plan, held.values(), flat_args))
                 n = len(regular)
                 found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
             return definition.compile_translation(holder[0], found)
@@ -273,6 +305,8 @@ class Kernel(KernelMixin):
 
         def compile_fn(spec, args):
             warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
+            self._last_launch.compiled()
+            self.mapper.record(args)
             return definition.compile(holder[0], spec, template_values)
 
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
@@ -280,6 +314,18 @@ class Kernel(KernelMixin):
         holder.append(launcher)
         self.launch_stats = launch_stats_of(definition.launcher_params())
         return launcher
+
+
+def _launched_values(definition, plan, template_values, flat_args):
+    """What an entry's launcher was given, keyed by attribute path from the parameter name: the template values,
+    the regular arguments, then the planned leaves (an array in a qd.Tensor slot is a leaf at the slot's path)."""
+    values = dict(template_values)
+    n = len(definition.runtime_positions)
+    for k, value in zip(definition.runtime_positions, flat_args[:n]):
+        values[(definition.params[k].name,)] = value
+    for leaf, value in zip(plan, flat_args[n:]):
+        values[leaf.path] = value
+    return values
 
 
 class _NotSkipped(Exception):

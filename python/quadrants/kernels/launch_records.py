@@ -68,6 +68,58 @@ def launch_stats_of(entries):
     return LaunchStats(kernel_args_count_by_type=counts)
 
 
+class _Compiled:
+    """LastLaunch's slot after the launch in it compiled: the launch's key, marked."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+
+class LastLaunch:
+    """The template key of a Python-dispatched kernel's last launch, and whether that launch compiled.
+
+    The kernel's generated function stores each call's key in `slot[0]` before launching; a compile during the
+    launch marks it (compiled()), and the next call's store clears the mark. A kernel dispatched in C++ has none.
+    """
+
+    __slots__ = ("slot",)
+
+    def __init__(self):
+        self.slot = [None]
+
+    def compiled(self):
+        """The launch in progress compiles (or loads from the disk cache) a specialization."""
+        if type(self.slot[0]) is not _Compiled:
+            self.slot[0] = _Compiled(self.slot[0])
+
+    @property
+    def key(self):
+        value = self.slot[0]
+        return value.key if type(value) is _Compiled else value
+
+    def observations(self):
+        """LaunchObservations of the last launch: its kernel was found in memory unless it compiled."""
+        return LaunchObservations(found_kernel_in_materialize_cache=type(self.slot[0]) is not _Compiled)
+
+
+def flat_dataclass_names(definition, plan):
+    """Upstream's flattened names (`__qd_s`, `__qd_s__qd_member`, ...) of the dataclass parameters and members whose
+    leaves a launch passes: for each planned leaf under a dataclass parameter, its path's every prefix."""
+    names = set()
+    structs = {definition.params[k].name for k in definition.struct_positions}
+    for leaf in plan:
+        if leaf.path[0] not in structs:
+            continue
+        name = "__qd_" + leaf.path[0]
+        names.add(name)
+        for member in leaf.path[1:]:
+            name = f"{name}__qd_{member}"
+            names.add(name)
+    return names
+
+
 CompiledKernelKeyType = tuple[Callable, int, AutodiffMode]  # (kernel function, specialization, autodiff mode)
 ArgsHash = tuple[int, ...]
 

@@ -106,9 +106,10 @@ def _is_available(arch):
     return False
 
 
-def _resolve_arch(arch):
+def _resolve_arch(arch, enable_fallback=True):
     """The Arch to run on: a list picks its first available entry; what is unavailable falls back to
-    the CPU with a warning, except an explicit qd.cuda, whose reason is worth an error."""
+    the CPU with a warning, as upstream (qd.init(arch=qd.cuda) on a machine without CUDA runs on the
+    CPU), or, under enable_fallback=False, raises an error that says why."""
     if isinstance(arch, (list, tuple)):
         found = next((a for a in arch if _is_available(a)), None)
         if found is None:
@@ -125,11 +126,13 @@ def _resolve_arch(arch):
         return cpu
     if arch is cuda:
         status = _core.cuda_status()
+        if status and enable_fallback:
+            warnings.warn(f"qd.init(arch=qd.cuda): CUDA is not usable here ({status}), falling back to qd.cpu; "
+                          "pass enable_fallback=False to make this an error.", RuntimeWarning, stacklevel=3)
+            return cpu
         if status:
-            raise RuntimeError(
-                f"qd.init(arch=qd.cuda): CUDA is not usable here: {status}. Use qd.cpu, or qd.gpu to fall back "
-                "to the CPU automatically."
-            )
+            raise RuntimeError(f"qd.init(arch=qd.cuda, enable_fallback=False): CUDA is not usable here: {status}. "
+                               "Use qd.cpu, or leave enable_fallback on to fall back to the CPU.")
         return cuda
     if isinstance(arch, Arch):
         warnings.warn(f"qd.{arch.name}: quadrants has no {arch.name} backend, falling back to qd.cpu.",
@@ -224,7 +227,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
                          f"the driver's default), but got {gpu_stack!r}.")
     if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
         _logging.set_logging_level(values["log_level"])
-    resolved = _resolve_arch(_requested_arch(arch, enable_fallback))
+    resolved = _resolve_arch(_requested_arch(arch, enable_fallback), enable_fallback)
     _ir_load_envs.check(resolved, bool(values["offline_cache"]), bool(src_ll_cache))
     reset()
 

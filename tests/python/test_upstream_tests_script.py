@@ -1,0 +1,45 @@
+# tests/python/test_upstream_tests_script.py: scripts/upstream_tests.py's bookkeeping of crashes, on a tiny tests/ tar.
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "upstream_tests.py")
+
+CRASHING_FILE = '''
+import os
+import pytest
+
+
+@pytest.fixture
+def aborts_in_teardown():
+    yield
+    os.abort()  # as a test that wrote past an array's end and corrupted the heap dies when its memory is freed
+
+
+def test_a_fails_then_the_process_dies(aborts_in_teardown):
+    assert False, "first"
+
+
+def test_b_runs_after_the_crash():
+    pass
+'''
+
+
+def test_a_crash_after_a_recorded_outcome_resumes_the_file(tmp_path):
+    tar_path = tmp_path / "tests.tar"
+    with tarfile.open(tar_path, "w") as tar:
+        data = CRASHING_FILE.encode()
+        info = tarfile.TarInfo("tests/python/test_crashing.py")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    out = tmp_path / "out.json"
+    subprocess.run([sys.executable, SCRIPT, "test_crashing.py", "--repo", str(tar_path), "--python", sys.executable,
+                    "--count-python", str(tmp_path / "none"), "--json", str(out)], check=True, capture_output=True)
+    records = {r["test"].split("::")[-1]: r for r in json.loads(out.read_text())["test_crashing.py"]}
+    assert set(records) == {"test_a_fails_then_the_process_dies", "test_b_runs_after_the_crash"}
+    first = records["test_a_fails_then_the_process_dies"]
+    assert first["outcome"] == "failed" and first["message"].endswith("(then the process died of signal 6)")
+    assert records["test_b_runs_after_the_crash"]["outcome"] == "passed"
