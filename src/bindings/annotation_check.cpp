@@ -96,7 +96,10 @@ void check_annotation(const ParamSpec& p, const std::string& kernel, PyObject* o
     }
     element_ndim = wanted;
   }
-  if (p.dtype && view.dtype != *p.dtype) {
+  // As upstream, a vector/matrix annotation checks a foreign array's element shape only: the kernel is
+  // specialized on the array's own dtype (qd.types.ndarray(dtype=qd.math.mat2) takes an i32 numpy array).
+  const bool foreign_elements = wanted > 0 && !own();
+  if (p.dtype && view.dtype != *p.dtype && !foreign_elements) {
     std::string detail = "expected dtype " + std::string(dtype_name(*p.dtype)) + ", but got " +
                          std::string(dtype_name(view.dtype)) + " (" + describe_object(obj) + ").";
     if (own()) {

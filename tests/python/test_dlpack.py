@@ -354,8 +354,9 @@ def test_copy_from_looks_through_tensor_wrappers():
 
 
 def test_struct_field_exports_share_each_members_memory_with_copy_false():
+    # SOA: each member in a cell of its own, which upstream lends without a copy (AoS members: see test_zero_copy)
     s = qd.types.struct(a=qd.i32, b=qd.f32, v=qd.types.vector(2, qd.f32))
-    f = s.field(shape=(4,))
+    f = s.field(shape=(4,), layout=qd.Layout.SOA)
     tensors = f.to_torch(copy=False)
     arrays = f.to_numpy(copy=False)
     tensors["b"][1] = 3.5

@@ -86,7 +86,7 @@ def test_runtime_element_indices_clamp_for_stores_atomics_and_rows(debug):
 
     @qd.kernel
     def row_sum(x: qd.types.ndarray(dtype=mat23, ndim=1, boundary="clamp"), i: qd.i32) -> qd.f32:
-        row = x[0][i]  # a row index is clamped into [0, 1]
+        row = x[0][i, :]  # each entry's offset 3 * i + c is clamped into [0, 5] (upstream reads out of bounds)
         return row[0] + row[1] * 10 + row[2] * 100
 
     x = np.zeros((2, 2, 3), np.float32)
@@ -97,7 +97,7 @@ def test_runtime_element_indices_clamp_for_stores_atomics_and_rows(debug):
     write(x, 0, 4)  # offset 4 is entry (1, 1), not (0, 2) as clamping each index would give
     assert x[1, 1, 1] == 7 and x[0, 1, 1] == 2 and x[0, 0, 2] == 0
     x[0] = np.arange(6).reshape(2, 3)
-    assert row_sum(x, -3) == 210 and row_sum(x, 7) == 543
+    assert row_sum(x, -3) == 0 and row_sum(x, 7) == 555 and row_sum(x, 1) == 543
 
 
 def test_unclamped_arrays_keep_their_element_index():

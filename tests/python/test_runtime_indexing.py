@@ -1,5 +1,6 @@
-# tests/python/test_runtime_indexing.py: v[i], m[i, j], m[i] and a[k][i] with indices known only at run
-# time (loop variables, arguments, loaded values), read, written and updated, checked against numpy.
+# tests/python/test_runtime_indexing.py: v[i], m[i, j], m[i, :] and a[k][i] with indices known only at run
+# time (loop variables, arguments, loaded values), read, written and updated, checked against numpy. As upstream,
+# a matrix takes two indices: m[i] is an error, its row is m[i, :].
 import numpy as np
 import pytest
 
@@ -88,20 +89,20 @@ def test_local_matrix_entries_rows_and_nested_indexing():
         m = qd.Matrix([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
         for i in range(2):
             for j in range(3):
-                m[i, j] = m[i, j] * 2.0 + m[i][j]  # 3 m[i, j]
+                m[i, j] = m[i, j] * 2.0 + m[i, :][j]  # 3 m[i, j]
         for i in range(2):
-            m[i][1] += 100.0
+            m[i, 1] += 100.0
         for i in range(2):
             for j in range(3):
                 out[i, j] = m[i, j]
         for i in range(2):
-            r = m[i]
+            r = m[i, :]
             for j in qd.static(range(3)):
                 rows[i, j] = r[j]
-        m[1] = qd.Vector([7.0, 8.0, 9.0])
+        m[1, :] = qd.Vector([7.0, 8.0, 9.0])
         i = 1
         for j in range(3):
-            rows[2, j] = m[i][j]
+            rows[2, j] = m[i, :][j]
 
     out = np.zeros((2, 3), np.float32)
     rows = np.zeros((3, 3), np.float32)
@@ -117,7 +118,7 @@ def test_runtime_row_assignment_of_a_matrix():
     @qd.kernel
     def k(which: qd.i32, out: qd.types.ndarray(dtype=qd.i32, ndim=2)):
         m = qd.Matrix([[1, 2], [3, 4], [5, 6]])
-        m[which] = qd.Vector([-1, -2])
+        m[which, :] = qd.Vector([-1, -2])
         for i, j in qd.static(qd.ndrange(3, 2)):
             out[i, j] = m[i, j]
 
@@ -182,7 +183,7 @@ def test_vector_and_matrix_ndarray_elements():
             for j in range(4):
                 b[i][j * j] = j * j
             for j in range(10):
-                b[i][j] += a[i][j % 2][j // 5]  # a runtime row, then a runtime entry of it
+                b[i][j] += a[i][j % 2, :][j // 5]  # a runtime row, then a runtime entry of it
 
     a = np.zeros((5, 2, 2), np.float32)
     b = np.zeros((5, 10), np.int32)
@@ -206,14 +207,14 @@ def test_vector_and_matrix_field_elements():
         for i in range(4):
             for r in range(2):
                 for c in range(3):
-                    m[i][r][c] = i * 100 + r * 10 + c
+                    m[i][r, :][c] = i * 100 + r * 10 + c
             for c in range(3):
                 v[i][c] = m[i][1, c] * 0.5
 
     @qd.kernel
     def total(r: qd.i32, c: qd.i32, out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
         for i in range(4):
-            out[i] = m[i][r, c] + m[i][r][c]
+            out[i] = m[i][r, c] + m[i][r, :][c]
 
     fill()
     expected_m = (np.arange(4)[:, None, None] * 100 + np.arange(2)[None, :, None] * 10
@@ -305,8 +306,41 @@ def test_too_many_indices_name_the_vector():
         v = qd.Vector([1, 2, 3])
         return v[i, 0]
 
-    with pytest.raises(QuadrantsIndexError, match="Expected 1 indices, got 2: a 3-vector takes at most 1"):
+    with pytest.raises(QuadrantsIndexError, match="Expected 1 indices, got 2: a 3-vector takes 1"):
         k(0)  # upstream's class and words, then the vector
+
+
+@qd.kernel
+def _constant_row(i: qd.i32, a: qd.types.ndarray(dtype=qd.math.mat2, ndim=1)) -> qd.f32:
+    m = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+    return m[0][0]
+
+
+@qd.kernel
+def _runtime_row(i: qd.i32, a: qd.types.ndarray(dtype=qd.math.mat2, ndim=1)) -> qd.f32:
+    m = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+    return m[i][0]
+
+
+@qd.kernel
+def _element_row(i: qd.i32, a: qd.types.ndarray(dtype=qd.math.mat2, ndim=1)) -> qd.f32:
+    return a[0][i][0]
+
+
+@pytest.mark.parametrize("kernel", [_constant_row, _runtime_row, _element_row])
+def test_a_matrix_indexed_with_one_index_is_an_error_as_upstream(kernel):
+    with pytest.raises(QuadrantsIndexError, match="Expected 2 indices, got 1: a 2x2 matrix takes 2"):
+        kernel(0, np.zeros((1, 2, 2), np.float32))
+
+
+def test_a_matrix_row_assigned_with_one_index_is_an_error_as_upstream():
+    @qd.kernel
+    def write(i: qd.i32):
+        m = qd.Matrix([[1, 2], [3, 4]])
+        m[i] = qd.Vector([5, 6])
+
+    with pytest.raises(QuadrantsIndexError, match="Expected 2 indices, got 1"):
+        write(0)
 
 
 def test_vector_members_of_struct_field_elements():

@@ -148,6 +148,21 @@ def test_external_arrays_use_upstreams_array_wording():
     mat3_param(np.zeros((2, 2, 3, 3), dtype=np.float32))  # fits
 
 
+def test_a_foreign_array_for_a_matrix_annotation_keeps_its_own_dtype_as_upstream():
+    @qd.kernel
+    def fill(a: qd.types.ndarray(dtype=qd.math.mat2)):
+        for i in range(a.shape[0]):
+            for j, k in qd.ndrange(2, 2):
+                a[i][j, k] = j * j + k * k + i
+
+    ints = np.zeros((3, 2, 2), dtype=np.int32)
+    fill(ints)  # specialized on i32, as upstream: only the element shape is checked
+    assert ints.dtype == np.int32 and ints[2].tolist() == [[2, 3], [3, 4]]
+    with pytest.raises(InvalidArgumentValueError, match=r"required element type: MatrixType\[2,2, f32\], but "
+                                                        r"\[Tensor \(2, 2\) i32\] is provided"):
+        fill(qd.Matrix.ndarray(2, 2, qd.i32, shape=3))  # a qd.ndarray's dtype is still checked
+
+
 def test_element_dim_annotations_reject_the_other_element_kind():
     @qd.kernel
     def fill(x: qd.types.NDArray[qd.types.matrix(), 1]):

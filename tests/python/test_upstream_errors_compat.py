@@ -309,7 +309,7 @@ def test_a_kernel_returns_its_own_struct_type():
 # --- matrices ---------------------------------------------------------------------------------------------------
 def test_matrix_and_vector_index_counts():
     @qd.kernel
-    def row() -> qd.i32:  # m[i] is row i here (upstream rejects it)
+    def row() -> qd.i32:  # a matrix takes two indices, as upstream; its row is m[i, :]
         m = qd.Matrix([[1, 2, 3], [4, 5, 6]])
         return m[1][2]
 
@@ -328,7 +328,7 @@ def test_matrix_and_vector_index_counts():
         m = qd.Matrix([[1, 2, 3], [4, 5, 6]])
         print(m[i, 0, 0])
 
-    assert row() == 6
+    _raises(row, qd.QuadrantsCompilationError, "Expected 2 indices, got 1")
     _raises(two_on_vector, qd.QuadrantsCompilationError, "Expected 1 indices, got 2")
     _raises(three_on_matrix, IndexError, "Expected 2 indices, got 3", 0)
     assert row_slice() == 15

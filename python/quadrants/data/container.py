@@ -5,6 +5,7 @@ import numpy as np
 
 from quadrants.base import dtypes as _dtypes
 from quadrants.base.errors import InvalidShapeTypeError, InvalidShapeValueError, QuadrantsIndexError
+from quadrants.data import zero_copy
 from quadrants.data.element_ref import element_ref
 from quadrants.runtime import _core, init as _runtime
 from quadrants.runtime.dlpack import import_dlpack
@@ -180,7 +181,7 @@ class ArrayContainer:
             if view is not None and (device is None or _same_device(view.device, torch.device(device))):
                 return view.reshape(self._export_shape(keep_dims))
             if view is not None and copy is False:
-                raise ValueError(f"to_torch(copy=False) is incompatible with a device transfer (data on "
+                raise ValueError(f"to_torch(copy=False) is incompatible with device transfer (data on "
                                  f"{view.device}, requested {device}).")
         device = torch.device("cpu" if device is None else device)
         if device.type not in ("cpu", "cuda"):
@@ -219,14 +220,15 @@ class ArrayContainer:
     # --- zero-copy ----------------------------------------------------------------------------
     def _shared_view(self, what, copy, export, dtype_matches):
         """The array `export()` makes of this memory without a copy; for copy=None, None where it cannot."""
-        reason = None if dtype_matches else "a dtype conversion needs a copy"
+        reason = zero_copy.refusal(self) or (None if dtype_matches else "a dtype conversion needs a copy")
         if reason is None:
             try:
                 return export()
             except (BufferError, RuntimeError, TypeError, ValueError) as exc:
                 reason = str(exc)
         if copy is False:
-            raise ValueError(f"{what}(copy=False): no zero-copy view of {self!r} is available: {reason}")
+            raise ValueError(f"{what}(copy=False): Zero-copy not available for {self!r}: {reason.rstrip('.')}. copy=True (the "
+                             "default) returns a copy, copy=None a view where there is one.")
         return None
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):

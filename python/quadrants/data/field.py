@@ -171,9 +171,10 @@ class Field(ArrayContainer):
         else:
             self._array = NoStorage(f"{self._describe()} was placed in a qd.FieldsBuilder that is not finalized yet; "
                                     "call fb.finalize() before using it.")
-        for twin in (self.grad, self.dual):
+        for attr in ("grad", "dual"):  # asked for with a shape: each in a dense node of its own, as upstream
+            twin = getattr(self, attr)
             if twin is not None and twin._place_node is None and twin._follows_primal:
-                node.parent()._place_field(twin, offset)
+                field_node_for_shape(self.shape, attr)._place_field(twin, offset)
                 twin._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
 
     def _allocate(self):
@@ -291,7 +292,8 @@ class Field(ArrayContainer):
         if not self._pooled:
             return ArrayContainer._to_numpy(self, dtype, keep_dims, copy=copy)
         if copy is False:
-            raise ValueError(f"to_numpy(copy=False): no zero-copy view of {self._describe()}: its cells are pooled.")
+            raise ValueError(f"to_numpy(copy=False): Zero-copy not available for {self._describe()}: its cells are "
+                             "pooled.")
         data = self._layout.gather()
         return data.astype(self.dtype.numpy if dtype is None else _dtypes.to_dtype(dtype).numpy).reshape(
             self._export_shape(keep_dims))
@@ -301,7 +303,8 @@ class Field(ArrayContainer):
         if not self._pooled:
             return ArrayContainer._to_torch(self, device, keep_dims, copy=copy)
         if copy is False:
-            raise ValueError(f"to_torch(copy=False): no zero-copy view of {self._describe()}: its cells are pooled.")
+            raise ValueError(f"to_torch(copy=False): Zero-copy not available for {self._describe()}: its cells are "
+                             "pooled.")
         import torch
 
         return torch.from_numpy(self.to_numpy(keep_dims=keep_dims)).to("cpu" if device is None else device)

@@ -62,12 +62,17 @@ def _outer_order(field):
     return tuple(dims.index(axis) for axis in seen) if len(seen) == ndim else tuple(range(ndim))
 
 
+def is_soa(field):
+    """Whether the field's elements are laid out component by component (qd.Layout.SOA, or its primal's)."""
+    return bool(getattr(_source(field), "_soa", False))
+
+
 def memory_order(field):
     """The full memory order of a placed dense field's array, or None where it is the canonical row-major one."""
     outer = _outer_order(field)
     ndim, element_ndim = len(field.shape), len(field._element_shape)
     elements = tuple(range(ndim, ndim + element_ndim))
-    order = elements + outer if getattr(_source(field), "_soa", False) else outer + elements
+    order = elements + outer if is_soa(field) else outer + elements
     return None if order == tuple(range(ndim + element_ndim)) else order
 
 

@@ -11,6 +11,7 @@ from quadrants.data.buffer_view import view_of_slice
 from quadrants.data.container import ArrayContainer, HostCopies, MatrixContainer
 from quadrants.data.field import element_dtype
 from quadrants.data.grads import dual_twin, grad_twin
+from quadrants.data.ndarray_handle import NdarrayHandle
 from quadrants.data.ndarray_layout import physical_shape, set_layout
 from quadrants.data.struct import StructType, unsupported_ndarray_message
 from quadrants.runtime.dlpack import import_dlpack
@@ -34,6 +35,11 @@ class Ndarray(ArrayContainer):
     @property
     def element_shape(self):
         return self._element_shape
+
+    @property
+    def arr(self):
+        """Upstream's handle of the allocation: arr.device_allocation_ptr(), arr.total_shape() (ndarray_handle.py)."""
+        return NdarrayHandle(self)
 
     @property
     def layout(self):

@@ -13,6 +13,7 @@ import numbers
 
 from quadrants.base import registry
 from quadrants.base.errors import QuadrantsRuntimeError
+from quadrants.data import shared_cells, zero_copy
 from quadrants.data.container import ArrayContainer
 from quadrants.data.grads import dual_twin, grad_twin
 from quadrants.data.quantized import quantized_unsupported
@@ -560,12 +561,15 @@ class FieldsBuilder:
         return SNodeTree(self._tree, self.root)
 
 
-def field_node_for_shape(shape):
-    """The node qd.field(dtype, shape) places its field in: a dense node of qd.root (the root for 0-d)."""
+def field_node_for_shape(shape, role="primal"):
+    """The node qd.field(dtype, shape) places its field in: a dense node of qd.root of its own (the root for 0-d).
+    Gradients and duals (role 'grad', 'dual') get nodes of their own too, as upstream places them, so a field's
+    cell holds only its own components (zero_copy.py reads that); AoS struct members share one (shared_cells.py)."""
     node = _current_root_node()
     if not shape:
         return node
-    return node._child("dense", axes(*range(len(shape))), list(shape), allow_empty=True)
+    return shared_cells.node_for(role, shape, node._tree, lambda: node._child(
+        "dense", axes(*range(len(shape))), list(shape), allow_empty=True))
 
 
 class SNodeHandle:
@@ -590,6 +594,11 @@ class SNodeHandle:
         """Whether the field has the read marks of qd.ad.Tape(validation=True) (quadrants/ad/_validation.py),
         made the first time such a Tape checks a kernel that uses it."""
         return getattr(self._node._field, "_qd_read_marks", None) is not None
+
+    def get_num_ch(self):
+        """The node's children as upstream counts them: a vector/matrix field placed as a whole is one child per
+        entry there (zero_copy.components)."""
+        return zero_copy.components(self._node)
 
     def get_snode_grad_type(self):
         field = self._node._field

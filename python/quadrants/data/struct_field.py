@@ -1,11 +1,14 @@
 # python/quadrants/data/struct_field.py: fields of structs: one field per member, all of one shape.
 import collections.abc
+import contextlib
 
 from quadrants.base import registry
 from quadrants.data.field import Field, element_dtype
 from quadrants.data.matrix_field import MatrixField
+from quadrants.data.shared_cells import one_cell
 from quadrants.data.struct import MissingMemberError, Struct, StructElement, StructType, _entries_of
 from quadrants.types.annotations import VectorType
+from quadrants.types.enums import Layout
 
 
 class StructField(Field):
@@ -175,17 +178,20 @@ class StructField(Field):
 def struct_field(struct_type, shape=None, **kwargs):
     """A field of `struct_type`: one member container per member (see StructField)."""
     name = kwargs.pop("name", None)
-    kwargs.pop("layout", None)  # AOS or SOA: members always live in containers of their own
+    # Members always live in containers of their own; the layout only decides the SNode tree, as upstream's: AOS
+    # (the default) places every member in one dense node, SOA each top-level member in its own (zero_copy.py).
+    layout = kwargs.pop("layout", None)
     field_dict = {}
-    for key, member_type in struct_type.members.items():
-        member_name = f"{name}.{key}" if name else key
-        if isinstance(member_type, StructType):
-            field_dict[key] = member_type.field(shape, name=member_name, **kwargs)
-        elif isinstance(member_type, VectorType):
-            field_dict[key] = MatrixField(element_dtype(member_type), shape, member_type.shape,
-                                          name=member_name, **kwargs)
-        else:
-            field_dict[key] = Field(member_type, shape, (), name=member_name, **kwargs)
+    with contextlib.nullcontext() if layout == Layout.SOA else one_cell():
+        for key, member_type in struct_type.members.items():
+            member_name = f"{name}.{key}" if name else key
+            if isinstance(member_type, StructType):
+                field_dict[key] = member_type.field(shape, name=member_name, **kwargs)
+            elif isinstance(member_type, VectorType):
+                field_dict[key] = MatrixField(element_dtype(member_type), shape, member_type.shape,
+                                              name=member_name, **kwargs)
+            else:
+                field_dict[key] = Field(member_type, shape, (), name=member_name, **kwargs)
     result = StructField(field_dict, struct_type.methods, name=name, struct_type=struct_type)
     for twin in ("grad", "dual"):  # needs_grad/needs_dual: a struct field of the members' twins
         if kwargs.get(f"needs_{twin}"):

@@ -1,4 +1,4 @@
-# python/quadrants/frontend/dynamic_index.py: v[i], m[i, j] and m[i] with runtime indices, read and written.
+# python/quadrants/frontend/dynamic_index.py: v[i] and m[i, j] with runtime indices, read and written.
 #
 # The IR is scalar, so a vector has no address to index. A runtime index picks one of the candidates
 # along one axis (the entries of a vector, the rows of a matrix, then the entries of that row):
@@ -14,7 +14,7 @@
 # never a crash.
 # An array of qd.types.ndarray(boundary="clamp") clamps a runtime element index as upstream does: an
 # entry's row-major offset in the element is clamped into [0, n*m - 1] (m[i, j] with j = -1 is the
-# last entry of row i - 1), and a row index picking a matrix row into [0, n - 1].
+# last entry of row i - 1); m[i, :] clamps each entry of the row so (matrix_slices.py picks them one by one).
 from quadrants.frontend.ir_builder import Expr, string_text
 from quadrants.frontend.targets import ArrayTarget, VectorTarget
 from quadrants.frontend.values import VectorValue
@@ -154,8 +154,9 @@ class DynamicIndexing:
         return SelectTarget(targets, index)
 
     def check_index_parts(self, what, shape, parts):
-        if len(parts) > len(shape):
-            raise self.fail(f"{what} takes at most {len(shape)} index(es), but got {len(parts)}", kind="type")
+        if len(parts) != len(shape):  # upstream's words; a row is m[i, :] (matrix_slices.py)
+            raise self.fail(f"Expected {len(shape)} indices, got {len(parts)}: {what} takes {len(shape)}",
+                            kind="index", hint="index a vector as v[i] and a matrix as m[i, j] (a row: m[i, :]).")
         for part in parts:
             if not (is_runtime_index(part) or (isinstance(part, int) and not isinstance(part, bool))):
                 raise self.fail(f"{what} can only be indexed with integers, but got {describe(part)}", kind="type")
@@ -246,8 +247,6 @@ def clamped_load(value):
     def rebuild(load, index):
         return ElementLoad(load.array_name, load.indices, index, load.clamp_shape)
 
-    if isinstance(value, VectorValue):  # a matrix row picked at run time: its row index is clamped
-        return VectorValue([_clamped(e, shape_of, rebuild, _clamped_row) for e in value.entries], value.shape)
     return _clamped(value, shape_of, rebuild, _clamped_offset)
 
 
@@ -260,8 +259,6 @@ def clamped_target(target):
     def rebuild(t, index):
         return ArrayTarget(t.array, t.indices, index)
 
-    if isinstance(target, VectorTarget):
-        return VectorTarget([_clamped(t, shape_of, rebuild, _clamped_row) for t in target.targets], target.shape)
     return _clamped(target, shape_of, rebuild, _clamped_offset)
 
 
@@ -276,16 +273,18 @@ def _clamp_text(text, high):
     return f"(bin min (bin max {text} (const int 0)) (const int {high}))"
 
 
+def _expression(entry):
+    """An element index entry as an IR expression: a constant entry is a bare integer in a load's index list."""
+    return entry if entry.startswith("(") else f"(const int {entry})"
+
+
 def _clamped_offset(element_index, shape):
     if len(shape) == 1:
         return [_clamp_text(element_index[0], shape[0] - 1)]
     n, m = shape
-    offset = _clamp_text(f"(bin add (bin mul {element_index[0]} (const int {m})) {element_index[1]})", n * m - 1)
+    row, column = (_expression(e) for e in element_index)  # m[i, :] picks runtime row i with constant columns
+    offset = _clamp_text(f"(bin add (bin mul {row} (const int {m})) {column})", n * m - 1)
     return [f"(bin floordiv {offset} (const int {m}))", f"(bin mod {offset} (const int {m}))"]
-
-
-def _clamped_row(element_index, shape):
-    return [_clamp_text(element_index[0], shape[0] - 1)] + element_index[1:]
 
 
 def _simple(tr, text):

@@ -470,14 +470,14 @@ class ExprTranslator(DynamicIndexing):
         parts = [p % vector.shape[axis] for axis, p in enumerate(parts)]
         if len(parts) == 2:
             return vector.at(parts[0], parts[1])
-        return vector.row(parts[0]) if vector.is_matrix else vector.entries[parts[0]]
+        return vector.entries[parts[0]]
 
     def check_index_count(self, vector, parts):
-        """A vector takes one index and a matrix at most two (m[i] is row i here, which upstream rejects)."""
+        """A vector takes one index and a matrix two, as upstream: m[i] is an error (m[i, :] is row i)."""
         count = len(vector.shape)
-        if len(parts) > count:
-            raise self.fail(f"Expected {count} indices, got {len(parts)}: {describe(vector)} takes at most {count}",
-                            kind="index", hint="index a vector as v[i] and a matrix as m[i, j].")
+        if len(parts) != count:
+            raise self.fail(f"Expected {count} indices, got {len(parts)}: {describe(vector)} takes {count}",
+                            kind="index", hint="index a vector as v[i] and a matrix as m[i, j] (a row: m[i, :]).")
 
     def scalar(self, value, what):
         """Checks that `value` is a scalar (an IR expression or a number) where `what` needs one."""

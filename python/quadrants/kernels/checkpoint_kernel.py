@@ -33,7 +33,8 @@ def checkpoint_return_spec(fn, annotation):
     return return_spec(i32)
 
 
-_DELEGATED = frozenset({"ir", "export_ir", "grad", "params", "runtime_positions", "autodiff_mode"})
+_DELEGATED = frozenset({"ir", "export_ir", "grad", "params", "runtime_positions", "autodiff_mode",
+                        "graph_do_while_levels", "graph_do_while_arg"})
 
 
 class CheckpointKernel:

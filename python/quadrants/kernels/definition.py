@@ -21,6 +21,7 @@ from quadrants.frontend.compound_params import (
     probe_spec,
 )
 from quadrants.frontend.funcs import _annotations, _param_error
+from quadrants.frontend.graph_do_while_levels import levels_of
 from quadrants.frontend.return_values import return_spec
 from quadrants.frontend.purity import is_pure
 from quadrants.frontend.source import function_source
@@ -240,7 +241,17 @@ class KernelDefinition:
         if sparse_ad:  # the autodiff passes over sparse fields are not the kernel's own translation: not cached
             return run(None)
         # A process that translated this specialization before (any process) reads the IR from the disk cache.
-        return translation_cache.translate(self, spec, slot_values, leaves, struct_values, config, run)
+        translation = translation_cache.translate(self, spec, slot_values, leaves, struct_values, config, run)
+        if self.options.get("graph") or self.options.get("gpu_graph"):
+            self.last_graph_ir = translation[0]  # graph_do_while_levels reads its flags' positions
+        return translation
+
+    last_graph_ir = None  # the IR text of a graph kernel's last translation
+
+    @property
+    def graph_do_while_levels(self):
+        """Upstream's kernel.graph_do_while_levels (frontend/graph_do_while_levels.py)."""
+        return levels_of(function_source(self.fn), self.last_graph_ir)
 
     def check_struct_arguments(self, args):
         """A TypeError naming the parameter where a dataclass or struct parameter got another kind of object

@@ -109,6 +109,18 @@ class KernelMixin:
         """Upstream's kernel._primal, the kernel object its tests read launch_stats from: the kernel itself."""
         return self
 
+    @property
+    def graph_do_while_levels(self):
+        """Upstream's introspection of a graph kernel's qd.graph.do_while loops, outer before inner: per loop its
+        flag as written, the loop it is nested in and the flag's argument position (GraphDoWhileLevel)."""
+        return self.definition.graph_do_while_levels
+
+    @property
+    def graph_do_while_arg(self):
+        """The outermost loop's flag as written (upstream's older name for levels[0]), None without one."""
+        levels = self.graph_do_while_levels
+        return levels[0].cond_arg_name if levels else None
+
     def grad(self, *args, **kwargs):
         """Runs the kernel's adjoint (reverse-mode autodiff, see quadrants.ad): what was added to the .grad of
         the fields and ndarrays it writes flows back into the .grad of those it reads. Takes the arguments as the
