@@ -168,6 +168,14 @@ class AdjointLaunchers:
         text = adjoint_text(text, len(containers), array_grads, fields)
         return text, [_field_grad(containers[k]) for k in fields]
 
+    def _needs_stack_check(self, text):
+        """Whether to translate again to apply upstream's rule for reverse mode without AD stacks
+        (qd.init(ad_stack_experimental_enabled=False), its default): only a kernel with a serial loop can break it."""
+        options = _runtime.config().options
+        if self.tangent or options is None or options.ad_stack_experimental_enabled:
+            return False
+        return "(for " in text or "(while " in text
+
     def _make_prepass(self, args, plan):
         """The launcher of the kernel's activation prepass (frontend/sparse_grads.py): its own params, no gradients."""
         definition = self.definition
@@ -196,6 +204,9 @@ class AdjointLaunchers:
             try:
                 text, containers, line_sources = definition.translate(
                     spec[:regular], values, PlannedLeaves(plan, spec[regular:n]), sparse_ad=sparse_ad)
+                if self._needs_stack_check(text):
+                    definition.translate(spec[:regular], values, PlannedLeaves(plan, spec[regular:n]),
+                                         sparse_ad=sparse_ad, no_ad_stack=True)
             except PlanChanged as exc:
                 raise NotImplementedError(f"kernel.grad() of '{name}': this specialization reads '{exc}', which the "
                                           "first call did not; call kernel.grad() with arguments of one kind.") from None
