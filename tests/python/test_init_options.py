@@ -71,11 +71,12 @@ def _dynamic_loop_kernel():
     return x, compute
 
 
+@pytest.mark.parametrize("given", [{}, {"ad_stack_experimental_enabled": False}])
 @pytest.mark.parametrize("through_func", [False, True])
-def test_ad_stack_experimental_enabled_false_rejects_a_nested_dynamic_range_in_reverse_mode(through_func):
-    # As upstream: without AD stacks a range() loop inside another loop (here or in a func called there) cannot be
-    # differentiated; the primal and forward mode still run.
-    assert init_warnings(ad_stack_experimental_enabled=False) == []
+def test_ad_stack_experimental_enabled_false_rejects_a_nested_dynamic_range_in_reverse_mode(through_func, given):
+    # As upstream, and by default: without AD stacks a range() loop inside another loop (here or in a func called
+    # there) cannot be differentiated; the primal still runs.
+    assert init_warnings(**given) == []
     assert qd.cfg.ad_stack_experimental_enabled is False
     assert not qd.is_extension_enabled(qd.extension.adstack)
     x, compute = _dynamic_loop_kernel()
@@ -85,9 +86,8 @@ def test_ad_stack_experimental_enabled_false_rejects_a_nested_dynamic_range_in_r
     assert "ad_stack_experimental_enabled=True" in str(e.value)
 
 
-@pytest.mark.parametrize("given", [{}, {"ad_stack_experimental_enabled": True}])
-def test_ad_stack_experimental_enabled_differentiates_a_dynamic_loop(given):
-    assert init_warnings(**given) == []
+def test_ad_stack_experimental_enabled_differentiates_a_dynamic_loop():
+    assert init_warnings(ad_stack_experimental_enabled=True) == []
     assert qd.cfg.ad_stack_experimental_enabled is True
     assert qd.is_extension_enabled(qd.extension.adstack)
     x, compute = _dynamic_loop_kernel()

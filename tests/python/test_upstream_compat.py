@@ -189,6 +189,7 @@ def test_prog_counts_live_ndarrays():
 
 def test_prog_max_reducer_dispatch_count_stays_zero_through_a_dynamic_loop_gradient():
     # upstream counts the kernels that size its AD stacks; ours have a fixed capacity, so none is dispatched
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True)
     prog = impl.get_runtime().prog
     prog._reset_max_reducer_dispatch_count()
     x = qd.field(qd.f32, shape=2, needs_grad=True)

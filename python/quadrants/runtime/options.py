@@ -70,9 +70,8 @@ OPTIONS = {
     "default_gpu_block_dim": (128, IGNORED, "CUDA grids are sized by the occupancy API; use qd.loop_config"),
     "gpu_max_reg": (0, IGNORED, _COMPILER),
     # False: reverse mode rejects a range() loop nested in another loop, as upstream ("Cannot use non static range
-    # in Backwards mode", frontend/loops.py); True: such loops keep the values they carry on AD stacks. The default
-    # here is True, where upstream's is False.
-    "ad_stack_experimental_enabled": (True, APPLIED, None),
+    # in Backwards mode", frontend/loops.py); True: such loops keep the values they carry on AD stacks.
+    "ad_stack_experimental_enabled": (False, APPLIED, None),
     # Slots per AD stack (one value per iteration of a serial loop's carried local); 0: 1024 (ir.h's
     # kDefaultAdStackSize). Upstream's 0 sizes stacks per launch; here a stack is a fixed-size local array.
     "ad_stack_size": (0, APPLIED, None),
