@@ -170,11 +170,12 @@ class AdjointLaunchers:
 
     def _needs_stack_check(self, text):
         """Whether to translate again to apply upstream's rule for reverse mode without AD stacks
-        (qd.init(ad_stack_experimental_enabled=False), its default): only a kernel with a serial loop can break it."""
+        (qd.init(ad_stack_experimental_enabled=False), its default): only a kernel with a serial for loop (a range()
+        loop below the top level translates to one) can break it."""
         options = _runtime.config().options
         if self.tangent or options is None or options.ad_stack_experimental_enabled:
             return False
-        return "(for " in text or "(while " in text
+        return "(for " in text
 
     def _make_prepass(self, args, plan):
         """The launcher of the kernel's activation prepass (frontend/sparse_grads.py): its own params, no gradients."""
