@@ -84,7 +84,7 @@ def main():
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--arch", choices=["cpu", "cuda"], default="cpu")
     args = parser.parse_args()
-    qd.init(arch=qd.cuda if args.arch == "cuda" else qd.cpu)
+    qd.init(arch=qd.cuda if args.arch == "cuda" else qd.cpu, ad_stack_experimental_enabled=True)  # the carried loop
     print("| kernel | forward ms | adjoint ms | adjoint / forward |")
     print("| --- | ---: | ---: | ---: |")
     for case in (axpy_case, carried_loop_case):

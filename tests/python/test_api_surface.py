@@ -80,8 +80,10 @@ def test_extensions():
     with pytest.raises(ValueError, match="expects a qd.extension member, but got 'warp_speed'"):
         qd.is_extension_supported(qd.cpu, "warp_speed")
     qd.init(arch=qd.cpu)
-    assert qd.is_extension_enabled(qd.extension.adstack)  # for the arch qd.init chose
+    assert not qd.is_extension_enabled(qd.extension.adstack)  # as upstream: it also needs the option
     assert not qd.is_extension_enabled(qd.extension.mesh)
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True)
+    assert qd.is_extension_enabled(qd.extension.adstack)  # for the arch qd.init chose
 
 
 # --- exceptions -------------------------------------------------------------------------------------

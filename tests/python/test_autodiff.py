@@ -13,7 +13,7 @@ from finite_differences import central_difference
 
 @pytest.fixture(autouse=True)
 def _init():
-    qd.init(arch=qd.cpu, default_fp=qd.f64)  # conftest.py turns qd.cpu into CUDA under QD_TEST_ARCH=cuda
+    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_experimental_enabled=True)  # qd.cpu: CUDA under QD_TEST_ARCH=cuda
     yield
     qd.reset()
 

@@ -14,14 +14,14 @@ N, M = 5, 4
 
 @pytest.fixture(params=[True, False], ids=["debug", "release"])
 def debug(request):
-    qd.init(arch=qd.cpu, debug=request.param)  # conftest.py turns qd.cpu into CUDA under QD_TEST_ARCH=cuda
+    qd.init(arch=qd.cpu, debug=request.param, ad_stack_experimental_enabled=True)  # qd.cpu: CUDA under QD_TEST_ARCH=cuda
     yield request.param
     qd.reset()
 
 
 @pytest.fixture
 def debug64():
-    qd.init(arch=qd.cpu, debug=True, default_fp=qd.f64)
+    qd.init(arch=qd.cpu, debug=True, default_fp=qd.f64, ad_stack_experimental_enabled=True)
     yield
     qd.reset()
 

@@ -15,7 +15,7 @@ from finite_differences import check_adjoint
 
 @pytest.fixture(autouse=True)
 def _init():
-    qd.init(arch=qd.cpu, default_fp=qd.f64)  # conftest.py turns qd.cpu into CUDA under QD_TEST_ARCH=cuda
+    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_experimental_enabled=True)  # qd.cpu: CUDA under QD_TEST_ARCH=cuda
     yield
     qd.reset()
 
@@ -158,7 +158,7 @@ def _overflowing(n_iter):
 
 
 def test_a_loop_longer_than_the_stack_is_a_clear_error():
-    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=32)
+    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=32, ad_stack_experimental_enabled=True)
     k, _ = _overflowing(64)
     with pytest.raises(QuadrantsAssertionError, match=r"adstack overflow.*\(32 values.*qd\.init\(ad_stack_size=N\)"):
         k.grad()
@@ -168,7 +168,7 @@ def test_a_loop_longer_than_the_stack_is_a_clear_error():
 
 
 def test_ad_stack_size_raises_the_capacity():
-    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=64)
+    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=64, ad_stack_experimental_enabled=True)
     k, x = _overflowing(64)
     k.grad()
     assert x.grad[0] == pytest.approx(sum(math.cos(0.1 + j) for j in range(64)), rel=1e-9)
@@ -195,7 +195,7 @@ def test_adjoint_is_linear_in_the_trip_count():
     # With the O(n^2) replay this adjoint would replay 4.5e10 iterations (minutes); with the stack it replays
     # 6e5 (milliseconds). The bound is generous so that a slow machine never fails it.
     n = 300_000
-    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=n)
+    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=n, ad_stack_experimental_enabled=True)
     x = _field([0.5])
     out = _field([0.0])
 

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 @pytest.fixture(autouse=True)
 def _f64():
-    qd.init(arch=qd.cpu, default_fp=qd.f64)
+    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_experimental_enabled=True)
     yield
 
 

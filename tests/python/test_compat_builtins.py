@@ -221,6 +221,23 @@ def test_call_internal():
         missing()
 
 
+def test_call_internal_test_stack_checks_our_ad_stack_in_each_thread():
+    # upstream's self-test of its AD stack runs ours: 0 when four pushed values come back last to first
+    @qd.kernel
+    def serial() -> qd.i32:
+        return impl.call_internal("test_stack")
+
+    @qd.kernel
+    def parallel(out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in out:
+            out[i] = impl.call_internal("test_stack") + i * 10
+
+    assert serial() == 0
+    out = np.full(8, -1, np.int32)
+    parallel(out)
+    assert out.tolist() == [i * 10 for i in range(8)]
+
+
 def test_compile_time_false_assert_is_checked_at_run_time_in_debug_only():
     @qd.kernel
     def k() -> qd.i32:

@@ -187,6 +187,29 @@ def test_prog_counts_live_ndarrays():
     assert prog._get_num_ndarrays() == 0
 
 
+def test_prog_max_reducer_dispatch_count_stays_zero_through_a_dynamic_loop_gradient():
+    # upstream counts the kernels that size its AD stacks; ours have a fixed capacity, so none is dispatched
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True)
+    prog = impl.get_runtime().prog
+    prog._reset_max_reducer_dispatch_count()
+    x = qd.field(qd.f32, shape=2, needs_grad=True)
+    y = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def compute(n: qd.i32):
+        for i in x:
+            v = x[i]
+            for _ in range(n):
+                v = v * 0.5
+            y[None] += v
+
+    compute(3)
+    y.grad[None] = 1.0
+    compute.grad(3)
+    assert prog._get_max_reducer_dispatch_count() == 0
+    assert x.grad.to_numpy().tolist() == [0.125, 0.125]
+
+
 # --- ndarrays ----------------------------------------------------------------------------------------
 def test_ndarray_subscript_annotation_is_ndarray_of_dtype_and_ndim():
     annotation = qd.types.NDArray[qd.f32, 2]

@@ -8,6 +8,7 @@ import sys
 import warnings
 
 from quadrants.base import registry
+from quadrants.base.errors import QuadrantsRuntimeError
 from quadrants.data.tensor import unwrap
 from quadrants.frontend.compound_params import PlanChanged, PlannedLeaves
 from quadrants.frontend.sparse_grads import has_sparse_grad, refresh_snapshots
@@ -167,6 +168,15 @@ class AdjointLaunchers:
         text = adjoint_text(text, len(containers), array_grads, fields)
         return text, [_field_grad(containers[k]) for k in fields]
 
+    def _needs_stack_check(self, text):
+        """Whether to translate again to apply upstream's rule for reverse mode without AD stacks
+        (qd.init(ad_stack_experimental_enabled=False), its default): only a kernel with a serial for loop (a range()
+        loop below the top level translates to one) can break it."""
+        options = _runtime.config().options
+        if self.tangent or options is None or options.ad_stack_experimental_enabled:
+            return False
+        return "(for " in text
+
     def _make_prepass(self, args, plan):
         """The launcher of the kernel's activation prepass (frontend/sparse_grads.py): its own params, no gradients."""
         definition = self.definition
@@ -195,9 +205,14 @@ class AdjointLaunchers:
             try:
                 text, containers, line_sources = definition.translate(
                     spec[:regular], values, PlannedLeaves(plan, spec[regular:n]), sparse_ad=sparse_ad)
+                if self._needs_stack_check(text):
+                    definition.translate(spec[:regular], values, PlannedLeaves(plan, spec[regular:n]),
+                                         sparse_ad=sparse_ad, no_ad_stack=True)
             except PlanChanged as exc:
                 raise NotImplementedError(f"kernel.grad() of '{name}': this specialization reads '{exc}', which the "
                                           "first call did not; call kernel.grad() with arguments of one kind.") from None
+            if not self.tangent:
+                reject_random(text, name)
             fields = [k for k, c in enumerate(containers) if self._field_partner(c) is not None]
             array_grads = list(zip([k for k, has in enumerate(mask) if has], spec[n:]))
             text, partners = self._partnered_text(text, containers, array_grads, fields)
@@ -206,6 +221,17 @@ class AdjointLaunchers:
         launcher = _core.Launcher(name, base + grad_entries, compile_fn)
         holder.append(launcher)
         return launcher
+
+
+def reject_random(text, name):
+    """Reverse mode cannot differentiate a kernel that draws random numbers: its adjoint replays the primal's
+    values in another launch, whose draws differ, so the gradient would silently belong to other numbers.
+    Upstream rejects such kernels with a RuntimeError naming its RandStmt; so do we (docs/IR.md's rand_bits)."""
+    if "(bin rand_bits " in text:
+        raise QuadrantsRuntimeError(
+            f"kernel.grad() of '{name}': RandStmt not supported in reverse-mode autodiff: the kernel draws random "
+            "numbers (qd.random, qd.randn), which its adjoint cannot replay. Draw them in a separate kernel into a "
+            "field and read that field instead.")
 
 
 def _is_sparse(container):

@@ -72,12 +72,14 @@ def block_local(tr, args):
             raise tr.fail(f"qd.block_local() takes fields, but got {describe(arg)}", kind="type")
 
 
-# upstream's runtime functions that are features with a meaning of their own; the others test its LLVM
-# runtime's data structures (list manager, node allocator, AD stack), which quadrants does not have.
+# upstream's runtime functions that are features with a meaning of their own, and test_stack, the self-test of
+# a structure quadrants has too (the AD stack); the others test its LLVM runtime's data structures (list manager,
+# node allocator), which quadrants does not have.
 _INTERNAL_RESULTS = {
     "do_nothing": lambda tr, args: 0,
     "refresh_counter": lambda tr, args: 0,  # a no-op in upstream's runtime too
     "test_internal_func_args": lambda tr, args: _func_args_result(tr, args),
+    "test_stack": lambda tr, args: _stack_self_test(tr),
 }
 
 
@@ -91,11 +93,27 @@ def call_internal(tr, args):
         raise tr.fail(f"impl.call_internal('{name}') names a function of upstream's LLVM runtime that quadrants "
                       "does not have", kind="type",
                       hint=f"quadrants supports {', '.join(sorted(_INTERNAL_RESULTS))}; the others test upstream's "
-                      "own runtime data structures (list manager, node allocator, AD stack).")
+                      "own runtime data structures (list manager, node allocator).")
     if name != "test_internal_func_args" and rest:
         raise tr.fail(f"impl.call_internal('{name}') takes no arguments, but got {len(rest)}", kind="type")
     value = result(tr, rest)
     return Expr(f"(const i32 {value})") if isinstance(value, int) else value
+
+
+def _stack_self_test(tr):
+    """upstream's test_stack checks its LLVM runtime's AD stack; this checks ours, the (ad_stack ...) statements
+    reverse_ad writes (docs/IR.md), in the calling thread: four values pushed come back last to first, the stack
+    keeping the earlier ones. 0 when they do, as upstream's result, else the number of values that did not."""
+    stack, misses = tr.names.fresh("_qd_test_stack"), tr.names.fresh("_qd_test_stack_misses")
+    tr.builder.emit(f"ad_stack {stack} i32 4")
+    tr.builder.emit(f"decl {misses} i32 (const i32 0)")
+    for value in (1, 2, 3, 4):
+        tr.builder.emit(f"ad_push {stack} (const i32 {value})")
+    for value in (4, 3, 2, 1):
+        miss = f"(cast i32 (bin ne (ad_top {stack}) (const i32 {value})))"
+        tr.builder.emit(f"assign {misses} (bin add (var {misses}) {miss})")
+        tr.builder.emit(f"ad_pop {stack}")
+    return Expr(f"(var {misses})")
 
 
 def _func_args_result(tr, args):

@@ -33,6 +33,7 @@ class LoopTranslator:
             self.unroll(node, self.visit(iter_node))
             return
         if func is _py_builtins.range:
+            self.check_range_differentiable(node)
             space = self.range_space(iter_node)
             checks_names = True
         else:
@@ -54,6 +55,16 @@ class LoopTranslator:
             self.parallel_loop(node, targets, space)
         else:
             self.serial_loop(node, targets, space)
+
+    def check_range_differentiable(self, node):
+        """Upstream's rule for reverse mode without AD stacks (qd.init(ad_stack_experimental_enabled=False)): a
+        range() loop nested in a runtime loop, directly or in a func called there, carries values its adjoint could
+        only replay from a stack, so the adjoint's translation (kernel option no_ad_stack) rejects it."""
+        if self.kernel_options.get("no_ad_stack") and self.runtime_loop_depth > 0:
+            raise self.fail("Cannot use non static range in Backwards mode: this range() loop is nested in another "
+                            "loop, and reverse-mode autodiff needs AD stacks to differentiate it",
+                            hint="call qd.init(ad_stack_experimental_enabled=True), or unroll the loop with "
+                            "qd.static(range(...)).", node=node)
 
     def check_fresh_loop_targets(self, targets, node):
         """As upstream: a range or struct-for loop variable must be a new name, not a variable already in scope."""
@@ -224,6 +235,7 @@ class LoopTranslator:
         saved = (self.top_level, self.builder.loc, self.parallel_depth)
         self.top_level = False
         self.parallel_depth += kind == "parallel"
+        self.runtime_loop_depth += 1
         self.loops.append(kind)
         self.builder.open()
         self.push_scope()
@@ -235,6 +247,7 @@ class LoopTranslator:
         finally:
             self.pop_scope()
             self.loops.pop()
+            self.runtime_loop_depth -= 1
             self.top_level, self.builder.loc, self.parallel_depth = saved
         return self.builder.close()
 
@@ -308,10 +321,12 @@ class LoopTranslator:
         prelude = self.builder.close()
         saved_top = self.top_level
         self.loops.append("serial")
+        self.runtime_loop_depth += 1
         try:
             body = self.translate_block(node.body)
         finally:
             self.loops.pop()
+            self.runtime_loop_depth -= 1
             self.top_level = saved_top
         if not prelude:
             self.builder.emit(f"while {cond_text}", [body], loc=loc)

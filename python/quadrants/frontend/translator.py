@@ -85,6 +85,9 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         self.global_refs = {}  # id(container) -> ArrayRef
         self.line_sources = {}  # file line -> FunctionSource, to place errors raised by C++ passes
         self.loops = []  # kinds of the enclosing loops, innermost last: 'parallel', 'serial'
+        # runtime (not qd.static) loops around the code being translated, counted across inlined funcs, which
+        # reset `loops`: reverse mode without AD stacks rejects a range() loop nested in one (loops.py)
+        self.runtime_loop_depth = 0
         self.top_level = True
         self.parallel_depth = 0
         self.pending_loop_config = None

@@ -339,10 +339,23 @@ def matrix_identity(ops, dt, n):
     return _constant_matrix(ops, "qd.Matrix.identity(dt, n)", dt, (n, n), lambda i, j: int(i == j))
 
 
+def matrix_diag(ops, dim, val):
+    """The dim x dim matrix with the scalar val (a kernel value or a constant) on its diagonal, zeros elsewhere,
+    typed as qd.Matrix([[val, 0], [0, val]]) would be."""
+    if not isinstance(dim, int) or isinstance(dim, bool) or dim < 1:
+        raise ops.tr.fail(f"qd.Matrix.diag(dim, val) needs a positive compile-time int dim, but got {describe(dim)}",
+                          kind="type")
+    if isinstance(val, VectorValue):
+        raise ops.tr.fail(f"qd.Matrix.diag(dim, val) needs a scalar val, but got {describe(val)}", kind="type")
+    entries = [ops.tr.scalar(val if i == j else 0, "a matrix entry") for i in range(dim) for j in range(dim)]
+    return VectorValue(entries, (dim, dim))
+
+
 # qd.Vector.zero(...) and friends inside kernels, by class and attribute name.
 MATRIX_CONSTRUCTORS = {
     ("Vector", "zero"): vector_zero, ("Vector", "one"): vector_one, ("Vector", "unit"): vector_unit,
     ("Matrix", "zero"): matrix_zero, ("Matrix", "one"): matrix_one, ("Matrix", "identity"): matrix_identity,
+    ("Matrix", "diag"): matrix_diag,
 }
 
 

@@ -218,9 +218,11 @@ class KernelDefinition:
                                "vector or matrix type, a struct type or a tuple of those.") from None
         return spec
 
-    def translate(self, spec, slot_values, leaves=None, struct_values=None, sparse_ad=None):
+    def translate(self, spec, slot_values, leaves=None, struct_values=None, sparse_ad=None, no_ad_stack=False):
         """(IR text, fields used as globals, line sources) for one specialization; see translate_kernel.
-        sparse_ad: "activate" or "adjoint" for autodiff over sparse fields (frontend/sparse_grads.py)."""
+        sparse_ad: "activate" or "adjoint" for autodiff over sparse fields (frontend/sparse_grads.py).
+        no_ad_stack: the translation of a reverse-mode adjoint without AD stacks, which rejects range() loops
+        nested in loops (frontend/loops.py); its text is the kernel's own."""
         check_placed()  # as upstream before it compiles: declared fields and needed gradients are placed
         check_composed_fields()  # and each vector field's members in one shape
         config = _runtime.config()
@@ -228,6 +230,8 @@ class KernelDefinition:
         if not is_pure(self.options) and getattr(config.options, "print_non_pure", False):
             # qd.init(print_non_pure=True), upstream's diagnostic: printed (not logged) whenever such a kernel compiles
             print(f"[NOT_PURE] Debug information: not pure: {self.fn.__name__}")
+        if no_ad_stack:
+            options = dict(options, no_ad_stack=True)
 
         def run(reads):
             if self.return_spec is not None and not self.options.get("checkpoints"):
@@ -239,6 +243,8 @@ class KernelDefinition:
                                     self.return_spec, config, leaves, struct_values, options, reads)
 
         if sparse_ad:  # the autodiff passes over sparse fields are not the kernel's own translation: not cached
+            return run(None)
+        if no_ad_stack:  # the cached text was translated without the check: run it (the text is the same)
             return run(None)
         # A process that translated this specialization before (any process) reads the IR from the disk cache.
         translation = translation_cache.translate(self, spec, slot_values, leaves, struct_values, config, run)

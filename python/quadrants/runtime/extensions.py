@@ -43,8 +43,12 @@ def is_extension_supported(arch, ext):
 
 
 def is_extension_enabled(ext):
-    """Whether extension `ext` is on for the current arch (qd.init's; our AD stacks are always on)."""
-    return is_extension_supported(_runtime.config().arch, ext)
+    """Whether extension `ext` is on for the current arch; the AD stack (adstack) also needs
+    qd.init(ad_stack_experimental_enabled=True), as upstream."""
+    config = _runtime.config()
+    if ext == extension.adstack and not (config.options is not None and config.options.ad_stack_experimental_enabled):
+        return False
+    return is_extension_supported(config.arch, ext)
 
 
 def is_arch_supported(arch):

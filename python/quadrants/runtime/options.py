@@ -6,9 +6,6 @@
 #   APPLIED  _runtime.init() implements it.
 #   IGNORED  it means nothing for this compiler; a value other than upstream's default warns once per
 #            process, naming the option and why (the default asks for nothing that could be missed).
-#   ALWAYS_ON  it switches on what quadrants always does; False, given as a keyword or QD_<NAME>, cannot
-#            turn it off and warns once, naming why; left at upstream's default (False) it stays quiet.
-#            qd.cfg shows True, what is in force.
 # Any other keyword is a TypeError naming it. Options can also come from the environment, as upstream:
 # QD_<NAME> (QD_DEBUG=1, QD_RANDOM_SEED=7, ...) when the keyword is not given.
 import difflib
@@ -18,7 +15,6 @@ import warnings
 
 APPLIED = "applied"
 IGNORED = "ignored"
-ALWAYS_ON = "always on"
 
 _COMPILER = "quadrants has its own compiler pipeline and no such setting"
 _LLVM = "quadrants does not use LLVM; start Python with QD_DUMP_IR=1 to print its IR after each pass"
@@ -72,9 +68,9 @@ OPTIONS = {
     "cpu_block_dim_adaptive": (True, IGNORED, "CPU loops are split by the thread pool; use qd.loop_config"),
     "default_gpu_block_dim": (128, IGNORED, "CUDA grids are sized by the occupancy API; use qd.loop_config"),
     "gpu_max_reg": (0, IGNORED, _COMPILER),
-    "ad_stack_experimental_enabled": (False, ALWAYS_ON, "reverse-mode autodiff here always keeps the values a "
-                                      "dynamic loop carries on AD stacks (sized by qd.init(ad_stack_size=N)), "
-                                      "which cannot be turned off"),
+    # False: reverse mode rejects a range() loop nested in another loop, as upstream ("Cannot use non static range
+    # in Backwards mode", frontend/loops.py); True: such loops keep the values they carry on AD stacks.
+    "ad_stack_experimental_enabled": (False, APPLIED, None),
     # Slots per AD stack (one value per iteration of a serial loop's carried local); 0: 1024 (ir.h's
     # kDefaultAdStackSize). Upstream's 0 sizes stacks per launch; here a stack is a fixed-size local array.
     "ad_stack_size": (0, APPLIED, None),
@@ -140,23 +136,17 @@ def check_known(kwargs):
 def resolve(kwargs):
     """Every option's value: the keyword, else QD_<NAME> from the environment, else upstream's default.
 
-    Checks each given value's type, and warns once for an ignored option set to a non-default value and
-    for an always-on option given as False.
+    Checks each given value's type, and warns once for an ignored option set to a non-default value.
     """
     check_known(kwargs)
     values = {}
     for name, (default, status, reason) in OPTIONS.items():
-        given = name in kwargs or bool(os.environ.get("QD_" + name.upper()))
         if name in kwargs:
             value = _checked(name, kwargs[name], default)
         else:
             value = _from_environment(name, default)
         if status == IGNORED and value != default:
             warn_once(name, f"qd.init({name}={value!r}) is ignored: {reason}.")
-        if status == ALWAYS_ON:
-            if given and not value:
-                warn_once(name, f"qd.init({name}={value!r}) is ignored: {reason}.")
-            value = True
         values[name] = value
     return values
 

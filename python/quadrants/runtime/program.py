@@ -32,6 +32,15 @@ class _Program:
     def get_graph_num_nodes_on_last_call(self):
         return 0
 
+    # Upstream sizes a launch's AD stacks from the loop trip counts it reads, on GPUs through a parallel "max
+    # reducer" kernel it counts. quadrants' AD stacks have a fixed capacity (qd.init(ad_stack_size=N)), so no
+    # such kernel is ever dispatched and the count is always 0, as upstream's is on the CPU.
+    def _get_max_reducer_dispatch_count(self):
+        return 0
+
+    def _reset_max_reducer_dispatch_count(self):
+        pass
+
     def _get_num_ndarrays(self):
         """How many qd.ndarray()s are alive (qd.reset() releases them all)."""
         return sum(getattr(c, "_kind", None) == "ndarray" for c in list(_runtime._live_arrays))

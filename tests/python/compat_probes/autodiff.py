@@ -113,7 +113,7 @@ def sparse_fields():
 
 @probe("autodiff through loops whose locals change per iteration (upstream's AD stack), `break`/`continue`")
 def ad_stack_loops():
-    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=16)
+    qd.init(arch=qd.cpu, default_fp=qd.f64, ad_stack_size=16, ad_stack_experimental_enabled=True)
     x = qd.field(qd.f64, shape=2, needs_grad=True)
     y = qd.field(qd.f64, shape=(), needs_grad=True)
 

@@ -18,13 +18,12 @@ def _i32(value, shape=()):
 @probe("`qd.init` options", status="all accepted")
 def init_options_are_accepted():
     # Every option upstream's qd.init() takes is accepted at a value other than its default; the ones that mean
-    # nothing here warn, naming the option, and the always-on one warns when given False.
+    # nothing here warn, naming the option.
     for name, (default, status, _) in init_options.OPTIONS.items():
         if status == init_options.APPLIED:
             continue
-        other = False if status == init_options.ALWAYS_ON else {
-            bool: lambda: not default, int: lambda: default + 1, float: lambda: default + 0.5,
-            str: lambda: default + "x"}[type(default)]()
+        other = {bool: lambda: not default, int: lambda: default + 1, float: lambda: default + 0.5,
+                 str: lambda: default + "x"}[type(default)]()
         saved = set(init_options._warned)
         init_options._warned.clear()
         try:
