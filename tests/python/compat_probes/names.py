@@ -55,9 +55,21 @@ def stream_parallel_blocks():
     assert a.to_numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
-@probe("`@qd.perf_dispatch` (`quadrants.lang._perf_dispatch`), `quadrants.lang._kernel_types`")
+@probe("`@qd.perf_dispatch` (`quadrants.lang._perf_dispatch`), `quadrants.lang._kernel_types`, `kernel._primal.mapper` "
+       "(`quadrants.lang._template_mapper`)")
 def perf_dispatch():
-    from quadrants.lang import _kernel_types, _perf_dispatch  # noqa: F401  both import
+    from quadrants.lang import _kernel_types, _perf_dispatch, _template_mapper  # noqa: F401  all import
+
+    @qd.kernel
+    def scaled(k: qd.template(), x: qd.types.ndarray()):
+        for i in x:
+            x[i] *= k
+
+    x = qd.ndarray(qd.f32, 2)
+    x.fill(1.0)
+    scaled(2, x)
+    scaled(3, x)
+    assert x.to_numpy().tolist() == [6.0, 6.0] and len(scaled._primal.mapper.mapping) == 2
 
     called = []
 

@@ -125,13 +125,14 @@ def do_while():
     assert (x.to_numpy() == 5).all() and int(c.to_numpy()) == 0
 
 
-@probe("`qd.init(arch=qd.gpu)`")
+@probe("`qd.init(arch=qd.gpu)`, `qd.init(arch=qd.cuda)`")
 def gpu_arch():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        qd.init(arch=qd.gpu)
-    if qd.cfg.arch is not qd.cuda:  # no device: the CPU, with the note's warning
-        assert qd.cfg.arch is qd.cpu and any("no CUDA device found" in str(w.message) for w in caught)
+    for arch in (qd.gpu, qd.cuda):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            qd.init(arch=arch)
+        if qd.cfg.arch is not qd.cuda:  # no device: the CPU, with a warning
+            assert qd.cfg.arch is qd.cpu and caught, [str(w.message) for w in caught]
 
     @qd.kernel
     def one() -> qd.i32:
