@@ -60,10 +60,9 @@ from quadrants.data.field_factory import field  # noqa: F401
 from quadrants.data.matrix import Matrix, Vector  # noqa: F401
 from quadrants.data.matrix_field import MatrixField  # noqa: F401
 from quadrants.data.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray, from_dlpack, ndarray  # noqa
+from quadrants.data.fields_builder import FieldsBuilder, SNodeTree  # noqa: F401
 from quadrants.data.snode import (  # noqa: F401  SNode layouts: qd.root.dense(qd.ij, 8).pointer(...).place(x)
-    FieldsBuilder,
     SNode,
-    SNodeTree,
     axes,
     i,
     ij,
