@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# scripts/mutation_covering.py: the third tier of scripts/mutation_check.py --generated: each survivor of the fast
+# slices runs again against the tests that execute its line, so "survived" means the tests that reach it miss it.
+"""Tier 3 of the generated-mutant run: the tests that cover a survivor's line.
+
+The fast slices (tiers 1 and 2) are a fixed handful of files; a mutant in code they never reach survives them
+whatever the rest of the suite does. This tier gives each survivor a fair chance:
+
+- A coverage map, built once per commit (`coverage run` with one dynamic context per test function, the
+  translation cache off so the frontend really runs), says which test functions execute each line of the
+  Python files that mutants are drawn from. A Python survivor reruns those tests (fastest first, at most
+  --covering-limit), again under coverage of its own file, so the record says whether the mutated line was
+  reached at all (`reached`): a mutant whose covering tests pass and reach its line is a real survivor.
+- C++ pass survivors rebuild and run every C++ test (not just CPP_FILTER) and then the Python test files named
+  for their pass in CPP_PASS_TESTS (a topic map: the passes run on every kernel, line coverage of C++ would need
+  an instrumented build).
+
+Every run sets QD_TRANSLATION_CACHE=0: the translation cache keys on each .py file's size and mtime, which a
+mutant changes, but a run should not depend on that to see the mutated frontend. The compiled-kernel cache is
+kept: it is keyed by the generated source, which a mutant that matters changes.
+
+Mutants recorded at an older commit are found again by name (same byte offset) or, when the file moved on, by
+their line's text and column (`line_text`, `column`); one whose line is gone is reported `stale`.
+"""
+import json
+import os
+import re
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+# The Python test files each C++ pass is exercised by beyond the C++ tests (the pass's own topic).
+CPP_PASS_TESTS = {
+    "infer_types": ["test_kernel_language.py", "test_simt_warp.py", "test_simt_subgroup.py", "test_bit_shifts.py",
+                    "test_dtype_values.py", "test_defined_semantics.py"],
+    "const_eval": ["test_defined_semantics.py", "test_kernel_differential.py", "test_int_wrap.py",
+                   "test_bit_shifts.py", "test_overflow_checks.py"],
+    "forward_ad": ["test_autodiff_forward.py", "test_autodiff.py"],
+    "ad_rules": ["test_autodiff.py", "test_autodiff_forward.py", "test_autodiff_loops.py", "test_autodiff_stack.py"],
+    "check_names": ["test_lang_errors.py", "test_real_func.py", "test_upstream_errors_compat.py"],
+    "validate_access": ["test_simt_block.py", "test_simt_warp.py", "test_lang_errors.py"],
+    "privatize_atomics": ["test_atomic_privatization.py", "test_autodiff.py"],
+    "debug_checks": ["test_overflow_checks.py", "test_check_out_of_bound.py", "test_integer_powers.py"],
+}
+# `--map-tests topics`: the test files of the topics the fast slices leave out (sparse SNodes, random numbers,
+# graphs and checkpoints, print formats, walrus and builtins, vectors, structs, dataclasses, real functions,
+# forward-mode autodiff, upstream's error messages), for a map built in minutes rather than a whole-suite run.
+MAP_TOPIC_TESTS = [f"tests/python/{name}" for name in (
+    "test_sparse.py test_snodes.py test_dynamic.py test_snode_activation_api.py test_autodiff_sparse.py "
+    "test_sparse_exports.py test_field_layout.py test_field_offset.py test_element_access.py test_random.py "
+    "test_kernel_seed.py test_real_func.py test_graph_sections.py test_graph_do_while_ours.py "
+    "test_checkpoint_ours.py test_print_format.py test_assert_format.py test_walrus_and_builtins.py "
+    "test_vector_slices_and_fill.py test_local_lists.py test_compat_builtins.py test_element_dim.py "
+    "test_integer_index_vectors.py test_struct_types.py test_dataclass_args.py test_tensor_params.py "
+    "test_vector_args_returns.py test_upstream_errors_compat.py test_func_requires_top_level.py "
+    "test_autodiff_forward.py test_pitfalls.py test_kernel_review.py test_review_regressions.py "
+    "test_logical_values.py test_compat_misc.py test_upstream_compat.py test_simt_warp.py test_autodiff.py "
+    "test_autodiff_compound.py test_ndrange_axes.py test_field_components.py").split()]
+MAP_INCLUDE = ["*/quadrants/frontend/*.py", "*/quadrants/base/*.py", "*/quadrants/data/*.py", "*/quadrants/types/*.py"]
+
+
+def quiet_env(base_env):
+    env = dict(base_env, QD_TRANSLATION_CACHE="0")
+    return env
+
+
+def build_coverage_map(worktree, test_files, map_path, env, run, nice):
+    """Runs the test files once under coverage (a context per test function) and writes map_path: which tests
+    run each line ({"lines": {path: {line: [node ids]}}, "seconds": {node id: s}})."""
+    work = Path(tempfile.mkdtemp(prefix="qd-mut-map-"))
+    rc = work / "coveragerc"
+    rc.write_text("[run]\ndynamic_context = test_function\ninclude =\n" +
+                  "".join(f"    {pattern}\n" for pattern in MAP_INCLUDE) + f"data_file = {work / 'data'}\n")
+    python = str(worktree / ".venv" / "bin" / "python")
+    junit = work / "junit.xml"
+    code, out = run(nice([python, "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", "-q",
+                          "-p", "no:cacheprovider", "-W", "ignore::RuntimeWarning", "-o", "junit_family=xunit1",
+                          f"--junitxml={junit}", *test_files]), worktree, env=quiet_env(env), timeout=6 * 3600)
+    if not (work / "data").exists():
+        raise SystemExit(f"the coverage run wrote no data (exit {code}):\n{out[-3000:]}")
+    code, out = run([python, "-m", "coverage", "json", f"--rcfile={rc}", "--show-contexts", "-o",
+                     str(work / "map.json")], worktree)
+    if code:
+        raise SystemExit(f"coverage json failed:\n{out[-3000:]}")
+    write_map(worktree, work / "map.json", junit, map_path)
+
+
+def write_map(worktree, coverage_json, junit, map_path):
+    """coverage's JSON (with contexts) and pytest's junit XML -> the compact map of build_coverage_map."""
+    report = json.loads(Path(coverage_json).read_text())
+    lines = {}
+    for file_name, data in report["files"].items():
+        path = os.path.relpath(os.path.join(worktree, file_name), worktree)
+        per_line = {}
+        for line, contexts in data.get("contexts", {}).items():
+            tests = sorted({node_id(c) for c in contexts if c})
+            if tests:
+                per_line[line] = tests
+        lines[path] = per_line
+    seconds = {}
+    if Path(junit).exists():  # xunit1: classname "tests.python.test_x[.TestClass]", file "tests/python/test_x.py"
+        for case in ElementTree.parse(junit).iter("testcase"):
+            file_name = case.get("file") or ""
+            module = file_name.removesuffix(".py").replace("/", ".")
+            classes = case.get("classname", "").removeprefix(module).strip(".")
+            test = "::".join(part for part in (file_name, *classes.split("."), re.sub(r"\[.*", "", case.get("name", "")))
+                             if part)
+            seconds[test] = seconds.get(test, 0.0) + float(case.get("time") or 0.0)
+    Path(map_path).write_text(json.dumps({"lines": lines, "seconds": seconds}))
+
+
+def node_id(context):
+    """A test_function context ("test_sparse.TestX.test_y", with `|run` on some coverage versions) -> the node id
+    pytest selects it by ("tests/python/test_sparse.py::TestX::test_y"; every parametrization)."""
+    context = context.split("|")[0]
+    module, _, qualname = context.partition(".")
+    return f"tests/python/{module}.py::{qualname.replace('.', '::')}"
+
+
+def covering_tests(coverage_map, mutant, limit):
+    """The tests that execute the mutant's first line, fastest first, at most `limit`."""
+    tests = coverage_map["lines"].get(mutant.path, {}).get(str(mutant.line), [])
+    seconds = coverage_map["seconds"]
+    return sorted(tests, key=lambda t: (seconds.get(t, 1e9), t))[:limit], len(tests)
+
+
+def position(root, mutant):
+    """(the text of the mutant's line, its column in bytes): what finds it again once the file has moved on."""
+    data = (Path(root) / mutant.path).read_bytes()
+    line_start = data.rfind(b"\n", 0, mutant.offset) + 1
+    line_end = data.find(b"\n", mutant.offset)
+    return data[line_start:line_end if line_end >= 0 else len(data)].decode(), mutant.offset - line_start
+
+
+def relocate(record, root, mutants_by_name, mutants):
+    """The generated mutant (at root's commit) a results record stands for, or None when its code is gone."""
+    found = mutants_by_name.get(record["name"])
+    if found:
+        return found
+    if record.get("line_text") is None:
+        return None
+    for m in mutants:
+        if (m.path, m.kind, m.old, m.new) == (record["path"], record["kind"], record["old"], record["new"]) and \
+                position(root, m) == (record["line_text"], record["column"]):
+            return m
+    return None
+
+
+def reached(worktree, data_file, path, line, run):
+    """Whether the mutant's line ran in a test run under coverage (its data file); None when that is unknown."""
+    python = str(worktree / ".venv" / "bin" / "python")
+    out_json = Path(str(data_file) + ".json")
+    code, _ = run([python, "-m", "coverage", "json", f"--data-file={data_file}", f"--include=*/{path}",
+                   "-o", str(out_json)], worktree)
+    if code or not out_json.exists():
+        return None
+    files = json.loads(out_json.read_text())["files"]
+    return any(line in data["executed_lines"] for data in files.values())
