@@ -289,7 +289,8 @@ def sample_generated(count, seed, globs, worktree):
 
 
 def nice(command):
-    return ["nice", "-n", "10", *command]
+    """The command at niceness 10 at least (not added to a niceness the script already runs at)."""
+    return ["nice", "-n", str(max(0, 10 - os.nice(0))), *command]
 
 
 def build_cpp_tests(worktree):
@@ -425,7 +426,7 @@ def run_covering(args, worktree, commit):
         sys.exit("--covering needs --results FILE: the results of an earlier --generated run")
     done = latest_records(args.results)
     map_path = args.coverage_map or Path(tempfile.gettempdir()) / f"qd-mutants-map-{commit[:10]}.json"
-    cache = tempfile.mkdtemp(prefix="qd-mut-cache-")
+    cache = str(args.kernel_cache or tempfile.mkdtemp(prefix="qd-mut-cache-"))  # content-addressed: safe to share
     if not map_path.exists():
         tests = mutation_covering.MAP_TOPIC_TESTS if args.map_tests == ["topics"] else args.map_tests or \
             sorted(str(p.relative_to(worktree)) for p in (worktree / "tests/python").glob("test_*.py"))
@@ -492,7 +493,7 @@ def judge_covering(worktree, m, coverage_map, cache, args):
     tests, count = mutation_covering.covering_tests(coverage_map, m, args.covering_limit)
     if not tests:
         return "survived", "no test in the coverage map runs this line", {"covering": 0}
-    data_file = Path(cache) / f"coverage-{m.name.replace(':', '-')}"
+    data_file = Path(tempfile.gettempdir()) / f"qd-mut-coverage-{m.name.replace(':', '-')}"
     command = nice([python, "-m", "coverage", "run", f"--data-file={data_file}", f"--include=*/{m.path}", "-m",
                     "pytest", "-q", "-x", "-p", "no:cacheprovider", "-W", "ignore::RuntimeWarning", *tests])
     code, out = run(command, worktree, env=env, timeout=2 * args.timeout)
@@ -501,6 +502,8 @@ def judge_covering(worktree, m, coverage_map, cache, args):
         failed = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))]
         return "killed", _failure_detail(code, failed, out), extra
     extra["reached"] = mutation_covering.reached(worktree, data_file, m.path, m.line, run)
+    for leftover in (data_file, Path(str(data_file) + ".json")):
+        leftover.unlink(missing_ok=True)
     return "survived", f"{len(tests)} of {count} covering tests passed", extra
 
 
@@ -560,7 +563,9 @@ def main():
     parser.add_argument("--coverage-map", type=Path, help="with --covering: the map file (built when missing)")
     parser.add_argument("--map-tests", nargs="+", help="test files the map is built from (default: tests/python; `topics`: "
                         "mutation_covering.MAP_TOPIC_TESTS)")
-    parser.add_argument("--covering-limit", type=int, default=40, help="most covering tests run per mutant")
+    parser.add_argument("--covering-limit", type=int, default=10, help="most covering tests run per mutant")
+    parser.add_argument("--kernel-cache", type=Path, help="with --covering: a compiled-kernel cache to reuse (the "
+                        "map's run warms it; keyed by the generated source, so a mutant that changes it misses)")
     args = parser.parse_args()
     mutants = [m for m in MUTANTS if not args.only or m.name in args.only]
     if args.list:
