@@ -156,3 +156,40 @@ def reached(worktree, data_file, path, line, run):
         return None
     files = json.loads(out_json.read_text())["files"]
     return any(line in data["executed_lines"] for data in files.values())
+
+
+def merge_maps(out_path, map_paths):
+    """The union of several maps (test files mapped by separate coverage runs) into out_path."""
+    lines, seconds = {}, {}
+    for map_path in map_paths:
+        data = json.loads(Path(map_path).read_text())
+        seconds.update(data["seconds"])
+        for path, per_line in data["lines"].items():
+            mine = lines.setdefault(path, {})
+            for line, tests in per_line.items():
+                mine[line] = sorted(set(mine.get(line, [])) | set(tests))
+    Path(out_path).write_text(json.dumps({"lines": lines, "seconds": seconds}))
+
+
+def main():
+    import argparse
+    parser = argparse.ArgumentParser(description="Coverage maps for mutation_check.py --covering, by hand: a map "
+                                     "from a coverage run of one's own, or the union of maps.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    convert = sub.add_parser("convert", help="coverage JSON (--show-contexts) and junit XML -> a map")
+    convert.add_argument("root", help="the directory the coverage run ran in")
+    convert.add_argument("coverage_json")
+    convert.add_argument("junit")
+    convert.add_argument("out")
+    merge = sub.add_parser("merge", help="the union of maps")
+    merge.add_argument("out")
+    merge.add_argument("maps", nargs="+")
+    args = parser.parse_args()
+    if args.command == "convert":
+        write_map(args.root, args.coverage_json, args.junit, args.out)
+    else:
+        merge_maps(args.out, args.maps)
+
+
+if __name__ == "__main__":
+    main()
