@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from quadrants.types.enums import SNodeGradType
 
 
 def _i32(value, shape=()):
@@ -67,3 +68,153 @@ def test_checkpoint_takes_its_flag_positionally_too():
     status = staged(x, _i32(1))
     assert status.yielded and status.checkpoint == 7
     np.testing.assert_array_equal(x.to_numpy(), np.full(4, 1))
+
+
+def test_list_length_takes_the_full_index_of_a_dynamic_node_too():
+    values = qd.field(qd.i32)
+    qd.root.dense(qd.i, 4).dynamic(qd.j, 8).place(values)
+    out = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def fill_and_count():
+        for k in range(3):
+            qd.append(values.parent(), 1, k)
+        out[0] = qd.length(values.parent(), [1, 7])  # the list's own axis (j = 7) is dropped
+        out[1] = qd.length(values.parent(), [2, 0])
+
+    fill_and_count()
+    assert out.to_numpy().tolist() == [3, 0]
+
+
+def test_static_print_shows_a_vector_as_a_list(capsys):
+    @qd.kernel
+    def show():
+        qd.static_print(qd.Vector([1, 2]))
+
+    show()
+    assert "[1, 2]" in capsys.readouterr().out
+
+
+def test_a_runtime_column_under_a_constant_row_writes_that_row_only():
+    out = qd.field(qd.f32, shape=(2, 2, 2))
+
+    @qd.kernel
+    def write(j_in: qd.i32, j_out: qd.i32):
+        m = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+        m[1, j_in] = 9.0
+        n = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+        n[0, j_out] = 9.0  # out of range: a write changes nothing (row 1 stays as it is)
+        for r, c in qd.static(qd.ndrange(2, 2)):
+            out[0, r, c] = m[r, c]
+            out[1, r, c] = n[r, c]
+
+    write(0, 2)
+    assert out.to_numpy().tolist() == [[[1, 2], [9, 4]], [[1, 2], [3, 4]]]
+
+
+def test_isnan_and_isinf_of_compile_time_numbers():
+    out = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def classify():
+        out[0] = qd.math.isnan(1.5)
+        out[1] = qd.math.isinf(1.5)
+        out[2] = qd.math.isnan(float("nan"))
+        out[3] = qd.math.isinf(float("-inf"))
+
+    classify()
+    assert out.to_numpy().tolist() == [0, 0, 1, 1]
+
+
+def test_raw_div_of_compile_time_floats_by_zero_is_ieee():
+    out = qd.field(qd.f32, shape=3)
+
+    @qd.kernel
+    def divide():
+        out[0] = qd.raw_div(1.0, 0.0)
+        out[1] = qd.raw_div(-2.0, 0.0)
+        out[2] = qd.raw_div(0.0, 0.0)
+
+    divide()
+    got = out.to_numpy()
+    assert got[0] == np.inf and got[1] == -np.inf and np.isnan(got[2])
+
+
+def test_a_primal_field_and_its_gradient_have_different_grad_types():
+    x = qd.field(qd.f32, shape=2, needs_grad=True)
+    primal, adjoint = x.snode.ptr.get_snode_grad_type(), x.grad.snode.ptr.get_snode_grad_type()
+    assert primal == SNodeGradType.PRIMAL == 0 and adjoint == SNodeGradType.ADJOINT == 1
+    assert len(set(SNodeGradType)) == 4  # no member is an alias of another
+
+
+def test_a_grouped_zero_dimensional_ndrange_gives_an_empty_index():
+    out = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def once():
+        for index in qd.grouped(qd.ndrange()):
+            out[0] += 1
+            out[1] = index.n + 10
+
+    once()
+    assert out.to_numpy().tolist() == [1, 10]
+
+
+def test_deactivating_a_block_of_vectors_zeroes_every_component():
+    v = qd.Vector.field(3, qd.f32)
+    qd.root.pointer(qd.i, 2).dense(qd.i, 2).place(v)
+
+    @qd.kernel
+    def write():
+        for i in range(4):
+            v[i] = qd.Vector([1.0, 2.0, 3.0])
+
+    @qd.kernel
+    def clear_first_block():
+        qd.deactivate(v.parent(2), [0])
+
+    write()
+    clear_first_block()
+    assert v.to_numpy().tolist() == [[0, 0, 0], [0, 0, 0], [1, 2, 3], [1, 2, 3]]
+
+
+def test_a_pyfunc_called_from_python_runs_the_function():
+    @qd.pyfunc
+    def twice(x):
+        return x * 2
+
+    assert twice(4) == 8
+
+
+def test_a_checkpoint_label_from_the_enclosing_function():
+    offset, label = 5, 7  # both closure variables of the kernel: the label must be found by its own name
+
+    @qd.kernel(graph=True, checkpoints=True)
+    def staged(x: qd.types.ndarray(qd.i32, ndim=1), flag: qd.types.ndarray(qd.i32, ndim=0)):
+        with qd.checkpoint(label, yield_on=flag):
+            for i in range(x.shape[0]):
+                x[i] = x[i] + offset
+
+    x = _i32(0, (4,))
+    status = staged(x, _i32(1))
+    assert status.checkpoint == 7
+    np.testing.assert_array_equal(x.to_numpy(), np.full(4, 5))
+
+
+def test_do_while_checks_its_argument():
+    @qd.kernel(graph=True)
+    def two(c: qd.types.ndarray(qd.i32, ndim=0), d: qd.types.ndarray(qd.i32, ndim=0)):
+        while qd.graph.do_while(c, d):
+            for _ in range(1):
+                c[()] = c[()] - 1
+
+    @qd.kernel(graph=True)
+    def unknown(c: qd.types.ndarray(qd.i32, ndim=0)):
+        while qd.graph.do_while(not_defined_anywhere):  # noqa: F821
+            for _ in range(1):
+                c[()] = c[()] - 1
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"qd.graph.do_while\(\) takes exactly one argument"):
+        two(_i32(1), _i32(1))
+    with pytest.raises(qd.QuadrantsSyntaxError, match="'not_defined_anywhere' does not resolve to an ndarray kernel"):
+        unknown(_i32(1))
