@@ -218,3 +218,68 @@ def test_do_while_checks_its_argument():
         two(_i32(1), _i32(1))
     with pytest.raises(qd.QuadrantsSyntaxError, match="'not_defined_anywhere' does not resolve to an ndarray kernel"):
         unknown(_i32(1))
+
+
+def test_a_vectors_m_is_one():
+    out = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def sizes():
+        v = qd.Vector([1.0, 2.0, 3.0])
+        out[0] = v.n
+        out[1] = v.m
+
+    sizes()
+    assert out.to_numpy().tolist() == [3, 1]
+
+
+def test_a_matrix_func_parameter_checks_its_column_count():
+    @qd.func
+    def first(m: qd.types.matrix(2, 3, qd.f32)) -> qd.f32:
+        return m[0, 0]
+
+    out = qd.field(qd.f32, shape=())
+
+    @qd.kernel
+    def call():
+        out[None] = first(qd.Matrix([[1.0, 2.0], [3.0, 4.0]]))
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="with m 3, but got 2"):
+        call()
+
+
+def test_random_draws_reach_real_funcs_three_calls_deep():
+    @qd.real_func
+    def draw() -> qd.f32:
+        return qd.random(qd.f32)
+
+    @qd.real_func
+    def middle() -> qd.f32:
+        return draw()
+
+    @qd.real_func
+    def outer() -> qd.f32:
+        return middle()
+
+    out = qd.field(qd.f32, shape=8)
+
+    @qd.kernel
+    def sample():
+        for i in range(8):
+            out[i] = outer()
+
+    sample()
+    got = out.to_numpy()
+    assert ((got >= 0) & (got < 1)).all() and len(set(got.tolist())) > 1
+
+
+def test_or_of_a_side_effect_evaluates_it_once():
+    counter = qd.field(qd.i32, shape=())
+    out = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def pick():
+        out[None] = qd.atomic_add(counter[None], 1) + 3 or 7
+
+    pick()
+    assert counter[None] == 1 and out[None] == 3
