@@ -283,3 +283,78 @@ def test_or_of_a_side_effect_evaluates_it_once():
 
     pick()
     assert counter[None] == 1 and out[None] == 3
+
+
+def test_is_signed_takes_integer_dtypes_only():
+    assert qd.types.is_signed(qd.i32) and not qd.types.is_signed(qd.u8)
+    with pytest.raises(TypeError, match="expects an integer dtype, but got qd.f32"):
+        qd.types.is_signed(qd.f32)
+
+
+def test_random_names_the_keyword_arguments_it_refuses():
+    out = qd.field(qd.f32, shape=())
+
+    @qd.kernel
+    def draw():
+        out[None] = qd.random(qd.f32, foo=1)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"1 positional and \['foo'\] keyword arguments"):
+        draw()
+
+
+def test_an_unknown_attribute_of_a_float_field_is_not_a_missing_gradient():
+    x = qd.field(qd.f32, shape=2)
+
+    @qd.kernel
+    def read():
+        x[0] = x.foo[0]
+
+    with pytest.raises(qd.QuadrantsTypeError, match="Field 'x' has no attribute 'foo' inside kernels"):
+        read()
+
+
+def test_checkpoint_flags_must_be_ndarray_parameters():
+    flag_field = qd.field(qd.i32, shape=())
+
+    @qd.kernel(graph=True, checkpoints=True)
+    def scalar_flag(a: qd.types.ndarray(qd.i32, ndim=1), s: qd.i32):
+        with qd.checkpoint(0, yield_on=s):
+            for i in range(4):
+                a[i] = 1
+
+    @qd.kernel(graph=True, checkpoints=True)
+    def field_flag(a: qd.types.ndarray(qd.i32, ndim=1)):
+        with qd.checkpoint(0, yield_on=flag_field):
+            for i in range(4):
+                a[i] = 1
+
+    for kernel, name in ((scalar_flag, "s"), (field_flag, "flag_field")):
+        with pytest.raises(qd.QuadrantsSyntaxError, match=f"got '{name}' which does not resolve to an ndarray kernel"):
+            kernel(_i32(0, (4,)), 1) if kernel is scalar_flag else kernel(_i32(0, (4,)))
+
+
+def test_a_tuple_returning_func_checks_the_value_it_returns():
+    out = qd.field(qd.i32, shape=())
+
+    @qd.func
+    def three() -> (qd.i32, qd.i32):
+        return 1, 2, 3
+
+    @qd.func
+    def one() -> (qd.i32, qd.i32):
+        return 1
+
+    @qd.kernel
+    def too_many():
+        a, b = three()
+        out[None] = a + b
+
+    @qd.kernel
+    def not_a_tuple():
+        a, b = one()
+        out[None] = a + b
+
+    for kernel, value in ((too_many, r"\(1, 2, 3\) \(tuple\)"), (not_a_tuple, r"1 \(int\)")):
+        with pytest.raises(qd.QuadrantsTypeError, match=r"returns \(qd.i32, qd.i32\), but the value is the Python "
+                           f"value {value}"):
+            kernel()
