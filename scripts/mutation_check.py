@@ -490,7 +490,7 @@ def judge_covering(worktree, m, coverage_map, cache, args):
         killed, detail = run_slice(worktree, files, cache, 2 * args.timeout, env=env)
         return ("killed" if killed else "survived"), detail if killed else \
             f"all C++ tests and {' '.join(Path(f).name for f in files)} passed", {"tests": files}
-    tests, count = mutation_covering.covering_tests(coverage_map, m, args.covering_limit)
+    tests, count = mutation_covering.covering_tests(coverage_map, m, args.covering_limit, worktree)
     if not tests:
         return "survived", "no test in the coverage map runs this line", {"covering": 0}
     data_file = Path(tempfile.gettempdir()) / f"qd-mut-coverage-{m.name.replace(':', '-')}"

@@ -358,3 +358,14 @@ def test_a_tuple_returning_func_checks_the_value_it_returns():
         with pytest.raises(qd.QuadrantsTypeError, match=r"returns \(qd.i32, qd.i32\), but the value is the Python "
                            f"value {value}"):
             kernel()
+
+
+def test_a_compile_time_name_cannot_be_an_atomic_target():
+    limit = 5
+
+    @qd.kernel
+    def bump():
+        qd.atomic_add(limit, 1)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="'limit' is not a local variable or array element"):
+        bump()
