@@ -449,9 +449,10 @@ def run_covering(args, worktree, commit):
             else:
                 path = worktree / m.path
                 original = path.read_text()
+                line_text = original.splitlines()[m.line - 1]
                 path.write_text(m.apply(original))
                 try:
-                    verdict, detail, extra = judge_covering(worktree, m, coverage_map, cache, args)
+                    verdict, detail, extra = judge_covering(worktree, m, coverage_map, cache, args, line_text)
                 finally:
                     path.write_text(original)
                 if m.language == "cpp":
@@ -468,7 +469,7 @@ def run_covering(args, worktree, commit):
     report_generated(list(done.values()), args.markdown)
 
 
-def judge_covering(worktree, m, coverage_map, cache, args):
+def judge_covering(worktree, m, coverage_map, cache, args, line_text):
     """(verdict, detail, extra fields) of one mutant, applied in the worktree, against the tests covering it."""
     python = str(worktree / ".venv" / "bin" / "python")
     env = mutation_covering.quiet_env(test_env(worktree, "cpu", cache))
@@ -490,7 +491,7 @@ def judge_covering(worktree, m, coverage_map, cache, args):
         killed, detail = run_slice(worktree, files, cache, 2 * args.timeout, env=env)
         return ("killed" if killed else "survived"), detail if killed else \
             f"all C++ tests and {' '.join(Path(f).name for f in files)} passed", {"tests": files}
-    tests, count = mutation_covering.covering_tests(coverage_map, m, args.covering_limit, worktree)
+    tests, count = mutation_covering.covering_tests(coverage_map, m, args.covering_limit, worktree, line_text)
     if not tests:
         return "survived", "no test in the coverage map runs this line", {"covering": 0}
     data_file = Path(tempfile.gettempdir()) / f"qd-mut-coverage-{m.name.replace(':', '-')}"

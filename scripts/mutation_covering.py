@@ -132,12 +132,14 @@ def node_id(context):
     return f"tests/python/{module}.py::{qualname.replace('.', '::')}"
 
 
-def covering_tests(coverage_map, mutant, limit, root=None):
-    """The tests that execute the mutant's first line (or its STAND_INS), fastest first, at most `limit`."""
+def covering_tests(coverage_map, mutant, limit, root=None, line_text=None):
+    """The tests that execute the mutant's first line (or its STAND_INS), fastest first, at most `limit`.
+    line_text: the line as committed (read from root when not given, so not while the mutant is applied)."""
     per_file = coverage_map["lines"]
     tests = set(per_file.get(mutant.path, {}).get(str(mutant.line), []))
     if not tests and root is not None:
-        text = (Path(root) / mutant.path).read_text().splitlines()[mutant.line - 1].strip()
+        text = (line_text if line_text is not None else
+                (Path(root) / mutant.path).read_text().splitlines()[mutant.line - 1]).strip()
         stand_in = STAND_INS.get((mutant.path, text), {})
         tests.update(stand_in.get("tests", []))
         for path, line_text in stand_in.get("lines", []):

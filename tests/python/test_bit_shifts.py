@@ -80,6 +80,8 @@ def test_bit_shr_unsigned_and_vectors_and_constants():
 def test_bit_shr_in_python_scope_and_type_errors():
     assert qd.bit_shr(np.int8(-128), 7) == 1
     assert qd.bit_shr(np.int32(-1), 0) == -1
+    assert qd.bit_shr(np.int32(-1), 20) == 0xFFF  # each width's own bit count: 32 here, not 8 + something
+    assert qd.bit_shr(np.int64(-1), 40) == 0xFFFFFF and qd.bit_shr(np.int32(-1), 32) == 0
     assert qd.lang.ops.bit_shr is qd.bit_shr
 
     @qd.kernel
