@@ -369,3 +369,16 @@ def test_a_compile_time_name_cannot_be_an_atomic_target():
 
     with pytest.raises(qd.QuadrantsCompilationError, match="'limit' is not a local variable or array element"):
         bump()
+
+
+def test_rescale_index_scales_by_the_whole_ratio_of_the_shapes():
+    coarse, fine = qd.field(qd.f32, shape=2), qd.field(qd.f32, shape=5)  # 5 // 2 = 2: upstream's integer ratio
+    out = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def scale():
+        for i in range(4):
+            out[i] = qd.rescale_index(coarse, fine, [i])[0]
+
+    scale()
+    assert out.to_numpy().tolist() == [0, 2, 4, 6]
