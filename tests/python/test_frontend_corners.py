@@ -382,3 +382,19 @@ def test_rescale_index_scales_by_the_whole_ratio_of_the_shapes():
 
     scale()
     assert out.to_numpy().tolist() == [0, 2, 4, 6]
+
+
+def test_matmul_of_a_matrix_and_a_vector_is_a_vector():
+    out = qd.field(qd.f32, shape=3)
+
+    @qd.kernel
+    def products():
+        m = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+        v = qd.Vector([1.0, 10.0])
+        w = m @ v
+        out[0] = w[0]
+        out[1] = w[1]
+        out[2] = v @ v
+
+    products()
+    assert out.to_numpy().tolist() == [21.0, 43.0, 101.0]
