@@ -562,8 +562,8 @@ def main():
                         help="tier 3: run each survivor in --results against the tests that run its line")
     parser.add_argument("--recheck", action="store_true", help="with --covering: also survivors tier 3 judged")
     parser.add_argument("--coverage-map", type=Path, help="with --covering: the map file (built when missing)")
-    parser.add_argument("--map-tests", nargs="+", help="test files the map is built from (default: tests/python; `topics`: "
-                        "mutation_covering.MAP_TOPIC_TESTS)")
+    parser.add_argument("--map-tests", nargs="+", help="test files the map is built from (default: tests/python; "
+                        "`topics`: mutation_covering.MAP_TOPIC_TESTS)")
     parser.add_argument("--covering-limit", type=int, default=10, help="most covering tests run per mutant")
     parser.add_argument("--kernel-cache", type=Path, help="with --covering: a compiled-kernel cache to reuse (the "
                         "map's run warms it; keyed by the generated source, so a mutant that changes it misses)")

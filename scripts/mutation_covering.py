@@ -118,8 +118,8 @@ def write_map(worktree, coverage_json, junit, map_path):
             file_name = case.get("file") or ""
             module = file_name.removesuffix(".py").replace("/", ".")
             classes = case.get("classname", "").removeprefix(module).strip(".")
-            test = "::".join(part for part in (file_name, *classes.split("."), re.sub(r"\[.*", "", case.get("name", "")))
-                             if part)
+            name = re.sub(r"\[.*", "", case.get("name", ""))
+            test = "::".join(part for part in (file_name, *classes.split("."), name) if part)
             seconds[test] = seconds.get(test, 0.0) + float(case.get("time") or 0.0)
     Path(map_path).write_text(json.dumps({"lines": lines, "seconds": seconds}))
 
