@@ -27,6 +27,14 @@ reported apart and not counted. Run it in the background under nice: about 30-60
 
     nice -n 10 python3 scripts/mutation_check.py --worktree /tmp/wt-mut-gen --generated 220 --markdown out.md
 
+Tier 3 (--covering, scripts/mutation_covering.py) gives every survivor of a results file a fair chance: the tests
+whose coverage reaches its line (a coverage map, built once per commit) run against it, with the translation
+cache off; C++ survivors run every C++ test and their pass's Python files. Its records are appended to the same
+file, and the report explains each remaining survivor from scripts/mutation_survivors.py.
+
+    nice -n 15 python3 scripts/mutation_check.py --worktree /tmp/wt-mut-gen --covering --results out.jsonl \
+        --map-tests topics --kernel-cache /tmp/qd-mut-kernels --markdown out.md
+
 The worktree is created at the commit under test (default HEAD) with `git worktree add --detach` and
 set up with scripts/setup.sh (its own .venv and build, about 3 minutes) the first time; later runs
 check out the commit there again and rebuild incrementally. Commit tests before checking them.
