@@ -41,9 +41,6 @@ EXPLAINED = {
     'translator:179:compare:c3bdf81a': (
         'likely equivalent (not proven): a 0-d numpy scalar then takes the numpy-number path instead of '
         '.item(), with the same value; 40 of 547 covering tests run'),
-    'killed by an existing test outside the map: '
-        'test_linalg_sparse.py::test_builder_sums_duplicates_and_subtracts (checked by hand, not by the '
-        'script run)'),
     'translator:430:negate:c0aa675e': (
         'killed by an existing test beyond the 40 fastest covering ones: '
         'test_overflow_checks.py::test_overflow_is_reported_with_the_source_line_and_wraps (checked by hand)'),
