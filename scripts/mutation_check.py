@@ -27,6 +27,14 @@ reported apart and not counted. Run it in the background under nice: about 30-60
 
     nice -n 10 python3 scripts/mutation_check.py --worktree /tmp/wt-mut-gen --generated 220 --markdown out.md
 
+Tier 3 (--covering, scripts/mutation_covering.py) gives every survivor of a results file a fair chance: the tests
+whose coverage reaches its line (a coverage map, built once per commit) run against it, with the translation
+cache off; C++ survivors run every C++ test and their pass's Python files. Its records are appended to the same
+file, and the report explains each remaining survivor from scripts/mutation_survivors.py.
+
+    nice -n 15 python3 scripts/mutation_check.py --worktree /tmp/wt-mut-gen --covering --results out.jsonl \
+        --map-tests topics --kernel-cache /tmp/qd-mut-kernels --markdown out.md
+
 The worktree is created at the commit under test (default HEAD) with `git worktree add --detach` and
 set up with scripts/setup.sh (its own .venv and build, about 3 minutes) the first time; later runs
 check out the commit there again and rebuild incrementally. Commit tests before checking them.
@@ -45,7 +53,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
-import mutation_generate  # noqa: E402  (beside this script)
+import mutation_covering  # noqa: E402  (beside this script)
+import mutation_generate  # noqa: E402
+import mutation_survivors  # noqa: E402
 RUNTIME = "src/codegen/runtime/qd_runtime.h"
 
 
@@ -287,7 +297,8 @@ def sample_generated(count, seed, globs, worktree):
 
 
 def nice(command):
-    return ["nice", "-n", "10", *command]
+    """The command at niceness 10 at least (not added to a niceness the script already runs at)."""
+    return ["nice", "-n", str(max(0, 10 - os.nice(0))), *command]
 
 
 def build_cpp_tests(worktree):
@@ -300,12 +311,12 @@ def build_python_module(worktree):
                      "--no-deps", "-C", "cmake.define.QD_WERROR=ON", "-e", "."]), worktree, env=env, timeout=1800)
 
 
-def run_slice(worktree, tests, cache, timeout):
+def run_slice(worktree, tests, cache, timeout, env=None):
     """(killed, detail) of one pytest slice; -x stops at the first failure, a timeout counts as a kill."""
     python = str(worktree / ".venv" / "bin" / "python")
     command = nice([python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-W", "ignore::RuntimeWarning",
                     *tests])
-    code, out = run(command, worktree, env=test_env(worktree, "cpu", cache), timeout=timeout)
+    code, out = run(command, worktree, env=env or test_env(worktree, "cpu", cache), timeout=timeout)
     if code == 0:
         return False, "passed"
     failed = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))]
@@ -395,8 +406,9 @@ def run_generated(args, worktree, commit):
                 record = dict(name=m.name, verdict=verdict, tier=tier, detail=detail)
                 if m.language == "cpp":
                     built_for = m.path
+            line_text, column = mutation_covering.position(worktree, m)
             record.update(path=m.path, line=m.line, kind=m.kind, old=m.old, new=m.new, language=m.language,
-                          seconds=round(time.time() - t0, 1))
+                          seconds=round(time.time() - t0, 1), line_text=line_text, column=column, commit=commit[:10])
             results.write(json.dumps(record) + "\n")
             results.flush()
             done[m.name] = record
@@ -407,12 +419,112 @@ def run_generated(args, worktree, commit):
     report_generated([done[m.name] for m in mutants if m.name in done], args.markdown)
 
 
+def latest_records(results_path):
+    """name -> the last record of each mutant in a results file (a later tier's record replaces the earlier one)."""
+    done = {}
+    for line in results_path.read_text().splitlines():
+        record = json.loads(line)
+        done[record["name"]] = record
+    return done
+
+
+def run_covering(args, worktree, commit):
+    """Tier 3 (mutation_covering.py): each survivor in args.results against the tests that run its line."""
+    if not args.results or not args.results.exists():
+        sys.exit("--covering needs --results FILE: the results of an earlier --generated run")
+    done = latest_records(args.results)
+    map_path = args.coverage_map or Path(tempfile.gettempdir()) / f"qd-mutants-map-{commit[:10]}.json"
+    cache = str(args.kernel_cache or tempfile.mkdtemp(prefix="qd-mut-cache-"))  # content-addressed: safe to share
+    if not map_path.exists():
+        tests = mutation_covering.MAP_TOPIC_TESTS if args.map_tests == ["topics"] else args.map_tests or \
+            sorted(str(p.relative_to(worktree)) for p in (worktree / "tests/python").glob("test_*.py"))
+        print(f"building the coverage map over {len(tests)} test files into {map_path} (once per commit)", flush=True)
+        mutation_covering.build_coverage_map(worktree, tests, map_path, test_env(worktree, "cpu", cache), run, nice)
+    coverage_map = json.loads(map_path.read_text())
+    mutants = mutation_generate.generate(args.globs, worktree)
+    by_name = {m.name: m for m in mutants}
+    todo = [r for r in done.values() if r["verdict"] == "survived" and (r.get("tier", 0) < 3 or args.recheck)
+            and (not args.only or r["name"] in args.only or r["language"] in args.only)]
+    todo.sort(key=lambda r: (r["language"] != "python", r["name"]))
+    print(f"{len(todo)} survivors to run against their covering tests", flush=True)
+    built_for = None
+    with open(args.results, "a") as results:
+        for r in todo:
+            t0 = time.time()
+            m = mutation_covering.relocate(r, worktree, by_name, mutants)
+            if m is None:
+                record = dict(r, verdict="stale", tier=3, detail=f"its line is gone at {commit[:10]}")
+            else:
+                path = worktree / m.path
+                original = path.read_text()
+                line_text = original.splitlines()[m.line - 1]
+                path.write_text(m.apply(original))
+                try:
+                    verdict, detail, extra = judge_covering(worktree, m, coverage_map, cache, args, line_text)
+                finally:
+                    path.write_text(original)
+                if m.language == "cpp":
+                    built_for = m.path
+                record = dict(r, verdict=verdict, tier=3, detail=detail, **extra)
+            record.update(seconds=round(time.time() - t0, 1), checked_at=commit[:10])
+            results.write(json.dumps(record) + "\n")
+            results.flush()
+            done[r["name"]] = record
+            print(f"{r['name']}: {record['verdict']} ({record['seconds']:.0f} s) {record['detail'][:150]}", flush=True)
+    if built_for:
+        build_cpp_tests(worktree)
+        build_python_module(worktree)
+    report_generated(list(done.values()), args.markdown)
+
+
+def judge_covering(worktree, m, coverage_map, cache, args, line_text):
+    """(verdict, detail, extra fields) of one mutant, applied in the worktree, against the tests covering it."""
+    python = str(worktree / ".venv" / "bin" / "python")
+    env = mutation_covering.quiet_env(test_env(worktree, "cpu", cache))
+    if m.language == "cpp":
+        code, out = build_cpp_tests(worktree)
+        if code:
+            return "stillborn", "does not build", {}
+        binary = worktree / "build" / "cpp" / "qd_cpp_tests"
+        code, out = run(nice([str(binary), "--gtest_brief=1"]), worktree, env=env, timeout=2 * args.timeout)
+        if code:
+            failed = [line for line in out.splitlines() if "FAILED" in line]
+            return "killed", "all C++ tests: " + _failure_detail(code, failed, out), {}
+        files = [f"tests/python/{name}" for name in mutation_covering.CPP_PASS_TESTS.get(Path(m.path).stem, [])]
+        if not files:
+            return "survived", "all C++ tests passed; no Python tests are named for this pass", {}
+        code, out = build_python_module(worktree)
+        if code:
+            return "stillborn", "the Python module does not build", {}
+        killed, detail = run_slice(worktree, files, cache, 2 * args.timeout, env=env)
+        return ("killed" if killed else "survived"), detail if killed else \
+            f"all C++ tests and {' '.join(Path(f).name for f in files)} passed", {"tests": files}
+    tests, count = mutation_covering.covering_tests(coverage_map, m, args.covering_limit, worktree, line_text)
+    if not tests:
+        return "survived", "no test in the coverage map runs this line", {"covering": 0}
+    data_file = Path(tempfile.gettempdir()) / f"qd-mut-coverage-{m.name.replace(':', '-')}"
+    command = nice([python, "-m", "coverage", "run", f"--data-file={data_file}", f"--include=*/{m.path}", "-m",
+                    "pytest", "-q", "-x", "-p", "no:cacheprovider", "-W", "ignore::RuntimeWarning", *tests])
+    code, out = run(command, worktree, env=env, timeout=2 * args.timeout)
+    extra = {"covering": count, "ran": len(tests)}
+    if code:
+        failed = [line for line in out.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        return "killed", _failure_detail(code, failed, out), extra
+    extra["reached"] = mutation_covering.reached(worktree, data_file, m.path, m.line, run)
+    for leftover in (data_file, Path(str(data_file) + ".json")):
+        leftover.unlink(missing_ok=True)
+    return "survived", f"{len(tests)} of {count} covering tests passed", extra
+
+
 def report_generated(records, markdown):
     counts = collections.Counter(r["verdict"] for r in records)
     judged = counts["killed"] + counts["survived"]
     rate = 100.0 * counts["killed"] / judged if judged else 0.0
     lines = [f"Generated mutants: {counts['killed']} killed / {judged} = {rate:.1f}% ({counts['stillborn']} did not "
              f"build and {counts['stale']} were stale: not counted)", ""]
+    by_tier = collections.Counter(r.get("tier") for r in records if r["verdict"] == "killed")
+    if by_tier:
+        lines.append("- killed by: " + ", ".join(f"tier {tier} {by_tier[tier]}" for tier in sorted(by_tier)))
     for language in ("python", "cpp"):
         mine = [r for r in records if r["language"] == language and r["verdict"] in ("killed", "survived")]
         if mine:
@@ -421,11 +533,18 @@ def report_generated(records, markdown):
             kinds = ", ".join(f"{k} {by_kind[(k, 'killed')]}/{by_kind[(k, 'killed')] + by_kind[(k, 'survived')]}"
                               for k in sorted({r["kind"] for r in mine}))
             lines.append(f"- {language}: {killed}/{len(mine)} killed ({kinds})")
-    lines += ["", "Survivors:", "", "| mutant | where | edit |", "| --- | --- | --- |"]
-    for r in records:
+    lines += ["", "Survivors (`why`: scripts/mutation_survivors.py):", "",
+              "| mutant | where | edit | covering tests | why it survives |", "| --- | --- | --- | --- | --- |"]
+    for r in sorted(records, key=lambda r: (r["language"], r["path"], r["line"])):
         if r["verdict"] == "survived":
-            old, new = (t.strip().replace("\n", " ").replace("|", "\\|")[:70] for t in (r["old"], r["new"]))
-            lines.append(f"| {r['name']} | {r['path']}:{r['line']} | {r['kind']}: `{old}` -> `{new}` |")
+            old, new = (t.strip().replace("\n", " ").replace("|", "\\|")[:50] for t in (r["old"], r["new"]))
+            covering = "" if r.get("tier", 0) < 3 else r["detail"] if r["language"] == "cpp" else \
+                f"{r.get('ran', 0)} of {r.get('covering', 0)} run" + ("" if not r.get("ran") else
+                                                                        ", line reached" if r.get("reached") else
+                                                                        ", line not reached")
+            why = mutation_survivors.EXPLAINED.get(r["name"], "not yet explained")
+            lines.append(f"| {r['name']} | {r['path']}:{r['line']} | {r['kind']}: `{old}` -> `{new}` | {covering} | "
+                         f"{why} |")
     print("\n".join(lines))
     if markdown:
         markdown.write_text("\n".join(lines) + "\n")
@@ -435,7 +554,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worktree", default="/tmp/wt-mut", type=Path)
     parser.add_argument("--commit", default="HEAD")
-    parser.add_argument("--only", nargs="*", help="names of the mutants to run (default: all)")
+    parser.add_argument("--only", nargs="*", help="names of the mutants to run (default: all); with --covering also "
+                        "a language, python or cpp")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--markdown", type=Path, help="also write the result table to this file")
     parser.add_argument("--skip-baseline", action="store_true", help="do not run the chosen tests unmutated first")
@@ -446,6 +566,15 @@ def main():
     parser.add_argument("--seed", type=int, default=34, help="the sample's random seed")
     parser.add_argument("--results", type=Path, help="JSON lines of the generated mutants' results (resumable)")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per test slice (a timeout is a kill)")
+    parser.add_argument("--covering", action="store_true",
+                        help="tier 3: run each survivor in --results against the tests that run its line")
+    parser.add_argument("--recheck", action="store_true", help="with --covering: also survivors tier 3 judged")
+    parser.add_argument("--coverage-map", type=Path, help="with --covering: the map file (built when missing)")
+    parser.add_argument("--map-tests", nargs="+", help="test files the map is built from (default: tests/python; "
+                        "`topics`: mutation_covering.MAP_TOPIC_TESTS)")
+    parser.add_argument("--covering-limit", type=int, default=10, help="most covering tests run per mutant")
+    parser.add_argument("--kernel-cache", type=Path, help="with --covering: a compiled-kernel cache to reuse (the "
+                        "map's run warms it; keyed by the generated source, so a mutant that changes it misses)")
     args = parser.parse_args()
     mutants = [m for m in MUTANTS if not args.only or m.name in args.only]
     if args.list:
@@ -461,6 +590,9 @@ def main():
         sys.exit(f"the unmutated build fails:\n{out[-4000:]}")
     if args.generated:
         run_generated(args, worktree, commit)
+        return 0
+    if args.covering:
+        run_covering(args, worktree, commit)
         return 0
     if not args.skip_baseline:
         seen = set()

@@ -175,3 +175,18 @@ def test_template_kernel_specializes_per_field_in_forward_mode():
             square(x, out)
         np.testing.assert_allclose(out.to_numpy(), np.arange(N) ** 2)
         np.testing.assert_allclose(out.dual.to_numpy(), 2 * np.arange(N))
+
+
+def test_a_round_trip_through_an_integer_has_no_tangent():
+    x = qd.field(qd.f64, shape=N, needs_dual=True)
+    out = qd.field(qd.f64, shape=N, needs_dual=True)
+    x.from_numpy(np.array([0.25, 1.5, 2.75, 4.0]))
+
+    @qd.kernel
+    def k():
+        for i in x:
+            out[i] = qd.cast(qd.cast(x[i] * 3.0, qd.i32), qd.f64) + x[i]  # the integer part is piecewise constant
+
+    with qd.ad.FwdMode(loss=out, param=x, seed=[1.0] * N):
+        k()
+    np.testing.assert_array_equal(out.dual.to_numpy(), np.ones(N))

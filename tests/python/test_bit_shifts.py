@@ -71,15 +71,23 @@ def test_bit_shr_unsigned_and_vectors_and_constants():
     def constant() -> qd.i32:
         return qd.bit_shr(-1, 28)  # default_ip (i32) constants fold in their own width
 
+    @qd.kernel
+    def wide_constants() -> qd.types.vector(3, qd.i64):
+        minus_one = qd.cast(-1, qd.i64)  # folded at compile time: amounts outside [0, 64) give 0 there too
+        return qd.Vector([qd.bit_shr(minus_one, 64), qd.bit_shr(minus_one, -1), qd.bit_shr(minus_one, 60)], dt=qd.i64)
+
     assert unsigned(5, 2) == 1
     assert unsigned(0xFFFFFFFF, 31) == 1
     assert list(vector()) == [3, 15]
     assert constant() == 15
+    assert list(wide_constants()) == [0, 0, 15]
 
 
 def test_bit_shr_in_python_scope_and_type_errors():
     assert qd.bit_shr(np.int8(-128), 7) == 1
     assert qd.bit_shr(np.int32(-1), 0) == -1
+    assert qd.bit_shr(np.int32(-1), 20) == 0xFFF  # each width's own bit count: 32 here, not 8 + something
+    assert qd.bit_shr(np.int64(-1), 40) == 0xFFFFFF and qd.bit_shr(np.int32(-1), 32) == 0
     assert qd.lang.ops.bit_shr is qd.bit_shr
 
     @qd.kernel

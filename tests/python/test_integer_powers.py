@@ -91,3 +91,16 @@ def test_gradient_of_an_integer_power():
         cube_sum()
     np.testing.assert_allclose(x.grad.to_numpy(), 3 * values ** 2, rtol=1e-6)
     assert loss[None] == pytest.approx(float((values.astype(np.float64) ** 3).sum()), rel=1e-6)
+
+
+def test_debug_mode_checks_runtime_exponents_from_zero_up():
+    qd.init(arch=qd.cpu, debug=True)
+
+    @qd.kernel
+    def power(x: qd.i32, n: qd.i32) -> qd.i32:
+        return x ** n
+
+    assert power(3, 0) == 1 and power(3, 2) == 9  # 0 is an exponent, not a negative one
+    with pytest.raises(AssertionError, match="Negative exponent in pow"):
+        power(3, -1)
+    qd.init(arch=qd.cpu)
