@@ -82,7 +82,8 @@ EXPLAINED = {
         "likely equivalent: after type inference a binary's operands share a type, except pow's integer "
         'exponent, whose Const also holds its value as a double, so folding gives the same number'),
     'forward_ad:172:boolop:ab470862': (
-        'not analysed in time'),
+        'equivalent: check_no_atomic(e) applies the same condition (not local, array with a dual) to every '
+        'atomic it finds, so calling it for more atomics finds nothing more'),
     'infer_types:318:const:757ec467': (
         "likely equivalent (not proven): (1 << 9n) - 1 still has the type's n*8 low bits all set, and the "
         'constant is rendered into a u8/u16/u32 context'),
@@ -97,11 +98,16 @@ EXPLAINED = {
         'atomics hit the same element the program races, so only which racy outcome appears changes; not '
         'analysed further in time'),
     'privatize_atomics:64:const:fc3fbef2': (
-        'not analysed in time'),
+        'real, seen only as a race: a real function\'s by-reference parameter counts as thread-private, so '
+        'its atomics become plain updates of the caller\'s local; test_real_func\'s shared accumulator '
+        '(300 updates from a parallel loop) still sums right on 2 cores, and a test that loses updates '
+        'reliably was not written'),
     'validate_access:200:negate:6832ed57': (
         "a message detail (' of <file>' after the line) no test reads; not written in time"),
     'validate_access:54:compare:aa1bf74f': (
-        'not analysed in time'),
+        'hard to reach: under Tape(validation=True) an index computed by a qd.simt shared-memory atomic would '
+        'be evaluated twice (for other simt operations the mutant only leaves the access unchecked, which '
+        'adds no assert); no test indexes a validated array with such a value'),
     'const_eval:117:boolop:c68a1e3e': (
         'not killed: the frontend folds shifts of compile-time values itself (test_bit_shifts checks i64 '
         "amounts of 64 and -1 there), so const_eval's lshr meets only constants other passes make; no Python "
