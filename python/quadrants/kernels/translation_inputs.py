@@ -21,6 +21,7 @@ import operator
 import sys
 import types
 import typing
+import weakref
 
 import numpy as np
 
@@ -53,9 +54,17 @@ _OWN_MODULES = ("quadrants", "numpy", "builtins", "math", "operator", "enum", "t
                 "functools", "itertools", "abc", "_operator", "types")
 
 
+_own_modules = {}  # module name -> own_module's answer: Genesis' lookups ask it tens of thousands of times
+
+
 def own_module(module):
     """Whether a module name is quadrants' or a library whose objects keep their meaning across processes."""
-    return isinstance(module, str) and module.split(".", 1)[0] in _OWN_MODULES
+    if not isinstance(module, str):
+        return False
+    found = _own_modules.get(module)
+    if found is None:
+        found = _own_modules[module] = module.split(".", 1)[0] in _OWN_MODULES
+    return found
 
 
 def python_function(value):
@@ -199,13 +208,26 @@ def _class_identity(cls):
     return (cls.__module__, cls.__qualname__)
 
 
+_class_flags_of = weakref.WeakKeyDictionary()  # class -> _class_flags: a class's markers and fields are fixed once made
+
+
 def _class_flags(cls):
     """What the frontend reads from a class itself besides its attributes: being a dataclass (with its members'
-    annotations, which make a parameter's schema) and data_oriented's markers."""
+    annotations, which make a parameter's schema) and data_oriented's markers. Computed once per class: Genesis'
+    dataclasses have dozens of annotated members and are described for every kernel that takes them."""
+    try:
+        return _class_flags_of[cls]
+    except (KeyError, TypeError):
+        pass
     flags = [getattr(cls, "_data_oriented", None), getattr(cls, "_qd_template_primitives", None)]
     if dataclasses.is_dataclass(cls):
         flags.append(tuple((f.name, _annotation(f.type)) for f in dataclasses.fields(cls)))
-    return tuple(repr(f) if not isinstance(f, tuple) else f for f in flags)
+    found = tuple(repr(f) if not isinstance(f, tuple) else f for f in flags)
+    try:
+        _class_flags_of[cls] = found
+    except TypeError:  # a class that takes no weak reference: described each time
+        pass
+    return found
 
 
 def _annotation(annotation):
