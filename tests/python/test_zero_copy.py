@@ -6,6 +6,7 @@ import pytest
 import quadrants as qd
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.cpu_only  # host memory lent to numpy and torch (the CPU build): on CUDA nothing is lent
 
 
 @pytest.fixture(autouse=True)
