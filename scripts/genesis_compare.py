@@ -35,8 +35,9 @@ class Check:
 # particles (a few chaotic rigid bodies are compared only before they part).
 DIVERGED_M = 1e-4
 POS_FLOOR, VEL_FLOOR, MARGIN = 1e-5, 1e-4, 10.0
-# Measured 2026-11-28 (docs/genesis_status.md): sph, mpm, fem, pbd, duck, franka (franka: fast_math=False only). The other scenes' sensitivity runs did not finish
-# on that loaded machine; until they do they get DEFAULT_POLICY, 1.3.3's largest self-difference among the measured
+# Measured 2026-11-28 (docs/genesis_status.md): sph, mpm, fem, pbd, duck, franka (franka: fast_math=False only); rigid,
+# boxes and go2 on 2026-11-29 (all three non-chaotic over 200 steps: 1.3.3 parts from itself by at most 7.7e-7 m, so
+# the floors apply). A scene not listed gets DEFAULT_POLICY, 1.3.3's largest self-difference among the measured
 # non-chaotic scenes times 10, rounded up, which `--suggest` should replace.
 POLICIES = {
     "sph": (Check(100, 1.2e-4, 1.5e-3), Check(200, 5.2e-4, 2.4e-4, statistics=True)),  # chaotic from ~100 steps
@@ -45,8 +46,11 @@ POLICIES = {
     "pbd": (Check(50, 2.9e-4, 0.24), Check(200, 4.7e-4, 1.9e-3, statistics=True)),  # parts by 100 steps
     "franka": (Check(200, 4.3e-5, 1.2e-4),),
     "duck": (Check(50, 3.7e-4, 0.011),),  # the ball's bounce off the duck parts 1.3.3 from itself by 100 steps
+    "rigid": (Check(200, 1e-5, 1e-4),),
+    "boxes": (Check(200, 1e-5, 1e-4),),
+    "go2": (Check(200, 1e-5, 1e-4),),
 }
-DEFAULT_POLICY = (Check(200, 1e-4, 1e-3),)  # not yet measured: see above
+DEFAULT_POLICY = (Check(200, 1e-4, 1e-3),)  # a scene not measured: see above
 
 
 def _flatten(value):
