@@ -398,3 +398,28 @@ def test_matmul_of_a_matrix_and_a_vector_is_a_vector():
 
     products()
     assert out.to_numpy().tolist() == [21.0, 43.0, 101.0]
+
+
+def test_struct_for_variables_must_be_new_names_but_ndrange_ones_may_shadow():
+    # As upstream: a range or struct-for loop variable already in scope is an error; an ndrange one shadows it.
+    f = qd.field(qd.i32, shape=3)
+
+    @qd.kernel
+    def shadowing_struct_for():
+        i = 0
+        for i in f:
+            f[i] = i
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="already declared in the outer scope"):
+        shadowing_struct_for()
+
+    @qd.kernel
+    def shadowing_ndrange(x: qd.types.ndarray()):
+        for k in range(1):
+            j = 7 + k
+            for j in qd.ndrange(3):
+                x[j] = j * 2
+
+    x = np.zeros(3, np.int32)
+    shadowing_ndrange(x)
+    assert x.tolist() == [0, 2, 4]
