@@ -100,7 +100,9 @@ EXPLAINED = {
         '(300 updates from a parallel loop) still sums right on 2 cores, and a test that loses updates '
         'reliably was not written'),
     'validate_access:200:negate:6832ed57': (
-        "a message detail (' of <file>' after the line) no test reads; not written in time"),
+        'killed by hand by a test strengthened after the run (the message names the file of the write): '
+        'test_ad_validation.py::test_read_then_overwrite_in_one_kernel_raises, checked by applying the mutant, which '
+        'also showed the compiled-kernel index serving a rebuilt core the last build\'s entries (fixed)'),
     'validate_access:54:compare:aa1bf74f': (
         'hard to reach: under Tape(validation=True) an index computed by a qd.simt shared-memory atomic would '
         'be evaluated twice (for other simt operations the mutant only leaves the access unchecked, which '

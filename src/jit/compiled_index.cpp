@@ -3,6 +3,9 @@
 // separately, the library it names, so a damaged or forged entry is a miss, never a kernel that runs.
 #include "jit/compiled_index.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -22,6 +25,25 @@ constexpr const char* kMagic = "qd-compiled-index-1";
 std::atomic<int> g_index_hits{0};
 
 std::string entry_name(const std::string& key) { return "compiled_index-" + key + ".bin"; }
+
+// This build of the core (the file holding this code: its path, size, modification time and inode), read once per
+// process. An index entry stands for the passes and code generation that made it, which the IR text does not name:
+// another build (an upgrade, a rebuild) must not be served libraries and descriptions of the last one. Empty when
+// the file cannot be found: then the index is not used.
+const std::string& core_identity() {
+  static const std::string identity = [] {
+    Dl_info info{};
+    struct stat file {};
+    if (::dladdr(reinterpret_cast<void*>(&core_identity), &info) == 0 || !info.dli_fname ||
+        ::stat(info.dli_fname, &file) != 0) {
+      return std::string();
+    }
+    return std::string(info.dli_fname) + "|" + std::to_string(file.st_size) + "|" +
+           std::to_string(file.st_mtim.tv_sec) + "." + std::to_string(file.st_mtim.tv_nsec) + "|" +
+           std::to_string(file.st_ino);
+  }();
+  return identity;
+}
 
 class Writer {
  public:
@@ -91,8 +113,8 @@ std::string index_key(const std::string& compiled_key) {
   ir::DebugSwitches switches = ir::debug_switches();
   if (switches.dump_ir || switches.verify_ir) return "";
   std::string environment = library_environment();
-  if (environment.empty()) return "";
-  return Hasher().add(kMagic).add(compiled_key).add(environment).hex();
+  if (environment.empty() || core_identity().empty()) return "";
+  return Hasher().add(kMagic).add(compiled_key).add(environment).add(core_identity()).hex();
 }
 
 void store_indexed(const std::string& key, const CompiledKernel& kernel, const std::string& library_key) {

@@ -39,7 +39,9 @@ def test_read_then_overwrite_in_one_kernel_raises():
             loss[None] += x[i] * x[i]
             x[i] = 0.0
 
-    with pytest.raises(qd.QuadrantsAssertionError, match=r"global data access rule.*'x' is overwritten at line"):
+    # the message names the line and the file of the write
+    with pytest.raises(qd.QuadrantsAssertionError,
+                       match=r"global data access rule.*'x' is overwritten at line \d+ of \S*test_ad_validation\.py"):
         with qd.ad.Tape(loss=loss, validation=True):
             square_in_place()
     # the assertion stops the kernel before the write of the element it caught
