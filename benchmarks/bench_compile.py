@@ -25,15 +25,8 @@ import subprocess
 import sys
 import tempfile
 
-# Runs in the child process; prints one JSON line of seconds.
-CHILD = r"""
-import json, time
-start = time.perf_counter()
-import quadrants as qd
-imported = time.perf_counter()
-import numpy as np
-qd.init(arch=qd.cpu)
-
+# The probe: a 4-argument clamped saxpy and its inputs (bench_first_call_ab.py times the same kernel).
+PROBE = r"""
 @qd.kernel
 def saxpy_clamped(out: qd.types.ndarray(), x: qd.types.ndarray(), y: qd.types.ndarray(), a: qd.f32):
     for i in out:
@@ -43,6 +36,17 @@ def saxpy_clamped(out: qd.types.ndarray(), x: qd.types.ndarray(), y: qd.types.nd
 x = np.arange(64, dtype=np.float32)
 y = np.ones(64, dtype=np.float32)
 out = np.empty(64, dtype=np.float32)
+"""
+
+# Runs in the child process; prints one JSON line of seconds.
+CHILD = r"""
+import json, time
+start = time.perf_counter()
+import quadrants as qd
+imported = time.perf_counter()
+import numpy as np
+qd.init(arch=qd.cpu)
+""" + PROBE + r"""
 called = time.perf_counter()
 saxpy_clamped(out, x, y, 2.0)
 done = time.perf_counter()

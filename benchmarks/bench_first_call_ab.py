@@ -14,6 +14,8 @@ import statistics
 import subprocess
 import tempfile
 
+from bench_compile import PROBE  # the same probe kernel as the compile-time table
+
 CHILD = r"""
 import json, time
 import numpy as np
@@ -33,18 +35,7 @@ def timed(*args):
 
 
 _core.compile_kernel = timed
-
-
-@qd.kernel
-def saxpy_clamped(out: qd.types.ndarray(), x: qd.types.ndarray(), y: qd.types.ndarray(), a: qd.f32):
-    for i in out:
-        v = a * x[i] + y[i]
-        out[i] = qd.max(v, 0.0)
-
-
-x = np.arange(64, dtype=np.float32)
-y = np.ones(64, dtype=np.float32)
-out = np.empty(64, dtype=np.float32)
+""" + PROBE + r"""
 start = time.perf_counter()
 saxpy_clamped(out, x, y, 2.0)
 done = time.perf_counter()
