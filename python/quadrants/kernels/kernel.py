@@ -192,7 +192,6 @@ class Kernel(KernelMixin):
         self._instances = {}  # template key -> entry; cleared, never replaced: the function holds its .get
         names = [p.name for p in definition.params]
         cached = definition.cached_struct_keys()
-        self._key_of = make_key_function(names, definition.template_slots, cached)
         self._last_launch = LastLaunch()
         # Upstream's record, per template key, of the dataclass parameters and members its launches pass.
         self.used_py_dataclass_parameters_by_key_enforcing = {}
@@ -219,6 +218,14 @@ class Kernel(KernelMixin):
     def launch_observations(self):
         """Upstream's kernel.launch_observations: whether the last launch found its compiled kernel in memory."""
         return self._last_launch.observations()
+
+    @functools.cached_property
+    def _key_of(self):
+        """key(*args): a call's template key (dispatch.make_key_function), for autodiff's launchers only: made on
+        first use rather than at decoration, where `import genesis` would compile one for each of 359 kernels."""
+        definition = self.definition
+        return make_key_function([p.name for p in definition.params], definition.template_slots,
+                                 definition.cached_struct_keys())
 
     def _release(self):
         """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
