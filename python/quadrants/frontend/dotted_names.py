@@ -1,5 +1,6 @@
 # python/quadrants/frontend/dotted_names.py: what a dotted name (`qd.lang.ops.atomic_add`) in kernel source means
-# in a given namespace, without evaluating anything else (upstream's quadrants.lang.ast.symbol_resolver).
+# in a given namespace, without evaluating anything else. The checkpoint and graph-section scans spell their
+# callees through dotted_parts; ASTResolver is upstream's quadrants.lang.ast.symbol_resolver.
 import ast
 
 _MISSING = object()
