@@ -122,3 +122,15 @@ def test_kernels_translate_through_transform_tree_on_two_threads(monkeypatch):
     assert not errors
     assert sorted(seen) == ["add_one", "double"]
     assert (a.to_numpy() == 2).all() and (b.to_numpy() == 2).all()
+
+
+def test_loop_unique_takes_val_and_covers():
+    x = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def too_many():
+        for i in x:
+            x[i] = loop_unique(x[i], [x], 3)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"loop_unique\(val, covers=None\): takes from 1 to 2"):
+        too_many()

@@ -37,15 +37,17 @@ def _cache_read_only(ops, *args):
                               kind="type", hint="pass the field itself (qd.cache_read_only(x)), not an element.")
 
 
+def _loop_unique_arguments(val, covers=None):
+    return val, covers
+
+
 def _loop_unique(ops, *args, **kwargs):
     """loop_unique(val, covers=None): val, promised to differ between the iterations of the enclosing loop."""
-    if len(args) + len(kwargs) not in (1, 2) or len(args) > 2 or set(kwargs) - {"val", "covers"}:
-        raise ops.tr.fail(f"loop_unique() takes (val, covers=None), but got {len(args)} positional and keyword "
-                          f"arguments {sorted(kwargs)}", kind="type")
-    val = args[0] if args else kwargs.get("val")
-    covers = args[1] if len(args) == 2 else kwargs.get("covers")
-    if val is None:
-        raise ops.tr.fail("loop_unique() needs the value val", kind="type")
+    try:
+        val, covers = _loop_unique_arguments(*args, **kwargs)
+    except TypeError as e:
+        raise ops.tr.fail(f"loop_unique(val, covers=None): {e}".replace("_loop_unique_arguments() ", ""),
+                          kind="type") from None
     covers = [] if covers is None else covers if isinstance(covers, (list, tuple)) else [covers]
     for cover in covers:
         if not isinstance(cover, (ArrayRef, StructField, SNode)):
