@@ -14,6 +14,7 @@ import weakref
 
 from quadrants.frontend import graph_spelling
 from quadrants.frontend.checkpoint import checkpoint
+from quadrants.frontend.dotted_names import dotted_parts
 
 _tables = weakref.WeakKeyDictionary()  # FunctionSource -> CheckpointTable
 
@@ -83,18 +84,21 @@ class _Scan:
 
     def resolve(self, node):
         """What a dotted name means in the kernel's module or closure (None when it is something else)."""
-        if isinstance(node, ast.Name):
-            fn = self.source.fn
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-                if name == node.id:
-                    try:
-                        return cell.cell_contents
-                    except ValueError:  # a closure variable not assigned yet
-                        return None
-            return fn.__globals__.get(node.id)
-        if isinstance(node, ast.Attribute):
-            return getattr(self.resolve(node.value), node.attr, None)
-        return None
+        parts = dotted_parts(node)
+        if parts is None:
+            return None
+        fn = self.source.fn
+        value = fn.__globals__.get(parts[0])
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            if name == parts[0]:
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # a closure variable not assigned yet
+                    return None
+                break
+        for part in parts[1:]:
+            value = getattr(value, part, None)
+        return value
 
     def checkpoint_with(self, stmt):
         return (isinstance(stmt, ast.With) and len(stmt.items) == 1

@@ -12,6 +12,7 @@
 import ast
 
 from quadrants.frontend import builtins as qd_builtins, checkpoint as checkpoint_module, graph, graph_spelling
+from quadrants.frontend.dotted_names import dotted_parts
 from quadrants.frontend.stream_parallel import stream_parallel
 
 _CONSTRUCTS = ((graph.parallel_context, "parallel_context"), (graph.parallel, "parallel"),
@@ -176,10 +177,7 @@ class GraphSectionTranslator:
         resolved as the kernel resolves names; other callees are not evaluated, so checking has no effects."""
         if not isinstance(node, ast.Call):
             return False
-        func = node.func
-        while isinstance(func, ast.Attribute):
-            func = func.value
-        return isinstance(func, ast.Name) and self.visit(node.func) is target
+        return dotted_parts(node.func) is not None and self.visit(node.func) is target
 
 
 def _is_docstring(stmt):

@@ -2,6 +2,7 @@
 #
 # The visitor methods live in three mixins (exprs.py, calls.py, stmts.py); this file holds what they
 # share: the function being translated, its scopes, the IR builder and the error helpers.
+import ast
 import builtins as _py_builtins
 import math
 import types
@@ -449,6 +450,17 @@ def source_lines_option(config, line_sources):
     return f" (source_lines ({entries[1:]}))"
 
 
+def transform_tree(tree, tr):
+    """Translates the body of the function definition `tree` (or of the one function an ast.Module holds) into
+    the translator `tr`'s current block; upstream's quadrants.lang.ast.transform_tree(tree, ctx)."""
+    if isinstance(tree, ast.Module) and len(tree.body) == 1:
+        tree = tree.body[0]
+    if not isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise TypeError(f"transform_tree() expects an ast.FunctionDef (or a Module holding one), but got "
+                        f"{type(tree).__name__}")
+    tr.visit_body(tree.body)
+
+
 def translate_kernel(fn, name, params, spec, slot_values, returns, config, leaves=None, struct_values=None,
                      options=None, reads=None):
     """IR text for `fn` under one specialization; returns (ir_text, global containers, line_sources).
@@ -475,7 +487,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.ctx.return_annotation = returns  # a ReturnSpec or None (return_values.py)
     tr.set_loc(tr.ctx.source.tree)
     tr.begin_checkpoints()  # checkpoint_translate.py: a checkpoints=True kernel's resume point
-    tr.visit_body(tr.ctx.source.tree.body)
+    transform_tree(tr.ctx.source.tree, tr)
     tr.end_checkpoints()
     tr.leave_function(saved)
     tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]

@@ -5,6 +5,7 @@ import enum
 import math
 from collections.abc import Callable
 
+from quadrants.frontend.flat_dataclass_names import PREFIX, create_flat_name
 from quadrants.types.enums import AutodiffMode
 
 
@@ -112,10 +113,10 @@ def flat_dataclass_names(definition, plan):
     for leaf in plan:
         if leaf.path[0] not in structs:
             continue
-        name = "__qd_" + leaf.path[0]
+        name = PREFIX + leaf.path[0]
         names.add(name)
         for member in leaf.path[1:]:
-            name = f"{name}__qd_{member}"
+            name = create_flat_name(name, member)
             names.add(name)
     return names
 

@@ -55,6 +55,7 @@ from quadrants.frontend.builtins import (
     tanh,
     volatile_load,
 )
+from quadrants.lang import kernel as _kernel_module  # noqa: F401  before `kernel` is bound: see lang/kernel.py
 from quadrants.frontend.data_oriented import data_oriented
 from quadrants.frontend.funcs import func
 from quadrants.kernels.kernel import kernel, pure

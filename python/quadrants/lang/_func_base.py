@@ -1,0 +1,16 @@
+# python/quadrants/lang/_func_base.py: upstream's module of its kernel/func base class; here only its dataclass member
+# plan, _get_frozen_dc_plan (frontend/flat_dataclass_names.member_plan), and that plan's cache, for programs that
+# import them. Our kernels read a dataclass argument's leaves with the attribute loads of their generated entry
+# (kernels/dispatch.py) and do not go through this plan.
+from quadrants.frontend.flat_dataclass_names import member_plan, member_plans
+
+_frozen_dc_plans = member_plans  # cleared by qd.reset()
+
+
+def _get_frozen_dc_plan(used_params, struct_cls, basename, fields_dict):
+    """((member name, flat name, annotation), ...) of the members of `struct_cls` whose flat names `used_params`
+    holds; fields_dict: the dataclass's fields by name."""
+    return member_plan(used_params, struct_cls, basename, fields_dict)
+
+
+__all__ = ["_frozen_dc_plans", "_get_frozen_dc_plan"]
