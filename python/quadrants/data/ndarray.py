@@ -36,12 +36,18 @@ class Ndarray(ArrayContainer):
     def element_shape(self):
         return self._element_shape
 
+    @property
+    def shape(self):
+        """The extents of the outer dims; None once qd.reset() freed the ndarray, as upstream's."""
+        array = self.__dict__.get("_array")  # not yet there while the container is being created
+        return None if array is not None and array.released else self._shape
+
     def __getattr__(self, name):
         # Upstream's `arr`, the handle of the allocation (arr.device_allocation_ptr(), arr.total_shape():
         # ndarray_handle.py), is an instance attribute there, so not a class property here (upstream's test_api
         # lists the class's names); made on each read, as the handle keeps the ndarray alive.
-        if name == "arr":
-            return NdarrayHandle(self)
+        if name == "arr":  # None once qd.reset() freed the allocation, as upstream's
+            return None if self._array.released else NdarrayHandle(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
