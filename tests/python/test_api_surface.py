@@ -74,6 +74,12 @@ def test_tensor_grad_is_wrapped_once():
     assert tensor.grad._unwrap() is tensor._unwrap().grad
 
 
+@pytest.mark.parametrize("backend", [qd.Backend.FIELD, qd.Backend.NDARRAY])
+def test_tensor_grad_and_dual_are_none_without_them(backend):
+    tensor = qd.tensor(qd.i32, (4,), backend=backend)
+    assert tensor.grad is None and tensor.dual is None
+
+
 def test_extensions():
     assert qd.is_extension_supported(qd.cpu, qd.extension.assertion)
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.assertion)

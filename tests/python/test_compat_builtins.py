@@ -205,6 +205,43 @@ def test_loop_config_block_dim_adaptive():
         bad()
 
 
+def test_loop_config_name_on_a_nested_loop_warns_that_it_is_dropped():
+    import warnings
+
+    out = qd.field(qd.i32, shape=8)
+
+    @qd.kernel
+    def named():
+        qd.loop_config(name="top")
+        for i in range(8):
+            out[i] = 1
+        for _ in qd.static(range(2)):
+            qd.loop_config(name="unrolled")
+            for i in range(8):
+                out[i] += 1
+        for _ in range(2):
+            qd.loop_config(name="inner")
+            for i in range(8):
+                out[i] += 1
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        named()
+    assert [str(w.message).split(" is on ")[0] for w in caught] == ["qd.loop_config(name='inner')"]
+    assert "nested inside another for-loop, so the name is ignored" in str(caught[0].message)
+    assert caught[0].filename == __file__ and caught[0].lineno == named.__wrapped__.__code__.co_firstlineno + 11
+    np.testing.assert_array_equal(out.to_numpy(), np.full(8, 5))
+
+    @qd.kernel
+    def bad():
+        qd.loop_config(name=3)
+        for i in range(4):
+            out[i] = i
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"qd.loop_config\(name=...\) must be a str, but got 3"):
+        bad()
+
+
 def test_call_internal():
     @qd.kernel
     def k() -> qd.i32:

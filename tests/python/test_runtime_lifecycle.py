@@ -161,9 +161,10 @@ def _containers():
     }
 
 
+# A reset ndarray's shape is None, as upstream's, so the indices are made from the shape it had (_shape).
 USES_AFTER_RESET = {
-    "read": lambda x: x[(0,) * len(x.shape)],
-    "write": lambda x: x.__setitem__((0,) * len(x.shape), np.ones(x._element_shape).tolist() or 1),
+    "read": lambda x: x[(0,) * len(x._shape)],
+    "write": lambda x: x.__setitem__((0,) * len(x._shape), np.ones(x._element_shape).tolist() or 1),
     "fill": lambda x: x.fill(2),
     "to_numpy": lambda x: x.to_numpy(),
     "from_numpy": lambda x: x.from_numpy(np.zeros(x._numpy_shape, x.dtype.numpy)),

@@ -232,6 +232,24 @@ def test_sync_starts_a_new_tree_for_later_fields():
     assert [f[0] for f in (a, b, c, d)] == [10, 11, 12, 13]
 
 
+def test_path_from_root_and_the_finalized_roots_after_materialize_root_fb():
+    from quadrants.lang import impl
+
+    x, y = qd.field(qd.f32), qd.field(qd.f32)
+    outer = qd.root.dense(qd.k, 3)
+    inner = outer.dense(qd.i, 5)
+    inner.place(x)
+    assert x.snode._path_from_root() == [qd.root, outer, inner, x.snode]
+    assert qd.FieldsBuilder._finalized_roots() == []
+    impl.get_runtime().materialize_root_fb(False)
+    builder = qd.FieldsBuilder()
+    builder.dense(qd.i, 2).place(y)
+    builder.finalize()
+    first, second = qd.FieldsBuilder._finalized_roots()
+    assert outer in first._get_children() and second is builder.root
+    assert qd.field(qd.i32, (4,)).snode._snode_tree_id != x.snode._snode_tree_id  # placed in a new tree
+
+
 def test_struct_field_placed_later():
     particle = qd.types.struct(pos=qd.math.vec2, mass=qd.f32)
     p = particle.field()

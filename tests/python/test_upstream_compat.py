@@ -187,6 +187,40 @@ def test_prog_counts_live_ndarrays():
     assert prog._get_num_ndarrays() == 0
 
 
+def test_runtime_ndarrays_is_the_set_of_live_ndarrays_and_reset_empties_their_handles():
+    import gc
+
+    runtime = impl.get_runtime()
+    kept = qd.ndarray(qd.i32, shape=(5,))
+    dropped = qd.Vector.ndarray(3, qd.f32, shape=(2,))
+    qd.field(qd.i32, shape=(3,))  # fields are not ndarrays
+    assert set(runtime.ndarrays) == {kept, dropped}
+    dropped = None
+    gc.collect()
+    assert list(runtime.ndarrays) == [kept] and kept.arr.shape == [5] and kept.shape == (5,)
+    qd.reset()
+    assert len(impl.get_runtime().ndarrays) == 0
+    assert kept.arr is None and kept.shape is None
+
+
+def test_lib_utils_reaches_the_core_queries_upstream_tests_use(tmp_path):
+    core = qd._lib.utils.import_qd_python_core()
+    version = f"{core.get_version_major()}.{core.get_version_minor()}.{core.get_version_patch()}"
+    qd.init(arch=qd.cpu, require_version=version)
+    with pytest.raises(RuntimeError, match="does not satisfy it"):
+        qd.init(arch=qd.cpu, require_version=f"{core.get_version_major()}.{core.get_version_minor() + 1}.0")
+    before = os.environ.get("XDG_CACHE_HOME")
+    try:
+        os.putenv("XDG_CACHE_HOME", str(tmp_path))  # the C environment only: upstream's core reads that one
+        assert core.get_repo_dir() == f"{tmp_path}/quadrants/"
+    finally:
+        if before is None:
+            os.unsetenv("XDG_CACHE_HOME")
+        else:
+            os.putenv("XDG_CACHE_HOME", before)
+    assert qd._lib.utils.get_os_name() in ("linux", "osx", "win", "unix")
+
+
 def test_prog_max_reducer_dispatch_count_stays_zero_through_a_dynamic_loop_gradient():
     # upstream counts the kernels that size its AD stacks; ours have a fixed capacity, so none is dispatched
     qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True)

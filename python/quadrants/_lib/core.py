@@ -1,6 +1,9 @@
 # python/quadrants/_lib/core.py: the queries programs make of upstream's compiled core module
 # (`from quadrants._lib import core`), answered from quadrants' own runtime. Our compiled core is
 # quadrants._core; this module holds no logic of its own.
+import ctypes
+import os
+
 from quadrants.base import dtypes as _dtypes
 from quadrants.lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
 from quadrants.runtime import extensions as _extensions, init as _runtime
@@ -52,3 +55,35 @@ def with_vulkan():
 def data_type_size(dtype):
     """The size in bytes of one element of `dtype` (u1 is stored in a byte)."""
     return _dtypes.to_dtype(dtype).numpy.itemsize
+
+
+def get_version_major():
+    """The major version of upstream's API that quadrants provides (qd.init(require_version=...) checks it)."""
+    return _runtime.COMPATIBLE_VERSION[0]
+
+
+def get_version_minor():
+    return _runtime.COMPATIBLE_VERSION[1]
+
+
+def get_version_patch():
+    return _runtime.COMPATIBLE_VERSION[2]
+
+
+_libc = ctypes.CDLL(None)  # the process environment as C code sees it: os.putenv() changes it, os.environ does not
+_libc.getenv.restype = ctypes.c_char_p
+_libc.getenv.argtypes = [ctypes.c_char_p]
+
+
+def _process_environment(name):
+    value = _libc.getenv(name.encode())
+    return None if value is None else os.fsdecode(value)
+
+
+def get_repo_dir():
+    """Upstream's per-user data folder, '$XDG_CACHE_HOME/quadrants/' (else '~/.cache/quadrants/'); the kernel cache
+    lives there unless QD_CACHE_DIR or qd.init(offline_cache_file_path=...) moves it."""
+    base = _process_environment("XDG_CACHE_HOME")
+    if base is None:
+        base = os.path.join(_process_environment("HOME") or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "quadrants") + "/"

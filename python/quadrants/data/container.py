@@ -87,13 +87,13 @@ class ArrayContainer:
         config = _runtime.config()
         self._shape = normalize_shape(shape, f"qd.{self._kind}()")
         if _array is None and config.is_cuda:
-            _array = _core.cuda_array(self.dtype.name, list(self.shape), list(self._element_shape), config.device_id)
+            _array = _core.cuda_array(self.dtype.name, list(self._shape), list(self._element_shape), config.device_id)
         elif _array is None:
             # Dense storage of 4 MiB or more goes in transparent huge pages, as numpy's does: copies in and out
             # run at memcpy's best speed (benchmarks/RESULTS.md, to_numpy). Sparse storage passes False: its memory
             # must follow the cells in use page by page.
             _array = _core.Array.create(
-                self.dtype.name, list(self.shape), list(self._element_shape), huge_pages=_huge_pages
+                self.dtype.name, list(self._shape), list(self._element_shape), huge_pages=_huge_pages
             )
         self._array = _array
         _runtime.track(self)
@@ -103,10 +103,10 @@ class ArrayContainer:
 
     @property
     def _numpy_shape(self):
-        return self.shape + self._element_shape
+        return self._shape + self._element_shape
 
     def __repr__(self):
-        return f"<qd.{self._kind} {self.dtype.name} shape={self.shape} element_shape={self._element_shape}>"
+        return f"<qd.{self._kind} {self.dtype.name} shape={self._shape} element_shape={self._element_shape}>"
 
     @property
     def shape(self):
@@ -125,7 +125,7 @@ class ArrayContainer:
         scalar = isinstance(value, (numbers.Number, np.generic)) or (isinstance(value, np.ndarray) and value.ndim == 0)
         if scalar or not self._element_shape:
             self._array.fill(value)
-        elif all(self.shape):
+        elif all(self._shape):
             element = _encode(self._element_values(value), self.dtype, "fill()")
             source = np.broadcast_to(element, self._numpy_shape)  # one element, repeated by zero strides
             self._array.copy_from(import_dlpack(source), "fill", parallel=True)
@@ -268,24 +268,24 @@ class ArrayContainer:
                 # The second sentence is upstream's wording, which its tests match.
                 raise TypeError(f"{self._kind} indices must be integers, but got {k!r}. Detected illegal element of "
                                 f"type: {type(k)}. Please be aware that slicing a qd.{self._kind} is not supported so far.")
-        if len(key) != len(self.shape) and len(key) != len(self.shape) + len(self._element_shape):
-            message = f"Expected {len(self.shape)} indices for shape {self.shape}, but got {len(key)}"
+        if len(key) != len(self._shape) and len(key) != len(self._shape) + len(self._element_shape):
+            message = f"Expected {len(self._shape)} indices for shape {self._shape}, but got {len(key)}"
             if self._kind == "field":
                 raise FieldIndexError(f"{message}. Slicing is not supported on qd.field.")
 
-            raise QuadrantsIndexError(f"{message}: a {len(self.shape)}d {self._kind} indexed with {len(key)}d indices.")
+            raise QuadrantsIndexError(f"{message}: a {len(self._shape)}d {self._kind} indexed with {len(key)}d indices.")
         return [int(k) for k in key]
 
     def __getitem__(self, key):
         """A scalar; for vector/matrix elements a qd.Vector/qd.Matrix that reads and writes this container."""
         index = self._index(key)
-        if len(index) == len(self.shape) and self._element_shape:
+        if len(index) == len(self._shape) and self._element_shape:
             return element_ref(self, index)
         return self._array.get(index)
 
     def __setitem__(self, key, value):
         index = self._index(key)
-        if len(index) == len(self.shape) and self._element_shape:
+        if len(index) == len(self._shape) and self._element_shape:
             values = self._element_values(value)
             for e in np.ndindex(*self._element_shape):
                 self._array.set(index + list(e), values[e].item())
@@ -339,7 +339,7 @@ class MatrixContainer:
         # Quadrants: a matrix with one column (vectors included) exports as (..., n) unless keep_dims,
         # which gives (..., n, m) for every matrix container, vectors as (..., n, 1).
         if self.m == 1:
-            return self.shape + ((self.n, 1) if keep_dims else (self.n,))
+            return self._shape + ((self.n, 1) if keep_dims else (self.n,))
         return self._numpy_shape
 
     def _expand(self, arr):

@@ -40,6 +40,15 @@ class FieldsBuilder:
         self.empty = True
         self.finalized = False  # an instance attribute, as upstream's; finalize() sets it
 
+    @classmethod
+    def _finalized_roots(cls):
+        """The root nodes of the finalized trees, oldest first: qd.root's trees that a kernel, qd.sync() or
+        materialize_root_fb() closed, and those of finalized FieldsBuilders."""
+        generation = _runtime.generation()
+        roots = [n for n in _snode._root_nodes() if n._tree.used]
+        roots += _snode._builder_roots.get(generation, [])
+        return sorted(roots, key=lambda n: n._tree.id)
+
     def lazy_grad(self):
         """Gives every float field of this builder's tree that has no gradient one (SNode.lazy_grad)."""
         self.root.lazy_grad()

@@ -36,12 +36,18 @@ class Ndarray(ArrayContainer):
     def element_shape(self):
         return self._element_shape
 
+    @property
+    def shape(self):
+        """The extents of the outer dims; None once qd.reset() freed the ndarray, as upstream's."""
+        array = self.__dict__.get("_array")  # not yet there while the container is being created
+        return None if array is not None and array.released else self._shape
+
     def __getattr__(self, name):
         # Upstream's `arr`, the handle of the allocation (arr.device_allocation_ptr(), arr.total_shape():
         # ndarray_handle.py), is an instance attribute there, so not a class property here (upstream's test_api
         # lists the class's names); made on each read, as the handle keeps the ndarray alive.
-        if name == "arr":
-            return NdarrayHandle(self)
+        if name == "arr":  # None once qd.reset() freed the allocation, as upstream's
+            return None if self._array.released else NdarrayHandle(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
@@ -62,7 +68,7 @@ class Ndarray(ArrayContainer):
     @property
     def _physical_shape(self):
         """The shape of the row-major allocation: the canonical shape permuted by the layout (upstream's name)."""
-        return physical_shape(self.shape, self._memory_layout)
+        return physical_shape(self._shape, self._memory_layout)
 
     def __getitem__(self, key):
         """An element (see ArrayContainer); a slice of a 1-D ndarray, arr[a:b], is the qd.BufferView of its elements."""
@@ -72,7 +78,7 @@ class Ndarray(ArrayContainer):
 
     def get_type(self):
         """Upstream's type record of this ndarray: element_type, shape, layout and needs_grad."""
-        return NdarrayTypeMetadata(self.element_type, self.shape, self.grad is not None)
+        return NdarrayTypeMetadata(self.element_type, self._shape, self.grad is not None)
 
     def has_grad(self):
         return self.grad is not None
@@ -82,7 +88,7 @@ class Ndarray(ArrayContainer):
 
     def _empty_like(self):
         """A new zeroed ndarray of the same class, dtype, shape, element shape and memory order."""
-        return make_in_layout(self.dtype, self.shape, self._element_shape, self._memory_layout)
+        return make_in_layout(self.dtype, self._shape, self._element_shape, self._memory_layout)
 
     def __deepcopy__(self, memo):
         """copy.deepcopy(): a new ndarray of the same type and shape holding a copy of the elements."""
@@ -93,7 +99,7 @@ class Ndarray(ArrayContainer):
 
     def __reduce__(self):
         """pickle: the dtype, shape, element shape and a numpy copy of the elements (never the memory)."""
-        return _unpickle, (self.dtype, self.shape, self._element_shape, self.to_numpy(), self._memory_layout)
+        return _unpickle, (self.dtype, self._shape, self._element_shape, self.to_numpy(), self._memory_layout)
 
     def _get_element_size(self):
         """Bytes per element (a vector/matrix element counts all its entries), as upstream reports it."""
@@ -101,7 +107,7 @@ class Ndarray(ArrayContainer):
 
     def _get_nelement(self):
         """The number of elements: the product of the shape (vector/matrix entries not counted)."""
-        return math.prod(self.shape)
+        return math.prod(self._shape)
 
     def _add_twins(self, needs_grad, needs_dual):
         """needs_grad / needs_dual: the zeroed gradient and dual ndarrays (floating-point dtypes only)."""

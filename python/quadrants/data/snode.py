@@ -256,6 +256,10 @@ class SNode:
             node = node._parent
         return path[::-1]
 
+    def _path_from_root(self):
+        """The nodes from the root down to this one, qd.root standing for the root of its trees (upstream's)."""
+        return [root if n._kind == "root" and n._tree.eager else n for n in self._path()]
+
     def _get_children(self):
         return list(self._children)
 

@@ -58,15 +58,17 @@ class Tensor:
 
     @property
     def grad(self):
-        """The gradient container, wrapped like this one (the same wrapper on every access)."""
-        if self._grad is None:
+        """The gradient container, wrapped like this one (the same wrapper on every access); None while the
+        container has none (no needs_grad), as upstream's."""
+        if self._grad is None and self._impl.grad is not None:
             self._grad = wrap(self._impl.grad)
         return self._grad
 
     @property
     def dual(self):
-        """The dual (forward-mode) container, wrapped like this one (the same wrapper on every access)."""
-        if self._dual is None:
+        """The dual (forward-mode) container, wrapped like this one (the same wrapper on every access); None while
+        the container has none."""
+        if self._dual is None and self._impl.dual is not None:
             self._dual = wrap(self._impl.dual)
         return self._dual
 

@@ -282,6 +282,7 @@ class CallTranslator:
             return self.call_randn(args, dict(kwargs))
         if kind == "loop_config":
             self.pending_loop_config = self.loop_config_from(kwargs)
+            self.pending_loop_name = kwargs.get("name")
             return None
         if kind in extra_builtins.KINDS:
             return extra_builtins.translate(self, func, args, kwargs)
@@ -384,7 +385,8 @@ class CallTranslator:
             raise self.fail(f"expected a dtype such as qd.f32, but got {describe(dtype)}", kind="type") from None
 
     def loop_config_from(self, kwargs):
-        # name= (upstream names GPU kernels with it, for profiling) has no effect here; parallelize=1 is serialize=True
+        # name= (upstream names the GPU kernel of a top-level loop with it, for profiling) has no effect here but the
+        # warning upstream gives for a name it drops (loops.py); parallelize=1 is serialize=True
         # and a larger thread count is a hint the CPU thread pool does not take. block_dim_adaptive (upstream's CPU
         # backend: whether the block size may grow with the loop) is a hint too: the pool sizes its own chunks.
         unknown = set(kwargs) - {"serialize", "block_dim", "name", "parallelize", "block_dim_adaptive"}
@@ -394,6 +396,8 @@ class CallTranslator:
         if not isinstance(kwargs.get("block_dim_adaptive", True), bool):
             raise self.fail("qd.loop_config(block_dim_adaptive=...) must be True or False, but got "
                             f"{kwargs['block_dim_adaptive']!r}", kind="type")
+        if kwargs.get("name") is not None and not isinstance(kwargs["name"], str):
+            raise self.fail(f"qd.loop_config(name=...) must be a str, but got {kwargs['name']!r}", kind="type")
         block_dim = kwargs.get("block_dim") or 0
         if not isinstance(block_dim, int) or block_dim < 0:
             raise self.fail(f"qd.loop_config(block_dim=...) must be a non-negative int, but got {block_dim!r}",

@@ -6,6 +6,7 @@
 # one index vector; qd.static(...) loops are unrolled at compile time.
 import ast
 import builtins as _py_builtins
+import warnings
 
 from quadrants.data.field_order import loop_axes
 from quadrants.frontend import builtins as qd_builtins
@@ -32,6 +33,7 @@ class LoopTranslator:
                 raise self.fail("'qd.static' cannot be nested", node=inner, hint="write 'qd.static(...)' once.")
             self.unroll(node, self.visit(iter_node))
             return
+        self.check_loop_name(node)
         if func is _py_builtins.range:
             self.check_range_differentiable(node)
             space = self.range_space(iter_node)
@@ -55,6 +57,19 @@ class LoopTranslator:
             self.parallel_loop(node, targets, space)
         else:
             self.serial_loop(node, targets, space)
+
+    def check_loop_name(self, node):
+        """qd.loop_config(name=...) names the GPU kernel of a top-level loop upstream; on a loop nested in another
+        for-loop the name is dropped, and upstream warns so (a while loop or qd.static unrolling does not count)."""
+        name, self.pending_loop_name = self.pending_loop_name, None
+        if name is None or self.for_loop_depth == 0:
+            return
+        self.reads.uncacheable("a warning")  # a cached translation would not warn again
+        warnings.warn_explicit(
+            f"qd.loop_config(name={name!r}) is on a for-loop nested inside another for-loop, so the name is ignored: "
+            "only top-level loops (of the kernel, a qd.checkpoint or a qd.graph_do_while) become separately named GPU "
+            "kernels. Move the loop to the top level, or unroll the outer loop with qd.static(range(...)).",
+            UserWarning, self.ctx.source.filename, node.lineno)
 
     def check_range_differentiable(self, node):
         """Upstream's rule for reverse mode without AD stacks (qd.init(ad_stack_experimental_enabled=False)): a
@@ -236,6 +251,7 @@ class LoopTranslator:
         self.top_level = False
         self.parallel_depth += kind == "parallel"
         self.runtime_loop_depth += 1
+        self.for_loop_depth += 1
         self.loops.append(kind)
         self.builder.open()
         self.push_scope()
@@ -248,6 +264,7 @@ class LoopTranslator:
             self.pop_scope()
             self.loops.pop()
             self.runtime_loop_depth -= 1
+            self.for_loop_depth -= 1
             self.top_level, self.builder.loc, self.parallel_depth = saved
         return self.builder.close()
 

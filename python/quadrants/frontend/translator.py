@@ -92,6 +92,8 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         self.top_level = True
         self.parallel_depth = 0
         self.pending_loop_config = None
+        self.pending_loop_name = None  # qd.loop_config(name=...) for the next runtime loop (loops.py)
+        self.for_loop_depth = 0  # runtime for-loops (not while, not qd.static) around the code being translated
         self.static_depth = 0  # > 0 while the arguments of a qd.static(...) call are translated
         self.inline_stack = []
         self.entered = []  # (FunctionSource, len(node_stack) on entry) of the functions being translated

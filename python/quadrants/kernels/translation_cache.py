@@ -86,7 +86,7 @@ _MAX_VARIANTS = 4  # translations kept per key (e.g. the same kernel over two co
 stats = {"hits": 0, "misses": 0, "translated": 0, "refused": {}}  # for tests and QD_LOG_LEVEL=debug
 
 _package = None  # the package fingerprint, computed once per process
-_config_key = (None, None)  # (config object, its part of the key)
+_config_key = (None, None, 0)  # (config object, its part of the key, qd.cfg's revision then)
 
 
 # README's debug switches, read once per process: "0" turns the cache off; "verify" translates on every hit too and
@@ -170,13 +170,14 @@ _UPSTREAM_KEYED_OPTIONS = (
 def config_part(config):
     """The qd.init options a translation reads, as they enter the key (a repr, memoized per config object)."""
     global _config_key
-    if _config_key[0] is not config:
+    revision = getattr(config.options, "_revision", 0)  # a write to qd.cfg changes what translations read
+    if _config_key[0] is not config or _config_key[2] != revision:
         options = config.options
         read = [config.arch.name, config.default_fp.name, config.default_ip.name, bool(config.debug),
                 bool(config.fast_math), bool(config.is_cuda)]
         for name in ("ad_stack_size", "raise_on_templated_floats", "check_out_of_bound") + _UPSTREAM_KEYED_OPTIONS:
             read.append(getattr(options, name, None) if options is not None else None)
-        _config_key = (config, repr(read))
+        _config_key = (config, repr(read), revision)
     return _config_key[1]
 
 

@@ -11,7 +11,7 @@ import os
 
 from quadrants.runtime import _core, kernel_store as _kernel_store, options as _init_options
 
-_CAP_OPTIONS = ("offline_cache_max_size_of_files", "offline_cache_cleaning_policy", "offline_cache_cleaning_factor")
+CAP_OPTIONS = ("offline_cache_max_size_of_files", "offline_cache_cleaning_policy", "offline_cache_cleaning_factor")
 _POLICIES = ("never", "version", "lru", "fifo")
 
 
@@ -66,7 +66,7 @@ def _given(kwargs, name):
 def apply_init_options(values, kwargs):
     """Sets the size cap from qd.init()'s options when any is given, else back to the default
     (QD_CACHE_MAX_MB, else 1024 MB). Returns the three options as they are now in force, for qd.cfg."""
-    if not any(_given(kwargs, name) for name in _CAP_OPTIONS):
+    if not any(_given(kwargs, name) for name in CAP_OPTIONS):
         _core.reset_cache_limit()
         return _in_force(values["offline_cache_cleaning_policy"], values["offline_cache_cleaning_factor"])
     policy = values["offline_cache_cleaning_policy"]

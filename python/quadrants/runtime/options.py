@@ -26,7 +26,7 @@ _FASTCACHE = "quadrants has no Python-side fast cache; compiled kernels are cach
 # name: (default, status, why it is ignored). The defaults are upstream's, except fast_math's. Order:
 # init()'s parameters, upstream's Python-side settings, then CompileConfig in header order.
 OPTIONS = {
-    "_test_mode": (False, IGNORED, "quadrants has no test mode; init() always starts the runtime"),
+    "_test_mode": (False, APPLIED, None),  # init() returns SubmoduleOptions, as upstream; it starts the runtime too
     "print_non_pure": (False, APPLIED, None),  # kernels/definition.py prints "[NOT_PURE] ..." per compile
     "src_ll_cache": (True, IGNORED, _FASTCACHE),
     "log_level": ("info", APPLIED, None),
@@ -151,11 +151,11 @@ def resolve(kwargs):
     return values
 
 
-def warn_once(name, message):
+def warn_once(name, message, stacklevel=4):
     if name in _warned:
         return
     _warned.add(name)
-    warnings.warn(message, UserWarning, stacklevel=4)
+    warnings.warn(message, UserWarning, stacklevel=stacklevel)
 
 
 def _kind(default):
@@ -170,7 +170,7 @@ def _kind(default):
     return None
 
 
-def _checked(name, value, default):
+def _checked(name, value, default, what=None):
     kind = _kind(default)
     if kind == "bool" and value in (0, 1) and not isinstance(value, float):
         return bool(value)
@@ -182,7 +182,7 @@ def _checked(name, value, default):
         return value
     if kind is None:
         return value
-    raise TypeError(f"qd.init({name}=...) expects a {kind}, but got {value!r} ({type(value).__name__}).")
+    raise TypeError(f"{what or f'qd.init({name}=...)'} expects a {kind}, but got {value!r} ({type(value).__name__}).")
 
 
 def _from_environment(name, default):
@@ -206,14 +206,18 @@ class CompileConfig:
 
     Applied options hold their effective value (check_out_of_bound is True under debug, as upstream; the
     offline_cache_* ones the disk cache's cap in force); always-on ones hold True; ignored ones hold what was
-    given. Read-only: options are set through qd.init().
+    given. As upstream's, options can be written after qd.init() (`qd.cfg.fast_math = True`): the value is
+    checked as qd.init() checks it and holds for kernels compiled afterwards (runtime/option_writes.py says what
+    each write does). `_revision` counts the writes, so caches keyed on the options see a change.
     """
 
-    def __init__(self, values):
+    def __init__(self, values, on_write=None):
         object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "_on_write", on_write)  # (name, checked value) -> the value to show
+        object.__setattr__(self, "_revision", 0)
 
     def __getattr__(self, name):
-        if name.startswith("__") or name == "_values":  # copy and pickle probe these before _values exists
+        if name.startswith("__") or name in ("_values", "_on_write", "_revision"):  # copy and pickle probe these
             raise AttributeError(name)
         try:
             return self._values[name]
@@ -221,7 +225,21 @@ class CompileConfig:
             raise AttributeError(f"qd.cfg has no option {name!r}.") from None
 
     def __setattr__(self, name, value):
-        raise AttributeError(f"qd.cfg is read-only; pass {name}=... to qd.init() instead.")
+        if name not in self._values:
+            close = difflib.get_close_matches(name, list(self._values), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise AttributeError(f"qd.cfg has no option {name!r}, so it cannot be set.{hint}")
+        if name in _SET_AT_INIT_ONLY:
+            raise AttributeError(f"qd.cfg.{name} cannot be set after qd.init(): {_SET_AT_INIT_ONLY[name]}.")
+        entry = OPTIONS.get(name)
+        if entry is not None:
+            value = _checked(name, value, entry[0], f"qd.cfg.{name} = ...")
+        if self._on_write is not None:
+            value = self._on_write(name, value)
+        self._values[name] = value
+        object.__setattr__(self, "_revision", self._revision + 1)
+        if entry is not None and entry[1] == IGNORED and value != entry[0]:
+            warn_once(name, f"qd.cfg.{name} = {value!r} is ignored: {entry[2]}.", stacklevel=3)
 
     def __dir__(self):
         return sorted(self._values)
@@ -229,3 +247,25 @@ class CompileConfig:
     def __repr__(self):
         shown = ", ".join(f"{k}={self._values[k]!r}" for k in ("arch", "debug", "default_fp", "default_ip"))
         return f"<qd.cfg {shown}, ...>"
+
+
+class SubmoduleOptions:
+    """What qd.init(_test_mode=True) returns, as upstream's: the options that belong to other parts of the
+    runtime than the compiler (the logger, the debugger hook, the frontend), as this qd.init() resolved them."""
+
+    NAMES = ("log_level", "gdb_trigger", "short_circuit_operators", "print_full_traceback", "unrolling_limit")
+
+    def __init__(self, values):
+        for name in self.NAMES:
+            setattr(self, name, values[name])
+
+    def __repr__(self):
+        return "SubmoduleOptions(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.NAMES) + ")"
+
+
+# Names qd.cfg shows that only qd.init() sets, and why.
+_SET_AT_INIT_ONLY = {
+    "arch": "the backend is chosen when the runtime starts; call qd.init(arch=...) again",
+    "default_up": "it is always the unsigned type of default_ip; set qd.cfg.default_ip instead",
+    "_test_mode": "it only changes what qd.init() itself does",
+}

@@ -3,6 +3,8 @@
 # Genesis and upstream's tests use: get_runtime() (its default dtypes, materialize/clear, prog.synchronize),
 # current_cfg(), get_max_shared_memory_bytes() and get_cuda_compute_capability(). The rest of upstream's
 # impl is the internals of its own frontend and has no counterpart here.
+import weakref
+
 from quadrants.base import dtypes as _dtypes, registry
 from quadrants.runtime import _core, init as _runtime
 
@@ -69,6 +71,17 @@ class PyQuadrants:
         self.materialize()
         _runtime.sync()
 
+    @property
+    def ndarrays(self):
+        """The qd.ndarray()s alive under the current qd.init(), as upstream's weak set (qd.reset() frees them all)."""
+        return weakref.WeakSet(c for c in list(_runtime._live_arrays) if getattr(c, "_kind", None) == "ndarray")
+
+    def materialize_root_fb(self, is_first_call):
+        """Upstream finalizes qd.root's tree here: fields placed afterwards go to a new tree, as after qd.sync()
+        (a tree with no nodes yet stays open, as upstream's unless `is_first_call`, where nothing tells them apart)."""
+        self.materialize()
+        registry.get("close_root_tree")()
+
     def get_num_compiled_functions(self):
         """How many kernel specializations were compiled since qd.init() (one per kernel and argument
         signature; a disk cache hit counts, as upstream counts a kernel loaded from its offline cache)."""
@@ -106,11 +119,7 @@ def _set_default_type(what, dtype, accepts):
     if resolved is None or not accepts(resolved):
         kind = "a floating-point" if what == "default_fp" else "an integer"
         raise ValueError(f"get_runtime().{what} = ... expects {kind} dtype, but got {dtype!r}.")
-    config = _runtime.config()
-    setattr(config, what, resolved)
-    config.options._values[what] = resolved  # qd.cfg is read-only to users; this is the runtime itself
-    if what == "default_ip":
-        config.options._values["default_up"] = _dtypes.u64 if resolved.numpy.itemsize == 8 else _dtypes.u32
+    setattr(_runtime.config().options, what, resolved)  # as qd.cfg.<what> = ...: the Config and default_up follow
 
 
 _pyquadrants = PyQuadrants()

@@ -3,7 +3,8 @@
 """`hash_compile_config()` hashes the options a translation reads: arch, default_fp, default_ip, debug,
 fast_math, whether the target is CUDA, ad_stack_size, raise_on_templated_floats, check_out_of_bound. Options that
 change no translation (random_seed, which is a field's value here; dump paths; runtime limits) are left out, as
-from the cache key. qd.cfg is read-only here, so the hash changes only with a new qd.init()."""
+from the cache key. It follows writes to qd.cfg after qd.init() (`qd.cfg.fast_math = True` changes it,
+`qd.cfg.debug_dump_path = ...` does not), as the translation cache's key does."""
 import hashlib
 
 from quadrants.kernels.translation_cache import config_part
