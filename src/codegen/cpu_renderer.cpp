@@ -144,9 +144,10 @@ class CpuRenderer : public CStyleRenderer {
   }
 
   // privatize_atomics.cpp promises that every atomic on a privatized target is an unused add/sub,
-  // min or max of the entry's family, so the update needs no result.
+  // min or max of the entry's family, so the update needs no result; an own array's atomics are plain.
   std::string private_update(const Atomic& a) override {
     std::string update = accumulator_update(a);
+    if (update.empty()) update = own_update(a);
     if (!update.empty()) return update;
     std::string op(atomic_op_name(a.op)), value = "(" + type_name(*a.type) + ")(" + expr(a.value) + ")";
     auto copy = a.local ? private_arrays_.end() : private_arrays_.find(a.ref.array);
@@ -181,7 +182,9 @@ class CpuRenderer : public CStyleRenderer {
       emit_line("qd_private_fill(" + name + ", " + name + "_n, " + privatized_identity(arrays[j]->op, p.dtype) + ");");
       private_arrays_[p.name] = name;
     }
+    enter_own_arrays(loop);
     emit_chunk(loop, t);
+    own_arrays_.clear();
     private_arrays_.clear();
     for (size_t j = 0; j < arrays.size(); ++j) {
       std::string name = "qd_p" + std::to_string(j);

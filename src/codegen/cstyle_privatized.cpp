@@ -36,7 +36,7 @@ DtypeCode CStyleRenderer::kernel_local_type(const std::string& name) {
 
 void CStyleRenderer::declare_accumulators(const ParallelFor& loop) {
   for (const Privatized& entry : loop.privatized) {
-    if (entry.kind == Privatized::Kind::array) continue;
+    if (entry.kind == Privatized::Kind::array || entry.kind == Privatized::Kind::own) continue;
     std::string name = "qd_r" + std::to_string(accumulators_.size());
     DtypeCode type = entry.kind == Privatized::Kind::local ? kernel_local_type(entry.local)
                                                             : kernel_.find_param(entry.ref.array)->dtype;
@@ -61,6 +61,24 @@ std::string CStyleRenderer::accumulator_update(const Atomic& a) {
     return name + " = qd_wrapping_" + op + "<" + type_name(*a.type) + ">(" + name + ", " + value + ")";
   }
   return "";
+}
+
+void CStyleRenderer::enter_own_arrays(const ParallelFor& loop) {
+  own_arrays_.clear();
+  for (const Privatized& entry : loop.privatized) {
+    if (entry.kind == Privatized::Kind::own) own_arrays_.insert(entry.ref.array);
+  }
+}
+
+// No other iteration reaches the element (own_element_atomics.cpp) and no other array of the loop shares its
+// memory (the version this is emitted in runs only then), so the atomic's combine step is done plainly; it
+// returns the old value as the atomic does. Half and bool elements keep their atomics (their update steps
+// are not the plain ones).
+std::string CStyleRenderer::own_update(const Atomic& a) {
+  if (a.local || !own_arrays_.count(a.ref.array) || *a.type == DtypeCode::f16 || *a.type == DtypeCode::u1) return "";
+  std::string t = type_name(*a.type), cast = "(" + t + ")(";
+  std::string operands = (a.expected ? cast + expr(a.expected) + "), " : "") + cast + expr(a.value) + ")";
+  return "qd_local_" + std::string(atomic_op_name(a.op)) + "(&" + element(a.ref) + ", " + operands + ")";
 }
 
 std::string CStyleRenderer::accumulator_target(const Accumulator& acc) {

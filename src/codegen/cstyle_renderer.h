@@ -57,6 +57,11 @@ class CStyleRenderer {
   // through the other argument must see this thread's updates, as with atomics.
   std::string separate_arrays(const ir::ParallelFor& loop);
   std::vector<Accumulator> accumulators_;  // of the loop being emitted
+  // The loop's (own ARRAY) entries, while its separate-arrays version is emitted: own_update is then the
+  // plain read-modify-write replacing an atomic on such an array ("" for others).
+  void enter_own_arrays(const ir::ParallelFor& loop);
+  std::string own_update(const ir::Atomic& a);
+  std::set<std::string> own_arrays_;
 
   // qd.simt (cstyle_simt.cpp): block indices, subgroup exchanges, barriers and fences are the
   // target's; shared arrays are flat arrays s_NAME on both targets.

@@ -319,7 +319,9 @@ void CudaRenderer::emit_privatizing_loop(const ParallelFor& loop) {
   }
   if (!arrays.empty()) emit_line("__syncthreads();");
   declare_accumulators(loop);
+  enter_own_arrays(loop);
   emit_grid_stride_loop(loop);
+  own_arrays_.clear();
   emit_private_merges(arrays);
   indent_ -= 2;
   emit_line("} else {");
@@ -359,6 +361,7 @@ void CudaRenderer::emit_private_merges(const std::vector<const Privatized*>& arr
 // max of the entry's family, so the update needs no result.
 std::string CudaRenderer::private_update(const Atomic& a) {
   std::string update = accumulator_update(a);
+  if (update.empty()) update = own_update(a);
   if (!update.empty() || a.local) return update;
   auto copy = private_arrays_.find(a.ref.array);
   if (copy == private_arrays_.end()) return "";

@@ -292,11 +292,13 @@ struct For : StmtNode {
 // An atomic target that a parallel_for's chunks update in private and merge into once per chunk
 // (privatize_atomics.cpp decides; a renderer that ignores it keeps the atomics, which stay correct).
 // Every atomic on the target in the loop has op `op` (add also covers sub) and an unused result,
-// and the loop reads or writes the target in no other way.
+// and the loop reads or writes the target in no other way. Kind::own is another promise: the loop
+// touches the array only at each iteration's own element (own_element_atomics.cpp), so its atomics,
+// of any op and used or not, may be plain read-modify-writes.
 struct Privatized {
-  enum class Kind { element, local, array };
+  enum class Kind { element, local, array, own };
   Kind kind;
-  AtomicOp op;        // add, min or max
+  AtomicOp op;        // add, min or max (Kind::own: add, unused)
   std::string local;  // Kind::local: a kernel-body local declared before the loop
   ArrayRef ref;       // Kind::element: the one element (loop-invariant indices); Kind::array: the array
 };

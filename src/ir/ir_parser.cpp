@@ -297,10 +297,13 @@ Expr parse_expr(const SExpr& e) {
 Block parse_block(const SExpr& e);
 Stmt parse_stmt(const SExpr& e, SourceLoc loc);
 
-// (reduce OP (var NAME)), (reduce OP ARRAY (IDX...) (EIDX...)) or (privatize OP ARRAY); see ir.h.
+// (reduce OP (var NAME)), (reduce OP ARRAY (IDX...) (EIDX...)), (privatize OP ARRAY) or (own ARRAY); see ir.h.
 Privatized parse_privatized(const SExpr& e) {
-  const std::string& head = e.is_list && !e.items.empty() ? atom(e.items[0], "reduce or privatize") : "";
-  if (head != "reduce" && head != "privatize") fail(e, "expected (reduce ...) or (privatize ...) in a config.");
+  const std::string& head = e.is_list && !e.items.empty() ? atom(e.items[0], "reduce, privatize or own") : "";
+  if (head == "own") return {Privatized::Kind::own, AtomicOp::add, "", {atom(form(e, "own", 1).items[1], "an array name"), {}, {}}};
+  if (head != "reduce" && head != "privatize") {
+    fail(e, "expected (reduce ...), (privatize ...) or (own ...) in a config.");
+  }
   std::optional<AtomicOp> op = e.items.size() > 1 ? atomic_op_from_name(atom(e.items[1], "an atomic operator"))
                                                   : std::nullopt;
   if (!op || (*op != AtomicOp::add && *op != AtomicOp::min && *op != AtomicOp::max)) {

@@ -51,13 +51,14 @@ std::string print_ref(const ArrayRef& ref) {
 
 std::string print_stmt(const Stmt& s, const std::string& indent);
 
-// (reduce OP (var NAME)), (reduce OP ARRAY (IDX...) (EIDX...)) or (privatize OP ARRAY).
+// (reduce OP (var NAME)), (reduce OP ARRAY (IDX...) (EIDX...)), (privatize OP ARRAY) or (own ARRAY).
 std::string print_privatized(const Privatized& p) {
   std::string op(atomic_op_name(p.op));
   switch (p.kind) {
     case Privatized::Kind::local: return "(reduce " + op + " (var " + p.local + "))";
     case Privatized::Kind::element: return "(reduce " + op + " " + print_ref(p.ref) + ")";
     case Privatized::Kind::array: return "(privatize " + op + " " + p.ref.array + ")";
+    case Privatized::Kind::own: return "(own " + p.ref.array + ")";
   }
   return "";
 }

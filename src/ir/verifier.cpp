@@ -225,8 +225,14 @@ void Verifier::call(const Call& c) {
   }
 }
 
-// A privatized target is a writable array or a kernel-body local, updated by add, min or max.
+// A privatized target is a writable array or a kernel-body local, updated by add, min or max; an own
+// array is a writable array.
 void Verifier::privatized(const Privatized& entry) {
+  if (entry.kind == Privatized::Kind::own) {
+    const Param* p = kernel_.find_param(entry.ref.array);
+    require(p && p->kind == Param::Kind::array && p->writable, "own-element target is no writable array");
+    return;
+  }
   require(entry.op == AtomicOp::add || entry.op == AtomicOp::min || entry.op == AtomicOp::max,
           "privatized update that is not add, min or max");
   if (entry.kind == Privatized::Kind::local) {

@@ -15,6 +15,8 @@
 //          ignores the config keeps correct atomics. A loop that calls a function gets no targets
 //          (the callee may touch any array, and by-reference arguments alias the caller's locals);
 //          in a function body every local is private to the call except its by-reference params.
+//          A loop also lists (own ARRAY) for each array it touches only at each iteration's own
+//          element (own_element_atomics.cpp); such an array gets no other entry.
 // Rejects: nothing.
 #include <map>
 #include <set>
@@ -22,6 +24,7 @@
 #include "ir/ir_mutator.h"
 #include "ir/ir_equal.h"
 #include "ir/scopes.h"
+#include "passes/own_element_atomics.h"
 #include "passes/passes.h"
 
 namespace qd::passes {
@@ -247,6 +250,7 @@ class BodyLocals : public IRVisitor {
 // kernel_locals: the kernel-body locals declared before the loop, which its iterations share.
 std::vector<Privatized> privatized_targets(const Kernel& kernel, const ParallelFor& loop,
                                            const std::set<std::string>& kernel_locals) {
+  std::set<std::string> own = own_element_arrays(kernel, loop);
   BodyLocals locals;
   locals.visit(loop.body);
   locals.declared.insert(loop.vars.begin(), loop.vars.end());
@@ -265,13 +269,14 @@ std::vector<Privatized> privatized_targets(const Kernel& kernel, const ParallelF
       continue;
     }
     const Param* p = kernel.find_param(name);
-    if (!p || !p->writable) continue;
+    if (!p || !p->writable || own.count(name)) continue;
     if (use.invariant) {
       for (const ArrayRef& ref : use.elements) out.push_back({Privatized::Kind::element, *use.op, "", ref});
     } else if (p->contiguous) {
       out.push_back({Privatized::Kind::array, *use.op, "", {name, {}, {}}});
     }
   }
+  for (const std::string& name : own) out.push_back({Privatized::Kind::own, AtomicOp::add, "", {name, {}, {}}});
   return out;
 }
 

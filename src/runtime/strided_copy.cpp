@@ -77,7 +77,9 @@ void copy_typed(const Plan& plan, To* dst, const From* src) {
     }
     To* out = dst + dst_off;
     const From* in = src + src_off;
-    if (ds == 1 && ss == 1) {
+    if (ds == 1 && ss == 0) {  // one value broadcast into a contiguous row (fill()): a memset-speed store
+      std::fill_n(out, n, convert<To>(*in));
+    } else if (ds == 1 && ss == 1) {
       for (int64_t i = 0; i < n; ++i) out[i] = convert<To>(in[i]);
     } else {
       for (int64_t i = 0; i < n; ++i) out[i * ds] = convert<To>(in[i * ss]);
