@@ -3,7 +3,8 @@
 
 Keyed by mutant name (mutation_generate.py: file stem, line, kind and a digest of path, offset and edit). A
 survivor the suite should have caught gets a test instead of an entry here; an entry says why no test can tell
-the mutant from the code (an equivalent mutant) or why the difference is not one a user could meet.
+the mutant from the code (an equivalent mutant) or why the difference is not one a user could meet. Survivors
+that tests written after the run kill have no entry; docs/testing.md names those tests.
 """
 
 EXPLAINED = {
@@ -41,25 +42,10 @@ EXPLAINED = {
     'translator:179:compare:c3bdf81a': (
         'likely equivalent (not proven): a 0-d numpy scalar then takes the numpy-number path instead of '
         '.item(), with the same value; 40 of 547 covering tests run'),
-    'translator:430:negate:c0aa675e': (
-        'killed by an existing test beyond the 40 fastest covering ones: '
-        'test_overflow_checks.py::test_overflow_is_reported_with_the_source_line_and_wraps (checked by hand)'),
-    'loops:42:negate:bab0fca5': (
-        'killed by hand by a test written after the run (all 201 covering tests passed): '
-        'test_frontend_corners.py::test_struct_for_variables_must_be_new_names_but_ndrange_ones_may_shadow'),
-    'sparse_access:239:boolop:909af7db': (
-        'not killed: the block-wise struct-for form emits (serialize 0), so a serialized struct-for over a '
-        'pointer/bitmasked field with blocks of one cell would run in parallel; no test serializes such a '
-        'loop (a test to write)'),
     'sparse_access:245:arith:e3c739cb': (
-        "not analysed in time: the block-wise form's LoopSpace bounds seem to serve only to name the loop "
-        'indices'),
-    'targets:57:compare:3f9e1aeb': (
-        'hard to observe: the guard exists only for stores under qd.no_activate into inactive sparse cells, '
-        'whose storage reads 0; the mutant changes what min/max/and/xchg write there (not tested)'),
-    'translator:307:negate:70ea4029': (
-        'not analysed in time; no test in the map reaches the line (nested data_oriented members that bake '
-        'primitives)'),
+        "equivalent: the block-wise form's LoopSpace (flat) only names and binds the loop indices; "
+        'index_names, loop_body and bind_loop_indices read its rank, steps and grouping, never its bounds, and '
+        'it has no guard (the per-cell guard stays on the original space)'),
     'ad_rules:151:drop:9a782116': (
         "likely equivalent (not proven): the names collected only keep the AD pass's fresh names apart from "
         "the kernel's, and the AD pass's names carry their own prefix"),
@@ -90,25 +76,8 @@ EXPLAINED = {
         'change'),
     'infer_types:404:compare:77b8e4d0': (
         'likely equivalent (not proven): as infer_types:380, for unary nodes'),
-    'privatize_atomics:210:const:e26f3862': (
-        'not killed: an array the loop both stores and updates atomically is privatized; where stores and '
-        'atomics hit the same element the program races, so only which racy outcome appears changes; not '
-        'analysed further in time'),
-    'privatize_atomics:64:const:fc3fbef2': (
-        'real, seen only as a race: a real function\'s by-reference parameter counts as thread-private, so '
-        'its atomics become plain updates of the caller\'s local; test_real_func\'s shared accumulator '
-        '(300 updates from a parallel loop) still sums right on 2 cores, and a test that loses updates '
-        'reliably was not written'),
-    'validate_access:200:negate:6832ed57': (
-        'killed by hand by a test strengthened after the run (the message names the file of the write): '
-        'test_ad_validation.py::test_read_then_overwrite_in_one_kernel_raises, checked by applying the mutant, which '
-        'also showed the compiled-kernel index serving a rebuilt core the last build\'s entries (fixed)'),
     'validate_access:54:compare:aa1bf74f': (
         'hard to reach: under Tape(validation=True) an index computed by a qd.simt shared-memory atomic would '
         'be evaluated twice (for other simt operations the mutant only leaves the access unchecked, which '
         'adds no assert); no test indexes a validated array with such a value'),
-    'const_eval:117:boolop:c68a1e3e': (
-        'not killed: the frontend folds shifts of compile-time values itself (test_bit_shifts checks i64 '
-        "amounts of 64 and -1 there), so const_eval's lshr meets only constants other passes make; no Python "
-        "path to it was found in time, and for i32 the mutant's shift of the masked value gives 0 anyway"),
 }

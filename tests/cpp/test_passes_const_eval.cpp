@@ -19,8 +19,8 @@ using qd::testing::array_arg;
 
 const std::vector<BinOp> kIntOps = {
     BinOp::add, BinOp::sub, BinOp::mul, BinOp::floordiv, BinOp::mod, BinOp::pow, BinOp::min, BinOp::max,
-    BinOp::bit_and, BinOp::bit_or, BinOp::bit_xor, BinOp::shl, BinOp::shr, BinOp::eq, BinOp::lt, BinOp::ge,
-    BinOp::logical_and, BinOp::logical_or};
+    BinOp::bit_and, BinOp::bit_or, BinOp::bit_xor, BinOp::shl, BinOp::shr, BinOp::lshr, BinOp::eq, BinOp::lt,
+    BinOp::ge, BinOp::logical_and, BinOp::logical_or};
 
 // out[k, i] = i64(a[i] OP_k b[i]) for every operator.
 std::string all_ops_kernel(DtypeCode t) {

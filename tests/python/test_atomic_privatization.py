@@ -146,6 +146,20 @@ def test_array_also_read_in_the_loop_is_not_privatized():
     np.testing.assert_array_equal(seen, counters)
 
 
+
+def test_array_also_stored_in_the_loop_is_not_privatized():
+    # Each iteration updates its own counter, then overwrites it: a private copy's update would be added
+    # back after the loop, on top of the store.
+    @qd.kernel
+    def bump_then_overwrite(counters: qd.types.ndarray()):
+        for i in counters:
+            qd.atomic_add(counters[i], 1)
+            counters[i] = i
+
+    counters = np.full(BINS, 7, np.int32)
+    bump_then_overwrite(counters)
+    np.testing.assert_array_equal(counters, np.arange(BINS))
+
 @pytest.mark.cpu_only  # CUDA copies each host argument to the device on its own: no shared memory there
 def test_arguments_sharing_memory_keep_their_atomics():
     # counters is not read in the loop, but the same memory is, through another argument: each

@@ -261,6 +261,34 @@ def test_template_primitives_false_reads_members_at_every_call(compiles):
     assert len(compiles) == 1
 
 
+
+@pytest.mark.parametrize("root_bakes", [True, False])
+def test_the_kernel_arguments_class_decides_for_the_primitives_of_nested_objects(compiles, root_bakes):
+    """As quadrants 1.3.3 (these are its results): under a root that bakes its primitives, nested objects' are
+    baked too, even a nested template_primitives=False object's; under a template_primitives=False root, every
+    nested object's are read at each call."""
+
+    @qd.data_oriented
+    class Baked:
+        def __init__(self):
+            self.n = 1
+
+    @qd.data_oriented(template_primitives=root_bakes)
+    class Outer:
+        def __init__(self):
+            self.live = Live()  # template_primitives=False
+            self.baked = Baked()
+
+        @qd.kernel
+        def read(self) -> qd.types.vector(2, qd.i32):
+            return qd.Vector([self.live.n, self.baked.n])
+
+    outer = Outer()
+    assert outer.read().tolist() == [2, 1]
+    outer.live.n, outer.baked.n = 5, 7
+    assert outer.read().tolist() == ([2, 1] if root_bakes else [5, 7])
+    assert len(compiles) == 1
+
 def test_subclass_keeps_kernel_methods():
     class Faster(Particles):
         pass

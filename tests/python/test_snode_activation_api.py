@@ -131,6 +131,52 @@ def test_no_activate_drops_stores_to_inactive_cells(kind):
     np.testing.assert_array_equal(v.to_numpy()[:, 0], [1, 3, 0, 0, 0, 0, 0, 0])
 
 
+
+@pytest.mark.parametrize("kind", ["pointer", "bitmasked"])
+def test_no_activate_drops_every_atomic_on_inactive_cells(kind):
+    """Each atomic gets its own operand that leaves an inactive element (which holds 0) as it is (targets.py):
+    0 for add, 1 for mul, the element itself for min, max, and and exchange, EXPECTED for cas's DESIRED. A
+    wrong neutral value (max with 1, exchange with 1) would write the storage of inactive cells."""
+    x = qd.field(qd.i32)
+    p = getattr(qd.root, kind)(qd.i, 4)
+    p.dense(qd.i, 8).place(x)
+
+    @qd.kernel
+    def init():
+        for i in range(8):
+            x[i] = 12  # block 0 active, the others not
+
+    @qd.kernel
+    def update() -> qd.i32:
+        qd.no_activate(p)
+        olds = 0
+        for block in qd.static((0, 2)):  # block 0 is active, block 2 is not
+            base = 8 * block
+            olds += qd.atomic_min(x[base + 0], 5)
+            olds += qd.atomic_max(x[base + 1], 20)
+            olds += qd.atomic_and(x[base + 2], 6)
+            olds += qd.atomic_mul(x[base + 3], 3)
+            olds += qd.atomic_exchange(x[base + 4], 7)
+            olds += qd.atomic_cas(x[base + 5], 12, 9)
+            olds += qd.atomic_or(x[base + 6], 1)
+        return olds
+
+    @qd.kernel
+    def block_two() -> qd.types.vector(8, qd.i32):
+        return qd.Vector([x[16 + i] for i in qd.static(range(8))])
+
+    @qd.kernel
+    def wake():
+        qd.activate(p, [2])
+
+    init()
+    assert update() == 7 * 12  # the old values: 12 in block 0, 0 in block 2
+    np.testing.assert_array_equal(x.to_numpy()[:8], [5, 20, 4, 36, 7, 9, 13, 12])
+    assert _count_active(x) == 8
+    np.testing.assert_array_equal(block_two().to_numpy(), [0] * 8)
+    wake()
+    np.testing.assert_array_equal(x.to_numpy()[16:24], [0] * 8)  # nothing was written under the inactive cells
+
 def test_no_activate_of_a_field_changes_nothing_and_covers_the_whole_kernel():
     x = qd.field(qd.f32)
     qd.root.pointer(qd.i, 8).place(x)

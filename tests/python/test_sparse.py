@@ -493,3 +493,38 @@ def test_pointer_blocks_with_an_axis_of_their_own_roundtrip_numpy():
     np.testing.assert_array_equal(x.to_torch().numpy(), x.to_numpy())
     x.from_torch(torch.zeros(8, 3, dtype=torch.int32))
     assert not x.to_numpy().any()
+
+
+@pytest.mark.parametrize("kind", SPARSE)
+def test_a_serialized_struct_for_over_sparse_blocks_runs_in_index_order_and_can_break(kind):
+    # On the CPU a struct-for over a pointer's blocks of several cells runs in parallel over the blocks
+    # (sparse_access.py's _blocked_loop); qd.loop_config(serialize=True) must keep the serial element-wise
+    # form, the only one in which `break` and a running local mean what they say.
+    x = qd.field(qd.i32)
+    _blocks(kind, qd.i, 4).dense(qd.i, 4).place(x)
+    for i in (13, 6, 5, 1):
+        x[i] = i  # blocks 0, 1 and 3 active
+
+    @qd.kernel
+    def first_above(t: qd.i32) -> qd.i32:
+        found = -1
+        qd.loop_config(serialize=True)
+        for i in x:
+            if x[i] > t:
+                found = i
+                break
+        return found
+
+    @qd.kernel
+    def digits() -> qd.i32:
+        number = 0
+        qd.loop_config(serialize=True)
+        for i in x:
+            if x[i] != 0:
+                number = number * 100 + x[i]
+        return number
+
+    assert [first_above(t) for t in (0, 2, 5, 6, 13)] == [1, 5, 6, 13, -1]
+    assert digits() == 1050613
+    loops = [line for line in digits.ir((), ()).splitlines() if "parallel_for" in line]
+    assert len(loops) == 1 and "(serialize 1)" in loops[0]

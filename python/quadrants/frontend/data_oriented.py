@@ -14,7 +14,8 @@ def data_oriented(cls=None, *, template_primitives=True):
 
     template_primitives=True (the default) bakes the int/float/bool members a kernel reads into it as
     constants: each instance compiles its own kernel, and changing such a member after the first call
-    has no effect. False makes them runtime arguments instead, read again on every call.
+    has no effect. False makes them runtime arguments instead, read again on every call. As upstream, only the
+    class of the object the kernel takes counts: the objects nested in it follow it, whatever their own class says.
     """
 
     def decorate(klass):

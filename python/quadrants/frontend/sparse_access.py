@@ -242,6 +242,8 @@ def _blocked_loop(tr, loop, targets, node, snode, offset, grouped):
     tr.pending_loop_config = None
     loc = tr.builder.loc
     cells = [tr.names.fresh("_qd_cell") for _ in snode.dims]
+    # Names and binds the element indices (from its rank and grouping: nothing reads its bounds); it has no
+    # per-element guard, since the block's activity is checked once, below.
     flat = LoopSpace([(o, o + extent) for o, extent in zip(offset, node.shape)], grouped=grouped)
     index_names = tr.index_names(targets, list(offset), flat)
     fine, decls = [], []

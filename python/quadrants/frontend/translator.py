@@ -314,7 +314,9 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
         if isinstance(value, BoundFunc):
             return BoundFunc(value.func, ref) if value.instance is ref.obj else value
         if is_compound(value):
-            return CompoundRef(path, value, None, ref.runtime_primitives or not bakes_primitives(value))
+            # As upstream, the class of the kernel's argument decides for every object reached through it: a
+            # nested object's own template_primitives is not consulted (test_data_oriented.py).
+            return CompoundRef(path, value, None, ref.runtime_primitives)
         if is_runtime_array(value):
             return self.leaf(Leaf(path, "array", NdarrayType()), value, True)
         if ref.runtime_primitives and type(value) in (bool, int, float):
