@@ -14,6 +14,8 @@ outcome to a file as it finishes, so a file that hangs or crashes keeps what it 
 is recorded as a timeout (or crash), the process is killed, and the file is resumed with the finished
 tests deselected. A process that dies of a signal after a test's outcome was recorded (in its teardown) has
 the crash noted on that test's record, and the file resumes too. The table counts xfail as skipped and xpass as passed.
+Tests that start a child Python with PYTHONPATH="." import the same quadrants as pytest does: a sitecustomize.py in
+the exported root puts the harness's PYTHONPATH back after the child's own entries.
 
 A file that fails to import here collects no tests, so its tests are counted another way and each counts
 as an error: collected by upstream's own quadrants (--count-python, default build/genesis-ref-venv's
@@ -114,6 +116,22 @@ def pytest_runtest_logreport(report):
           message="" if outcome == "passed" else _first_line(report))
 '''
 
+# Some upstream tests start a child Python with PYTHONPATH="." (the exported root), as their CI has quadrants
+# installed. Ours is often found through PYTHONPATH instead, which the child loses, so it imported another quadrants
+# (or none). Python imports `sitecustomize` from sys.path at start-up, so this one in the root puts the harness's own
+# PYTHONPATH entries back, after the child's: every child imports the same package as the pytest process.
+SITECUSTOMIZE_SOURCE = r'''
+import os
+import sys
+
+_mine = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+_wanted = [p for p in os.environ.get("QD_UPSTREAM_PYTHONPATH", "").split(os.pathsep) if p]
+_known = {os.path.abspath(p) for p in sys.path if p}
+_at = max([i + 1 for i, p in enumerate(sys.path) if p and os.path.abspath(p) in _mine], default=len(sys.path))
+for _entry in reversed([p for p in _wanted if os.path.abspath(p) not in _known]):
+    sys.path.insert(_at, _entry)
+'''
+
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 
@@ -145,6 +163,8 @@ def export_tests(repo, destination, expand_gpu=False):
             f.write(text.replace(GPU_FILTER, GPU_EXPANDED, 1))
     with open(os.path.join(destination, PLUGIN_NAME + ".py"), "w") as f:
         f.write(PLUGIN_SOURCE)
+    with open(os.path.join(destination, "sitecustomize.py"), "w") as f:
+        f.write(SITECUSTOMIZE_SOURCE)
 
 
 def chosen_files(test_dir, patterns):
@@ -185,8 +205,9 @@ def run_file(root, name, args):
     flat = name.replace("/", "__")
     events_path = os.path.join(root, f".outcomes_{flat}.jsonl")
     log_path = os.path.join(root, f".log_{flat}.txt")
+    python_path = os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, QD_WANTED_ARCHS=args.arch, QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1",
-               PYTHONPATH=os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")]))
+               PYTHONPATH=python_path, QD_UPSTREAM_PYTHONPATH=python_path)
     # tests/ on the path too: a few upstream files `import test_utils` rather than `from tests import test_utils`.
     env.pop("QD_ARCH", None)  # would override the arch each test asks for
     started_file = time.time()

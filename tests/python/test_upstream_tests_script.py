@@ -43,3 +43,38 @@ def test_a_crash_after_a_recorded_outcome_resumes_the_file(tmp_path):
     first = records["test_a_fails_then_the_process_dies"]
     assert first["outcome"] == "failed" and first["message"].endswith("(then the process died of signal 6)")
     assert records["test_b_runs_after_the_crash"]["outcome"] == "passed"
+
+
+CHILD_FILE = '''
+import os
+import subprocess
+import sys
+
+
+def test_a_child_with_pythonpath_dot_imports_the_harness_package():
+    # As upstream's fast-cache tests start their children: PYTHONPATH replaced by "." (the exported root).
+    env = dict(os.environ, PYTHONPATH=".")
+    done = subprocess.run([sys.executable, "-c", "import qd_probe_package; print(qd_probe_package.WHERE)"], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "harness"
+'''
+
+
+def test_children_started_with_pythonpath_dot_import_what_the_harness_imports(tmp_path):
+    tar_path = tmp_path / "tests.tar"
+    with tarfile.open(tar_path, "w") as tar:
+        data = CHILD_FILE.encode()
+        info = tarfile.TarInfo("tests/python/test_child.py")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    package_dir = tmp_path / "site"
+    package_dir.mkdir()
+    (package_dir / "qd_probe_package.py").write_text("WHERE = 'harness'\n")
+    out = tmp_path / "out.json"
+    env = dict(os.environ, PYTHONPATH=str(package_dir))
+    subprocess.run([sys.executable, SCRIPT, "test_child.py", "--repo", str(tar_path), "--python", sys.executable,
+                    "--count-python", str(tmp_path / "none"), "--json", str(out)], check=True, capture_output=True,
+                   env=env)
+    records = json.loads(out.read_text())["test_child.py"]
+    assert [r["outcome"] for r in records] == ["passed"], records

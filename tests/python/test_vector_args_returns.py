@@ -279,6 +279,19 @@ def test_missing_return_statements_use_upstreams_words():
         calls_f()
 
 
+def test_a_return_that_qd_static_prunes_is_no_return_statement():
+    @qd.kernel
+    def maybe(out: qd.types.ndarray(qd.i32, ndim=1), give: qd.template()) -> bool:
+        out[0] = 3
+        if qd.static(give):
+            return True
+
+    out = qd.ndarray(qd.i32, (1,))
+    assert maybe(out, True)
+    with pytest.raises(QuadrantsSyntaxError, match="Kernel has a return type but does not have a return statement"):
+        maybe(out, False)
+
+
 def test_unreturnable_annotation_is_reported_at_decoration():
     with pytest.raises(QuadrantsCompilationError, match="which kernels cannot return"):
         @qd.kernel

@@ -40,6 +40,7 @@ class ReturnTranslator:
             raise self.fail(f"this kernel returns {spec!r}, but this return gives no value", kind="type")
         scalars = self.returned_scalars(spec, self.visit(node.value))
         self.builder.emit("return " + " ".join(self.sink_text(x) for x in scalars))
+        self.ctx.kernel_returned = True
 
     def returns_text(self, spec):
         """The `(returns ...)` types of a kernel's ReturnSpec (return_values.py)."""

@@ -66,6 +66,7 @@ class FunctionContext:
         self.plain_python = False  # an inlined plain Python function: `is`/`in` keep Python's meaning there
         self.kernel_params = set()  # a kernel's parameter names, which it cannot assign to (stmts.py)
         self.template_bindings = {}  # a kernel's template/qd.Tensor parameter name -> its binding (exprs.py)
+        self.kernel_returned = False  # a kernel's return statement was translated (not one qd.static pruned)
 
 
 class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTranslator, RandomTranslator, StructTranslator,
@@ -492,6 +493,10 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     tr.set_loc(tr.ctx.source.tree)
     tr.begin_checkpoints()  # checkpoint_translate.py: a checkpoints=True kernel's resume point
     transform_tree(tr.ctx.source.tree, tr)
+    if returns is not None and not tr.kernel_options.get("checkpoints") and not tr.ctx.kernel_returned:
+        # As upstream, after qd.static pruning: a return only in a branch this specialization drops counts for none.
+        raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
+                           "return a value in every specialization, or remove the return annotation.", kind="syntax")
     tr.end_checkpoints()
     tr.leave_function(saved)
     tr.builder.top()[:0] = [Stmt(text) for text in tr.kernel_random_prelude()]

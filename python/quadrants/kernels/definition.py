@@ -29,7 +29,7 @@ from quadrants.frontend.tensor_params import is_tensor_annotation, slot_value, u
 from quadrants.frontend.translator import translate_kernel
 from quadrants.kernels.checkpoint_kernel import checkpoint_return_spec, resume_param
 from quadrants.kernels import translation_cache
-from quadrants.kernels.launch_records import SrcLlCacheObservations
+from quadrants.kernels.launch_records import CompiledKernelData, SrcLlCacheObservations
 from quadrants.kernels.pitfalls import warn_about_source
 from quadrants.kernels.translation_inputs import mentions, own_text
 from quadrants.runtime import _core, init as _runtime
@@ -156,6 +156,8 @@ class KernelDefinition:
         self.fn = fn
         self.options = options or {}  # @qd.kernel(graph=True, ...): graph allows qd.graph regions (graph_sections.py)
         self.cache_observations = SrcLlCacheObservations()  # what translation_cache.py did for the last translation
+        self.compiled_by_key = {}  # specialization -> CompiledKernelData since qd.init() (upstream's record of them)
+        self.last_compiled = None  # the CompiledKernelData compiled last
         self.annotations = _annotations(fn)
         self.params = _kernel_params(fn, self.annotations)
         if self.options.get("checkpoints"):  # the checkpoint a launch starts from (checkpoint_kernel.py)
@@ -295,10 +297,16 @@ class KernelDefinition:
     def compile(self, launcher, spec, template_values):
         """The launcher's compile_fn: IR for `spec`, globals handed to the launcher, then C++ compiles."""
         translation = self.translate(spec, self.template_values_by_path(template_values))
-        return self.compile_translation(launcher, translation)
+        return self.compile_translation(launcher, translation, spec)
 
-    def compile_translation(self, launcher, translation):
-        """Hands the translation's fields to the launcher and compiles its IR for the current target."""
+    def forget_compiled(self):
+        """qd.reset()/qd.init(): the compiled specializations are dropped with the launchers that held them."""
+        self.compiled_by_key.clear()
+        self.last_compiled = None
+
+    def compile_translation(self, launcher, translation, key=None):
+        """Hands the translation's fields to the launcher and compiles its IR for the current target; the result is
+        recorded under `key` (the specialization, with the template key for a Python-dispatched kernel)."""
         text, containers, line_sources = translation
         launcher.set_globals([c._array for c in containers])
         config = _runtime.config()
@@ -313,6 +321,9 @@ class KernelDefinition:
         except _core.KernelUserError as exc:
             raise _located_error(exc, line_sources) from None
         config.compiled_functions += 1  # impl.get_runtime().get_num_compiled_functions()
+        self.last_compiled = CompiledKernelData(compiled)
+        if key is not None:
+            self.compiled_by_key[key] = self.last_compiled
         if compiled.warnings:
             warn_about_source(self.fn.__name__, compiled.warnings, line_sources)
         if _logging.logger.isEnabledFor(logging.DEBUG):

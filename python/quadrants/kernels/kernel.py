@@ -22,6 +22,7 @@ from quadrants.frontend.compound_params import (
 from quadrants.kernels.call_args import STREAM_WITH_AUTODIFF, binder_of
 from quadrants.kernels.checkpoint_kernel import CheckpointKernel
 from quadrants.kernels.definition import KernelDefinition
+from quadrants.kernels.fastcache_key import observe_call
 from quadrants.kernels.dispatch import (
     identified_objects,
     make_entry_function,
@@ -41,14 +42,27 @@ class KernelMixin:
 
     @property
     def src_ll_cache_observations(self):
-        """What the translation cache did for this kernel's last translation (SrcLlCacheObservations): a key made,
-        an entry found whose recorded reads all held (validated) and used (loaded), or a new entry stored. Every
-        kernel's translation is cached here, so a key is made for any kernel while the disk cache is on."""
+        """Upstream's report of its fast cache for the last compile (SrcLlCacheObservations): a key made (a
+        fastcache kernel with fast-cacheable arguments, kernels/fastcache_key.py), then the translation found in
+        the translation cache (validated, loaded) or stored there. Other kernels report nothing, as upstream's do,
+        although the translation cache serves them too."""
         return self.definition.cache_observations
 
     @src_ll_cache_observations.setter
     def src_ll_cache_observations(self, observations):
         self.definition.cache_observations = observations
+
+    @property
+    def _last_compiled_kernel_data(self):
+        """Upstream's handle of the specialization compiled last (CompiledKernelData), None before and after
+        qd.reset()."""
+        return self.definition.last_compiled
+
+    @property
+    def compiled_kernel_data_by_key(self):
+        """Upstream's compiled specializations since qd.init(), by key: the argument specialization, with the
+        template key for a Python-dispatched kernel."""
+        return self.definition.compiled_by_key
 
     @property
     def autodiff_mode(self):
@@ -163,6 +177,7 @@ def _make_fast_kernel_class():
 
         def _release(self):
             self.clear()
+            self.definition.forget_compiled()
 
     return FastKernel
 
@@ -172,6 +187,7 @@ def _fast_compile(kernel_ref, spec, args):
     _runtime.track(kernel)  # reset() empties the tracked set, so every compile registers again
     warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
     kernel.mapper.record(args)
+    observe_call(kernel.definition, args)
     return kernel.definition.compile(kernel, spec, ())
 
 
@@ -230,6 +246,7 @@ class Kernel(KernelMixin):
     def _release(self):
         """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
         self._instances.clear()
+        self.definition.forget_compiled()
 
     def _retry(self, key, args):
         """A new specialization read a leaf the entry's launcher does not take: discover the leaves again."""
@@ -278,6 +295,7 @@ class Kernel(KernelMixin):
             templated_floats.check_template_arguments(self.fn.__name__, definition.params,
                                                       definition.template_positions, args)
         values = definition.slot_values(args)
+        observe_call(definition, args)
         translation, regular, leaves = definition.discover(args, values)
         self.mapper.record(args)
         entry = self._make_entry(key, translation, regular, leaves, values)
@@ -310,7 +328,7 @@ class Kernel(KernelMixin):
                 self.mapper.record_flat(_launched_values(definition, plan, held.values(), flat_args))
                 n = len(regular)
                 found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
-            return definition.compile_translation(holder[0], found)
+            return definition.compile_translation(holder[0], found, (key, spec))
 
         launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn)
         holder.append(launcher)
@@ -326,6 +344,7 @@ class Kernel(KernelMixin):
             warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
             self._last_launch.compiled()
             self.mapper.record(args)
+            observe_call(definition, args)
             return definition.compile(holder[0], spec, template_values)
 
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,

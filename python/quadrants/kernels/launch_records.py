@@ -44,6 +44,24 @@ class LaunchObservations:
     found_kernel_in_materialize_cache: bool = False
 
 
+class CompiledKernelData:
+    """Upstream's compiled-kernel handle (kernel._last_compiled_kernel_data, compiled_kernel_data_by_key): here one
+    specialization's loaded native kernel (_core.CompiledKernel)."""
+
+    __slots__ = ("compiled",)
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+
+    def _debug_dump_to_string(self):
+        """The code the kernel was built from (the generated C++ or CUDA source; upstream dumps its LLVM IR or
+        PTX): the same text whether this process compiled it or loaded it from the disk cache."""
+        return self.compiled.source
+
+    def __repr__(self):
+        return f"CompiledKernelData({self.compiled.name!r})"
+
+
 @dataclasses.dataclass
 class LaunchStats:
     """How many arguments of each kind the last launch passed, after dataclasses were flattened into leaves."""
@@ -124,5 +142,5 @@ def flat_dataclass_names(definition, plan):
 CompiledKernelKeyType = tuple[Callable, int, AutodiffMode]  # (kernel function, specialization, autodiff mode)
 ArgsHash = tuple[int, ...]
 
-__all__ = ["ArgsHash", "CompiledKernelKeyType", "FeLlCacheObservations", "KernelBatchedArgType", "LaunchObservations",
+__all__ = ["ArgsHash", "CompiledKernelData", "CompiledKernelKeyType", "FeLlCacheObservations", "KernelBatchedArgType", "LaunchObservations",
            "LaunchStats", "SrcLlCacheObservations", "launch_stats_of"]

@@ -69,7 +69,6 @@ from quadrants.base import log as _logging
 from quadrants.data.field import Field
 from quadrants.frontend.compound_params import DiscoverLeaves, PlannedLeaves, probe_spec
 from quadrants.frontend.tensor_params import unwrap
-from quadrants.kernels.launch_records import SrcLlCacheObservations
 from quadrants.kernels.translation_inputs import (
     MISSING,
     Undescribable,
@@ -398,16 +397,19 @@ def _refused(definition, reason):
 def translate(definition, spec, slot_values, leaves, struct_values, config, run):
     """The translation for one specialization: from the cache when an entry holds, else run(reads) and stored.
 
-    run(reads) translates with `reads` (a ReadHooks) told of every value read. What the cache did is left in
-    definition.cache_observations (upstream's kernel.src_ll_cache_observations)."""
-    observed = definition.cache_observations = SrcLlCacheObservations()
+    run(reads) translates with `reads` (a ReadHooks) told of every value read. For a call that upstream would
+    fast-cache (fastcache_key.observe_call made definition.cache_observations.cache_key_generated true), what the
+    cache did is reported there as upstream's fast cache reports it: validated and loaded, or stored."""
+    observed = definition.cache_observations
+    fastcache = observed.cache_key_generated
+    observed.cache_validated = observed.cache_loaded = observed.cache_stored = False
     if not enabled() or definition.options.get("checkpoints"):
         stats["translated"] += 1
         return run(None)
     key, found = lookup(definition, spec, slot_values, leaves, struct_values, config)
-    observed.cache_key_generated = key is not None
     if found is not None:
-        observed.cache_validated = observed.cache_loaded = True  # every recorded read held, so the IR is used
+        if fastcache:  # every recorded read held, so the IR is used
+            observed.cache_validated = observed.cache_loaded = True
         if _VERIFY:
             _verify(definition, found, leaves, run)
         return found
@@ -417,7 +419,8 @@ def translate(definition, spec, slot_values, leaves, struct_values, config, run)
         return run(None)
     reads = recorder(definition, slot_values)
     translation = run(reads)
-    observed.cache_stored = store(definition, key, reads, translation, leaves)
+    stored = store(definition, key, reads, translation, leaves)
+    observed.cache_stored = fastcache and stored
     return translation
 
 

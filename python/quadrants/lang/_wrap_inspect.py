@@ -3,19 +3,8 @@
 """Lines are 1-based and inclusive, from the first decorator to the function's last line: the lines whose digest the
 translation cache checks before it uses a cached translation. Upstream finds them with `inspect`; the range is the
 same for functions defined in files. A function without a source file raises OSError, as inspect does."""
-import dataclasses
-
+from quadrants.kernels.fastcache_records import FunctionSourceInfo
 from quadrants.kernels.translation_inputs import python_function, source_lines
-
-
-@dataclasses.dataclass(frozen=True)
-class FunctionSourceInfo:
-    """A function's place in its file: lines start_lineno..end_lineno (1-based, inclusive)."""
-
-    function_name: str
-    filepath: str
-    start_lineno: int
-    end_lineno: int
 
 
 def get_source_info_and_src(fn):

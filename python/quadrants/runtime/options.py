@@ -21,14 +21,13 @@ _LLVM = "quadrants does not use LLVM; start Python with QD_DUMP_IR=1 to print it
 _DEVICE_MEMORY = "quadrants allocates device memory per array, on demand, with no preallocated pool"
 _NO_BACKEND = "quadrants has no mesh, quantized-type, Metal or Vulkan support"
 _DEBUGGER = "quadrants never attaches a debugger or rewrites tracebacks"
-_FASTCACHE = "quadrants has no Python-side fast cache; compiled kernels are cached on disk"
 
 # name: (default, status, why it is ignored). The defaults are upstream's, except fast_math's. Order:
 # init()'s parameters, upstream's Python-side settings, then CompileConfig in header order.
 OPTIONS = {
     "_test_mode": (False, APPLIED, None),  # init() returns SubmoduleOptions, as upstream; it starts the runtime too
     "print_non_pure": (False, APPLIED, None),  # kernels/definition.py prints "[NOT_PURE] ..." per compile
-    "src_ll_cache": (True, IGNORED, _FASTCACHE),
+    "src_ll_cache": (True, APPLIED, None),  # upstream's fast-cache rule for fastcache kernels (kernels/fastcache_key.py)
     "log_level": ("info", APPLIED, None),
     "gdb_trigger": (False, IGNORED, _DEBUGGER),
     "short_circuit_operators": (True, IGNORED, "`and`/`or` in kernels always follow the kernel frontend's rules"),

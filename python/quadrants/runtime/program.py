@@ -7,6 +7,7 @@ import weakref
 
 from quadrants.base import dtypes as _dtypes, registry
 from quadrants.runtime import _core, init as _runtime
+from quadrants.runtime.device_caps import current_device_caps
 
 
 class _Program:
@@ -17,6 +18,10 @@ class _Program:
 
     def synchronize(self):
         _runtime.sync()
+
+    def get_device_caps(self):
+        """The device's capabilities that change generated code (DeviceCapabilityConfig)."""
+        return current_device_caps()
 
     def get_num_offloaded_tasks_on_last_call(self):
         """The tasks of the kernel launched last: its top-level parallel loops and the runs of top-level

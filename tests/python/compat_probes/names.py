@@ -246,17 +246,19 @@ def python_arch_and_py_tensor():
     assert a.to_numpy().tolist() == [0.0, 2.0, 4.0]
 
 
-@probe("`quadrants.lang._fast_caching` (`args_hasher`, `function_hasher`, `config_hasher`, "
-       "`src_hasher.create_cache_key`), `quadrants.lang._wrap_inspect`, `quadrants.lang.kernel_arguments.ArgMetadata`")
+@probe("`quadrants.lang._fast_caching` (`args_hasher`, `function_hasher`, `config_hasher`, `src_hasher`, "
+       "`python_side_cache`), `quadrants.lang._wrap_inspect`, `quadrants.lang.kernel_arguments.ArgMetadata`")
 def fast_caching_modules():
     from quadrants.lang._fast_caching import args_hasher, config_hasher, function_hasher, src_hasher
+    from quadrants.lang._fast_caching.python_side_cache import PythonSideCache
     from quadrants.lang._wrap_inspect import get_source_info_and_src
     from quadrants.lang.kernel_arguments import ArgMetadata
 
     template = ArgMetadata(qd.template(), "t")
     assert args_hasher.hash_args(False, [1], [template]) != args_hasher.hash_args(False, [2], [template])
-    assert isinstance(args_hasher.hash_args(False, [qd.field(qd.f32, (2,))], [template]), str)
+    assert args_hasher.hash_args(False, [qd.field(qd.f32, (2,))], [template]) is args_hasher.FastcacheSkip.WARN
     info, lines = get_source_info_and_src(fast_caching_modules)
     assert lines[0].startswith("@probe(") and function_hasher.hash_kernel(info)
     assert function_hasher.validate_hashed_function_infos(function_hasher.hash_functions([info]))
+    assert config_hasher.hash_device_caps().startswith("T") and PythonSideCache().cache_folder
     assert config_hasher.hash_compile_config() and src_hasher.create_cache_key(False, info, [], [])

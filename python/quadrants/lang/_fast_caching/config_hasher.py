@@ -1,19 +1,9 @@
-# python/quadrants/lang/_fast_caching/config_hasher.py: upstream's compile-config hasher, answered by the qd.init
-# options the translation cache keys on (translation_cache.config_part).
-"""`hash_compile_config()` hashes the options a translation reads: arch, default_fp, default_ip, debug,
-fast_math, whether the target is CUDA, ad_stack_size, raise_on_templated_floats, check_out_of_bound. Options that
-change no translation (random_seed, which is a field's value here; dump paths; runtime limits) are left out, as
-from the cache key. It follows writes to qd.cfg after qd.init() (`qd.cfg.fast_math = True` changes it,
-`qd.cfg.debug_dump_path = ...` does not), as the translation cache's key does."""
-import hashlib
+# python/quadrants/lang/_fast_caching/config_hasher.py: upstream's hashes of the qd.init options and of the device's
+# capabilities in the fast-cache key (kernels/fastcache_key.py). The options hash follows writes to qd.cfg after
+# qd.init() (runtime/option_writes.py).
+from quadrants.kernels.fastcache_key import EXCLUDED_OPTIONS as EXCLUDE_KEYS
+from quadrants.kernels.fastcache_key import EXCLUDED_PREFIXES, hash_compile_config, hash_device_caps
 
-from quadrants.kernels.translation_cache import config_part
-from quadrants.runtime import init as _runtime
+EXCLUDE_PREFIXES = list(EXCLUDED_PREFIXES)
 
-
-def hash_compile_config():
-    """The hex digest of the current qd.init()'s options that the translation cache keys on."""
-    return hashlib.sha256(config_part(_runtime.config()).encode()).hexdigest()
-
-
-__all__ = ["hash_compile_config"]
+__all__ = ["EXCLUDE_KEYS", "EXCLUDE_PREFIXES", "hash_compile_config", "hash_device_caps"]
