@@ -111,8 +111,10 @@ def small_names():
     assert callable(qd.tools.PLYWriter) and callable(qd.tools.write_vtk) and callable(qd.dump_compile_config)
 
 
-@probe("`qd.assume_in_range`, `qd.cache_read_only`")
+@probe("`qd.assume_in_range`, `qd.cache_read_only`, `quadrants.lang.misc.loop_unique`")
 def optimizer_hints():
+    from quadrants.lang.misc import loop_unique
+
     x = qd.field(qd.i32, shape=4)
     x.from_numpy(np.arange(4, dtype=np.int32))
     y = qd.field(qd.i32, shape=4)
@@ -121,10 +123,38 @@ def optimizer_hints():
     def k():
         qd.cache_read_only(x)
         for i in range(4):
-            y[i] = qd.assume_in_range(x[i], i, 0, 1) + 1
+            y[loop_unique(i, covers=[y])] += qd.assume_in_range(x[i], i, 0, 1) + 1
 
     k()
     assert y.to_numpy().tolist() == [1, 2, 3, 4]
+
+
+@probe("`quadrants.lang.ast.symbol_resolver.ASTResolver`, `quadrants.lang.ast.transform_tree`, `quadrants.lang.kernel` "
+       "(`Kernel`, `transform_tree`), `quadrants.lang._dataclass_util.create_flat_name`, "
+       "`quadrants.lang._kernel_impl_dataclass` (`expand_func_arguments`, `unpack_ast_struct_expressions`, "
+       "`populate_global_vars_from_dataclass`), `quadrants.lang._func_base._get_frozen_dc_plan`, "
+       "`quadrants._test_tools.dataclass_test_tools`")
+def upstream_internal_paths():
+    import ast
+    import dataclasses
+
+    from quadrants._test_tools import dataclass_test_tools
+    from quadrants.lang import _dataclass_util, _kernel_impl_dataclass  # noqa: F401  (upstream's paths import)
+    from quadrants.lang._func_base import _get_frozen_dc_plan  # noqa: F401
+    from quadrants.lang.ast import transform_tree  # noqa: F401
+    from quadrants.lang.ast.symbol_resolver import ASTResolver
+    from quadrants.lang.kernel import Kernel  # noqa: F401
+
+    node = ast.parse("qd.lang.ops", mode="eval").body
+    assert ASTResolver.resolve_value(node, {"qd": qd}) is qd.lang.ops
+    assert _dataclass_util.create_flat_name("s", "a") == "__qd_s__qd_a"
+
+    @dataclasses.dataclass
+    class S:
+        a: qd.types.ndarray(dtype=qd.f32, ndim=1)
+
+    built = dataclass_test_tools.build_struct(S)
+    assert built.a.shape == (10,)
 
 
 @probe("`qd.clock_freq_hz()`")
