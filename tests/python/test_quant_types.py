@@ -1,0 +1,344 @@
+# tests/python/test_quant_types.py: quantized types (qd.types.quant) in qd.BitpackedFields and quant_array nodes.
+"""Values round-trip through their bits in kernels and in Python scope alike; writes by many threads keep the
+neighbouring members; signed ints sign-extend, fixed point rounds halves away from zero, floats flush to zero;
++= and qd.atomic_add are atomic on the word; bad layouts fail with messages that say what was wrong."""
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+from quadrants.data import quant_codec
+
+
+@pytest.fixture(autouse=True)
+def _fresh_runtime():
+    qd.init(arch=qd.cpu)
+    yield
+    qd.reset()
+
+
+def _packed(max_num_bits, *dtypes, shape=None, shared_exponent=False):
+    fields = [qd.field(dtype=d) for d in dtypes]
+    bitpack = qd.BitpackedFields(max_num_bits=max_num_bits)
+    bitpack.place(*fields, shared_exponent=shared_exponent)
+    (qd.root.dense(qd.i, shape) if shape else qd.root).place(bitpack)
+    return fields
+
+
+def test_extensions_are_reported_supported():
+    assert qd.is_extension_supported(qd.cpu, qd.extension.quant)
+    assert qd.is_extension_supported(qd.cpu, qd.extension.quant_basic)
+
+
+def test_signed_and_unsigned_ints_round_trip_in_kernels_and_python_scope():
+    x, y, z = _packed(32, qd.types.quant.int(13, True), qd.types.quant.int(14, False), qd.types.quant.int(5, True),
+                      shape=6)
+    xs = np.array([-4096, 4095, -1, 0, 123, -2000])
+    ys = np.array([16383, 0, 1, 8191, 4567, 77])
+    zs = np.array([-16, 15, -1, 0, 8, -9])
+
+    @qd.kernel
+    def store(a: qd.types.ndarray(), b: qd.types.ndarray(), c: qd.types.ndarray()):
+        for i in range(6):
+            x[i] = a[i]
+            y[i] = b[i]
+            z[i] = c[i]
+
+    @qd.kernel
+    def load(out: qd.types.ndarray()):
+        for i in range(6):
+            out[i, 0] = x[i]
+            out[i, 1] = y[i]
+            out[i, 2] = z[i]
+
+    store(xs, ys, zs)
+    out = np.zeros((6, 3), dtype=np.int64)  # y computes in u32
+    load(out)
+    np.testing.assert_array_equal(out, np.stack([xs, ys, zs], axis=1))
+    np.testing.assert_array_equal(x.to_numpy(), xs)  # Python scope reads what the kernel wrote
+    for i in range(6):
+        assert (x[i], y[i], z[i]) == (xs[i], ys[i], zs[i])
+    x.from_numpy(-xs - 1)  # and a kernel reads what Python scope wrote, the neighbours untouched
+    out[:] = 0
+    load(out)
+    np.testing.assert_array_equal(out, np.stack([-xs - 1, ys, zs], axis=1))
+
+
+def test_ints_wrap_within_their_bits_and_convert_through_the_compute_type():
+    a, b = _packed(32, qd.types.quant.int(5, True, qd.i16), qd.types.quant.int(7, False, qd.u16))
+    a[None] = -16
+    b[None] = -64  # as u16: 65472, whose low 7 bits are 64
+    assert (a[None], b[None]) == (-16, 64)
+
+    @qd.kernel
+    def overflow():
+        a[None] = 17  # 5 bits: 17 - 32
+        b[None] = 200  # 7 bits: 200 - 128
+
+    overflow()
+    assert (a[None], b[None]) == (-15, 72)
+
+
+def test_parallel_writes_keep_the_neighbouring_members():
+    n = 1 << 16
+    fields = _packed(32, *[qd.types.quant.int(8, False)] * 4, shape=n)
+
+    @qd.kernel
+    def write_all():
+        # Iteration k writes member k // n of word k % n: the threads, each given a contiguous run of k, write
+        # different members of the same words at the same time.
+        for k in range(4 * n):
+            i, member = k % n, k // n
+            if member == 0:
+                fields[0][i] = (i + 1) % 256
+            elif member == 1:
+                fields[1][i] = (i + 2) % 256
+            elif member == 2:
+                fields[2][i] = (i + 3) % 256
+            else:
+                fields[3][i] = (i + 4) % 256
+
+    for _ in range(3):
+        for f in fields:
+            f.fill(0)
+        write_all()
+        for m, f in enumerate(fields):
+            np.testing.assert_array_equal(f.to_numpy(), (np.arange(n) + m + 1) % 256)
+
+
+def test_atomic_add_is_atomic_on_the_word_and_wraps_in_the_member():
+    x, y, z = _packed(32, qd.types.quant.int(16, True), qd.types.quant.int(8, False), qd.types.quant.int(8, True))
+
+    @qd.kernel
+    def add(n: qd.i32) -> qd.i32:
+        first = 0
+        for i in range(n):
+            x[None] += 1
+            y[None] += 1  # 8 bits: wraps at 256
+            old = qd.atomic_sub(z[None], 1)
+            if old == 0:
+                first += 1
+        return first
+
+    n = 200000
+    assert add(n) == (n + 255) // 256  # qd.atomic_sub returns the old value: z passes 0 every 256th time
+    assert x[None] == ((n + 2**15) % 2**16) - 2**15
+    assert y[None] == n % 256
+    assert z[None] == ((-n + 128) % 256) - 128
+
+
+def test_atomic_min_max_and_ops_on_members():
+    x, y = _packed(32, qd.types.quant.int(12, True), qd.types.quant.int(12, False))
+    x[None] = 0
+    y[None] = 0b1010
+
+    @qd.kernel
+    def update():
+        for i in range(100):
+            qd.atomic_min(x[None], -i)
+            y[None] |= 1 << (i % 12)
+
+    update()
+    assert (x[None], y[None]) == (-99, 4095)
+
+
+def test_fixed_point_rounds_halves_away_from_zero():
+    (x,) = _packed(32, qd.types.quant.fixed(bits=10, signed=True, scale=0.5))
+    for value, stored in [(0.25, 0.5), (-0.25, -0.5), (0.24, 0.0), (-0.74, -0.5), (0.75, 1.0), (-1.25, -1.5)]:
+        x[None] = value
+        assert x[None] == stored, value
+
+    @qd.kernel
+    def store(v: qd.f32):
+        x[None] = v
+
+    for value, stored in [(0.25, 0.5), (-0.25, -0.5), (-0.74, -0.5), (-1.25, -1.5)]:
+        store(value)
+        assert x[None] == stored, value
+
+
+def test_fixed_point_default_scale_and_atomic_add_of_digits():
+    (x, y) = _packed(32, qd.types.quant.fixed(bits=16, max_value=2.0), qd.types.quant.fixed(bits=16, signed=False,
+                                                                                          max_value=4.0))
+    assert x.dtype == qd.f32
+    x[None] = 1.5
+    assert x[None] == pytest.approx(1.5, abs=2.0 / 2**15)
+    y[None] = 3.0
+
+    @qd.kernel
+    def add():
+        for _ in range(10):
+            x[None] -= 0.25
+            y[None] += 0.0625
+
+    add()
+    assert x[None] == pytest.approx(-1.0, abs=1e-3)
+    assert y[None] == pytest.approx(3.625, abs=1e-3)
+
+
+def test_floats_round_and_flush_to_zero():
+    x, y = _packed(32, qd.types.quant.float(exp=5, frac=2, signed=True), qd.types.quant.float(exp=6, frac=13,
+                                                                                               signed=False))
+
+    @qd.kernel
+    def store(a: qd.f32, b: qd.f32):
+        x[None] = a
+        y[None] = b
+
+    # one fraction bit: 1.75 rounds up into the next exponent, 1.625 down
+    for a, a_stored in [(1.5, 1.5), (-1.75, -2.0), (-1.625, -1.5), (1e-9, 0.0), (-6.0, -6.0)]:
+        store(a, 1024.0)
+        assert x[None] == a_stored, a
+        assert y[None] == 1024.0
+        x[None] = a  # Python scope stores the same bits
+        assert x[None] == a_stored, a
+
+
+def test_shared_exponent_keeps_the_larger_exponent():
+    a, b = _packed(32, qd.types.quant.float(exp=6, frac=10, signed=False),
+                   qd.types.quant.float(exp=6, frac=14, signed=True), shared_exponent=True)
+
+    @qd.kernel
+    def store(x: qd.f32, y: qd.f32):
+        a[None] = x
+        b[None] = y
+
+    store(100.0, -3.0)
+    assert a[None] == 100.0 and b[None] == -3.0
+    store(1000.0, 1e-4)  # b is far below a's exponent: flushed to zero
+    assert a[None] == 1000.0 and b[None] == 0.0
+    b[None] = -123.0  # a Python-scope write re-encodes the group, keeping a
+    assert a[None] == 1000.0 and b[None] == -123.0
+
+
+def test_quant_array_elements_share_words():
+    x = qd.field(dtype=qd.types.quant.int(4, True))
+    qd.root.dense(qd.i, 3).quant_array(qd.ij, (2, 4), max_num_bits=32).place(x)
+    assert x.shape == (6, 4)
+    values = (np.arange(24).reshape(6, 4) % 16) - 8
+
+    @qd.kernel
+    def store(v: qd.types.ndarray()):
+        for i, j in x:
+            x[i, j] = v[i, j]
+
+    @qd.kernel
+    def total() -> qd.i32:
+        s = 0
+        for i, j in x:
+            s += x[i, j]
+        return s
+
+    store(values)
+    np.testing.assert_array_equal(x.to_numpy(), values)
+    assert total() == values.sum()
+    x.from_numpy(-values - 1)
+    assert total() == (-values - 1).sum()
+    x.fill(3)
+    assert total() == 3 * 24
+
+
+def test_sixteen_bit_words_and_sixty_four_bit_words():
+    a, b = _packed(16, qd.types.quant.int(9, True), qd.types.quant.int(7, False), shape=8)
+    c, d = _packed(64, qd.types.quant.int(40, True, qd.i64), qd.types.quant.fixed(bits=24, scale=0.01), shape=8)
+
+    @qd.kernel
+    def store(big: qd.types.ndarray()):
+        for i in range(8):
+            a[i] = -200 + i
+            b[i] = 100 + i
+            c[i] = big[i]
+            d[i] = 0.01 * i - 0.5
+
+    store(-(2**38) + np.arange(8, dtype=np.int64))
+    np.testing.assert_array_equal(a.to_numpy(), -200 + np.arange(8))
+    np.testing.assert_array_equal(b.to_numpy(), 100 + np.arange(8))
+    np.testing.assert_array_equal(c.to_numpy(), -(2**38) + np.arange(8))
+    np.testing.assert_allclose(d.to_numpy(), 0.01 * np.arange(8) - 0.5, atol=1e-6)
+
+
+def test_quantized_vector_fields_place_each_component():
+    qfxt = qd.types.quant.fixed(bits=16, max_value=2)
+    v = qd.Vector.field(2, dtype=qfxt)
+    bitpack = qd.BitpackedFields(max_num_bits=32)
+    bitpack.place(v)
+    qd.root.dense(qd.i, 3).place(bitpack)
+
+    @qd.kernel
+    def rotate():
+        for i in v:
+            v[i] = qd.Vector([-v[i][1], v[i][0]])
+
+    v.from_numpy(np.array([[1.0, 0.5], [0.25, -1.0], [0.0, 0.0]], dtype=np.float32))
+    rotate()
+    np.testing.assert_allclose(v.to_numpy(), [[-0.5, 1.0], [1.0, 0.25], [0.0, 0.0]], atol=1e-4)
+
+
+def test_sparse_bitpacked_fields_activate_on_store():
+    x = qd.field(dtype=qd.types.quant.int(8, True))
+    y = qd.field(dtype=qd.types.quant.int(8, True))
+    bitpack = qd.BitpackedFields(max_num_bits=16)
+    bitpack.place(x, y)
+    qd.root.pointer(qd.i, 4).dense(qd.i, 4).place(bitpack)
+
+    @qd.kernel
+    def store():
+        for i in range(16):
+            if i // 4 == 2:
+                x[i] = -i
+
+    @qd.kernel
+    def count() -> qd.i32:
+        n = 0
+        for i in x:
+            n += 1
+        return n
+
+    store()
+    assert count() == 4
+    assert x[9] == -9 and y[9] == 0 and x[1] == 0
+    np.testing.assert_array_equal(x.to_numpy(), np.where(np.arange(16) // 4 == 2, -np.arange(16), 0))
+
+
+def test_codec_matches_kernels_for_random_floats():
+    qflt = qd.types.quant.float(exp=7, frac=9, signed=True)
+    n = 512
+    (x,) = _packed(32, qflt, shape=n)
+    values = np.random.default_rng(3).standard_normal(n).astype(np.float32) * 10.0 ** np.random.default_rng(4).integers(
+        -6, 6, n)
+
+    @qd.kernel
+    def store(v: qd.types.ndarray()):
+        for i in range(n):
+            x[i] = v[i]
+
+    store(values.astype(np.float32))
+    in_kernels = x.to_numpy()
+    digits, exponent = quant_codec.encode(qflt, values)
+    np.testing.assert_array_equal(in_kernels, quant_codec.decode(qflt, digits, exponent))
+    big = np.abs(values) > 1e-3
+    np.testing.assert_allclose(in_kernels[big], values[big], rtol=2.0**-8)
+
+
+def test_errors_name_what_was_wrong():
+    qi13 = qd.types.quant.int(13)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="quantized type qi13, .*BitpackedFields"):
+        qd.field(dtype=qi13, shape=4)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="quantized type qi13, .*BitpackedFields"):
+        qd.root.dense(qd.i, 4).place(qd.field(dtype=qi13))
+    bitpack = qd.BitpackedFields(max_num_bits=16)
+    bitpack.place(qd.field(dtype=qi13))
+    with pytest.raises(qd.QuadrantsRuntimeError, match="need 26 bits, more than the word holds"):
+        bitpack.place(qd.field(dtype=qi13))
+    with pytest.raises(qd.QuadrantsRuntimeError, match="takes fields of quantized types"):
+        qd.BitpackedFields(max_num_bits=32).place(qd.field(dtype=qd.i32))
+    with pytest.raises(ValueError, match="max_num_bits must be 8, 16, 32 or 64"):
+        qd.BitpackedFields(max_num_bits=24)
+    with pytest.raises(qd.QuadrantsCompilationError, match="At least 2 fields"):
+        qd.BitpackedFields(max_num_bits=32).place(qd.field(dtype=qd.types.quant.float(5, 10)), shared_exponent=True)
+    with pytest.raises(TypeError, match="compute must be f32"):
+        qd.types.quant.float(exp=5, frac=10, compute=qd.f64)
+    with pytest.raises(ValueError, match="bits must be an int in"):
+        qd.types.quant.int(0)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="8 elements of 5 bits need 40 bits"):
+        qd.root.quant_array(qd.i, 8, max_num_bits=32).place(qd.field(dtype=qd.types.quant.int(5)))
