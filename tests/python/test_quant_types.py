@@ -3,6 +3,10 @@
 neighbouring members; signed ints sign-extend, fixed point rounds halves away from zero, floats flush to zero;
 += and qd.atomic_add are atomic on the word; bad layouts fail with messages that say what was wrong."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -342,3 +346,38 @@ def test_errors_name_what_was_wrong():
         qd.types.quant.int(0)
     with pytest.raises(qd.QuadrantsRuntimeError, match="8 elements of 5 bits need 40 bits"):
         qd.root.quant_array(qd.i, 8, max_num_bits=32).place(qd.field(dtype=qd.types.quant.int(5)))
+
+
+_LAYOUT_PROGRAM = """
+import sys
+import quadrants as qd
+qd.init(arch=qd.cpu)
+x = qd.field(dtype=qd.types.quant.int(8, True))
+y = qd.field(dtype=qd.types.quant.int(8, True))
+bitpack = qd.BitpackedFields(max_num_bits=32)
+bitpack.place(*((x, y) if sys.argv[1] == "xy" else (y, x)))
+qd.root.place(bitpack)
+
+@qd.kernel
+def store():
+    x[None] = 5
+
+store()
+seen = store._primal.src_ll_cache_observations
+print(x[None], y[None], int(seen.cache_loaded), int(seen.cache_stored))
+"""
+
+
+def test_the_translation_cache_keeps_each_layout_of_a_quantized_field_apart(tmp_path):
+    """The same kernel source over another bit layout must not reuse the cached translation (the field's slot is part
+    of its description), while the same layout in a new process loads it."""
+    script = tmp_path / "layout.py"
+    script.write_text(_LAYOUT_PROGRAM)
+    env = dict(os.environ, QD_CACHE_DIR=str(tmp_path / "cache"))
+    runs = []
+    for order in ("xy", "xy", "yx", "yx"):
+        done = subprocess.run([sys.executable, str(script), order], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        runs.append(done.stdout.split()[-4:])
+    assert runs == [["5", "0", "0", "1"], ["5", "0", "1", "0"], ["5", "0", "0", "1"], ["5", "0", "1", "0"]]

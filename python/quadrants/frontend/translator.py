@@ -203,9 +203,8 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
     def global_array(self, container, py_name=None, label=None):
         if getattr(container, "_composed", False):  # members placed one by one (component_refs.py)
             return components_ref(self, container, py_name, label)
-        if getattr(container, "_quant", None) is not None:  # bits packed in a word field (quant_access.py)
-            self.reads.container(container)
-            return quant_ref(self, container, py_name, label)
+        if getattr(container, "_quant", None) is not None:  # bits packed in a word field (quant_access.py), which
+            return quant_ref(self, container, py_name, label)  # becomes the global the kernel takes
         ref = self.global_refs.get(id(container))
         if ref is None:
             # Named after the Python global where there is one, so bounds errors name the field.
