@@ -381,3 +381,70 @@ def test_the_translation_cache_keeps_each_layout_of_a_quantized_field_apart(tmp_
         assert done.returncode == 0, done.stderr
         runs.append(done.stdout.split()[-4:])
     assert runs == [["5", "0", "0", "1"], ["5", "0", "1", "0"], ["5", "0", "0", "1"], ["5", "0", "1", "0"]]
+
+
+def test_python_scope_converts_floats_as_kernels_do():
+    qu, qi = _packed(32, qd.types.quant.int(6, False), qd.types.quant.int(7, True), shape=4)
+    values = np.array([-2.6, 300.7, -63.9, 13.37], dtype=np.float32)
+
+    @qd.kernel
+    def store(v: qd.types.ndarray()):
+        for i in range(4):
+            qu[i] = v[i]
+            qi[i] = v[i]
+
+    store(values)
+    in_kernels = (qu.to_numpy(), qi.to_numpy())
+    np.testing.assert_array_equal(in_kernels[0], [0, 300 % 64, 0, 13])  # negative floats saturate to 0 in u32
+    np.testing.assert_array_equal(in_kernels[1], [-2, 300 - 256, -63, 13])
+    for i, v in enumerate(values):
+        qu[i] = float(v)
+        qi[i] = float(v)
+    np.testing.assert_array_equal(qu.to_numpy(), in_kernels[0])
+    np.testing.assert_array_equal(qi.to_numpy(), in_kernels[1])
+
+
+_CUDA_SCRIPT = """
+import numpy as np
+import quadrants as qd
+qd.init(arch=qd.cuda, enable_fallback=False)
+x = qd.field(dtype=qd.types.quant.int(13, True)); y = qd.field(dtype=qd.types.quant.fixed(bits=19, signed=False, scale=0.1))
+b = qd.BitpackedFields(max_num_bits=32); b.place(x, y); qd.root.dense(qd.i, 64).place(b)
+a = qd.field(dtype=qd.types.quant.int(9, True)); c = qd.field(dtype=qd.types.quant.int(7, False))
+b16 = qd.BitpackedFields(max_num_bits=16); b16.place(a, c); qd.root.dense(qd.i, 64).place(b16)
+f = qd.field(dtype=qd.types.quant.float(exp=6, frac=10, signed=False))
+g = qd.field(dtype=qd.types.quant.float(exp=6, frac=14, signed=True))
+b64 = qd.BitpackedFields(max_num_bits=64); b64.place(f, g, shared_exponent=True); qd.root.dense(qd.i, 64).place(b64)
+q = qd.field(dtype=qd.types.quant.int(4, False)); qd.root.dense(qd.i, 8).quant_array(qd.i, 8, max_num_bits=32).place(q)
+
+@qd.kernel
+def run():
+    for i in range(64):
+        x[i] = -i
+        y[i] = i * 0.5
+        a[i] = -200 + i
+        c[i] = i
+        f[i] = i * 2.0
+        g[i] = -i * 1.0
+        q[i] = i % 16
+    for i in range(6400):
+        x[i % 64] += 1
+        y[i % 64] += 0.1
+        qd.atomic_add(q[i % 64], 1)
+
+run()
+n = np.arange(64)
+assert (x.to_numpy() == -n + 100).all()
+np.testing.assert_allclose(y.to_numpy(), n * 0.5 + 10, atol=1e-3)
+assert (a.to_numpy() == -200 + n).all() and (c.to_numpy() == n).all()
+assert (f.to_numpy() == n * 2.0).all() and (g.to_numpy() == -n).all()
+assert (q.to_numpy() == (n + 100) % 16).all()
+print("ok")
+"""
+
+
+def test_quantized_fields_on_the_cuda_driver_emulation(tmp_path):
+    """32-bit compare-and-swap loops, 16-bit and/or pairs, a 64-bit shared exponent and a quant_array on CUDA."""
+    from emulated_cuda import run_on_cuda_emulation
+
+    assert run_on_cuda_emulation(_CUDA_SCRIPT, tmp_path).strip().endswith("ok")

@@ -30,10 +30,13 @@ def _signed(raw, bits):
 
 
 def _as_compute(values, dtype):
-    """values converted to a compute dtype as a store converts them: floats truncated toward zero into integers."""
+    """values converted to a compute dtype as a kernel's cast converts them (docs/IR.md): floats truncated toward
+    zero into integers, NaN to 0 and values beyond the range to its nearest end; integers wrap."""
     values = np.asarray(values)
     if dtype.numpy.kind in "iu" and values.dtype.kind == "f":
-        values = np.trunc(values).astype(np.int64)
+        info = np.iinfo(dtype.numpy)
+        whole = np.nan_to_num(np.trunc(values.astype(np.float64)), nan=0.0)
+        return np.clip(whole, float(info.min), float(info.max)).astype(dtype.numpy)
     if dtype.numpy.kind in "iu" and values.dtype.kind == "b":
         values = values.astype(np.int64)
     return values.astype(dtype.numpy)
