@@ -13,7 +13,7 @@ import numbers
 
 from quadrants.base import registry
 from quadrants.base.errors import QuadrantsRuntimeError
-from quadrants.data import shared_cells, zero_copy
+from quadrants.data import shared_cells, snode_layout, zero_copy
 from quadrants.data.container import ArrayContainer
 from quadrants.data.grads import dual_twin, grad_twin
 from quadrants.runtime import init as _runtime
@@ -287,6 +287,16 @@ class SNode:
         if self._kind == "pointer":
             return int((self._mask.to_numpy() != 0).sum())
         return 0
+
+    @property
+    def _cell_size_bytes(self):
+        """Bytes of one cell of this node in upstream's layout (snode_layout.py: dense, place and quantized nodes)."""
+        return snode_layout.cell_size_bytes(self)
+
+    @property
+    def _offset_bytes_in_parent_cell(self):
+        """Where this node starts in a cell of its parent, in upstream's layout (snode_layout.py)."""
+        return snode_layout.offset_bytes_in_parent_cell(self)
 
     @property
     def _snode_tree_id(self):
