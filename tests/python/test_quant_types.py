@@ -448,3 +448,40 @@ def test_quantized_fields_on_the_cuda_driver_emulation(tmp_path):
     from emulated_cuda import run_on_cuda_emulation
 
     assert run_on_cuda_emulation(_CUDA_SCRIPT, tmp_path).strip().endswith("ok")
+
+
+def test_deactivation_zeroes_the_words_and_append_writes_the_field():
+    x, y = qd.field(dtype=qd.types.quant.int(8, True)), qd.field(dtype=qd.types.quant.int(8, True))
+    bitpack = qd.BitpackedFields(max_num_bits=16)
+    bitpack.place(x, y)
+    cells = qd.root.pointer(qd.i, 4)
+    cells.dense(qd.i, 4).place(bitpack)
+    z = qd.field(dtype=qd.types.quant.int(8, True))
+    list_pack = qd.BitpackedFields(max_num_bits=16)
+    list_pack.place(z)
+    lists = qd.root.dense(qd.i, 2).dynamic(qd.j, 8)
+    lists.place(list_pack)
+
+    @qd.kernel
+    def fill():
+        for i in range(16):
+            x[i] = i
+            y[i] = -i
+
+    @qd.kernel
+    def kill():
+        qd.deactivate(cells, [1])
+
+    @qd.kernel
+    def push():
+        qd.loop_config(serialize=True)
+        for k in range(10):
+            qd.append(lists, [k % 2], -k)
+
+    fill()
+    kill()
+    kept = np.where(np.arange(16) // 4 == 1, 0, np.arange(16))
+    np.testing.assert_array_equal(x.to_numpy(), kept)
+    np.testing.assert_array_equal(y.to_numpy(), -kept)
+    push()
+    np.testing.assert_array_equal(z.to_numpy(), [[0, -2, -4, -6, -8, 0, 0, 0], [-1, -3, -5, -7, -9, 0, 0, 0]])

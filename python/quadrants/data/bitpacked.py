@@ -173,6 +173,7 @@ def place_in_quant_array(node, fields):
 def _word_field(node, bits, members):
     names = ", ".join(m.name or "?" for m in members)
     word = ScalarField(WORD_DTYPES[bits], None, name=f"bits of ({names})")
+    word._quant_words = True  # not a field of the program's own (qd.append skips it: snode.py)
     node._place_field(word, None)
     return word
 

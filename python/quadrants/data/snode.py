@@ -317,9 +317,10 @@ class SNode:
 
     def _list_fields(self):
         """The fields qd.append writes one value each into: those of the subtree but gradients and duals, which
-        sit beside their fields (upstream counts them too and fails; here they keep their zeros)."""
+        sit beside their fields (upstream counts them too and fails; here they keep their zeros), and the words of
+        quantized fields (bitpacked.py), which their fields write."""
         return [f for f in self._fields_below() if getattr(f, "_grad_of", None) is None
-                and getattr(f, "_dual_of", None) is None]
+                and getattr(f, "_dual_of", None) is None and not getattr(f, "_quant_words", False)]
 
     @property
     def _is_sparse(self):
