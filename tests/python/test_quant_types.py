@@ -277,6 +277,17 @@ def test_quantized_vector_fields_place_each_component():
     rotate()
     np.testing.assert_allclose(v.to_numpy(), [[-0.5, 1.0], [1.0, 0.25], [0.0, 0.0]], atol=1e-4)
 
+    @qd.kernel
+    def by_runtime_index():
+        for i in range(3):
+            for c in range(2):  # a runtime entry index picks the component's word and bits
+                v[i][c] = i * 0.25 + c * 0.5
+            for c in range(2):
+                v[i][c] += 0.125
+
+    by_runtime_index()
+    np.testing.assert_allclose(v.to_numpy(), [[0.125, 0.625], [0.375, 0.875], [0.625, 1.125]], atol=1e-4)
+
 
 def test_sparse_bitpacked_fields_activate_on_store():
     x = qd.field(dtype=qd.types.quant.int(8, True))
@@ -408,7 +419,8 @@ _CUDA_SCRIPT = """
 import numpy as np
 import quadrants as qd
 qd.init(arch=qd.cuda, enable_fallback=False)
-x = qd.field(dtype=qd.types.quant.int(13, True)); y = qd.field(dtype=qd.types.quant.fixed(bits=19, signed=False, scale=0.1))
+x = qd.field(dtype=qd.types.quant.int(13, True))
+y = qd.field(dtype=qd.types.quant.fixed(bits=19, signed=False, scale=0.1))
 b = qd.BitpackedFields(max_num_bits=32); b.place(x, y); qd.root.dense(qd.i, 64).place(b)
 a = qd.field(dtype=qd.types.quant.int(9, True)); c = qd.field(dtype=qd.types.quant.int(7, False))
 b16 = qd.BitpackedFields(max_num_bits=16); b16.place(a, c); qd.root.dense(qd.i, 64).place(b16)

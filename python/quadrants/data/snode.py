@@ -206,9 +206,9 @@ class SNode:
             raise QuadrantsRuntimeError(f"{field._describe()} is already placed (shape {field.shape}); a field "
                                         "can be placed once.")
         if getattr(field, "_quant_type", None) is not None:
-            raise QuadrantsRuntimeError(f"{field._describe()} is of the quantized type {field._quant_type!r}, which has "
-                                        "no array of its own: place it through qd.BitpackedFields (bitpack.place(x); "
-                                        "node.place(bitpack)) or node.quant_array(...).place(x).")
+            raise QuadrantsRuntimeError(f"{field._describe()} is of the quantized type {field._quant_type!r}, which "
+                                        "has no array of its own: place it through qd.BitpackedFields "
+                                        "(bitpack.place(x); node.place(bitpack)) or node.quant_array(...).place(x).")
         offset = _offset_tuple(offset, len(self.dims))
         node = SNode("place", self)
         node._field = field

@@ -146,7 +146,8 @@ class _Codec:
         """The u-word holding `value` (a local's IR text) in this field's bits and zeros elsewhere."""
         qtype = self.slot.qtype
         if isinstance(qtype, QuantInt):
-            raw = f"(bin bit_and (cast {self.u} (cast {qtype.compute.name} {value})) {self.const((1 << qtype.bits) - 1)})"
+            ones = self.const((1 << qtype.bits) - 1)
+            raw = f"(bin bit_and (cast {self.u} (cast {qtype.compute.name} {value})) {ones})"
             return f"(bin shl {raw} {self.shift})"
         if isinstance(qtype, QuantFixed):
             digits = _declare(tr, "_q_digits", fixed_digits(qtype, value))
