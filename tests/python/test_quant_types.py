@@ -357,6 +357,29 @@ def test_errors_name_what_was_wrong():
         qd.types.quant.int(0)
     with pytest.raises(qd.QuadrantsRuntimeError, match="8 elements of 5 bits need 40 bits"):
         qd.root.quant_array(qd.i, 8, max_num_bits=32).place(qd.field(dtype=qd.types.quant.int(5)))
+    twice = qd.field(dtype=qi13)
+    first, second = qd.BitpackedFields(max_num_bits=32), qd.BitpackedFields(max_num_bits=32)
+    first.place(twice)
+    second.place(twice)
+    qd.root.place(first)
+    with pytest.raises(qd.QuadrantsRuntimeError, match=r"a qd.field\(qi13\) is placed already"):
+        qd.root.place(second)
+
+
+def test_a_destroyed_tree_names_the_quantized_field():
+    builder = qd.FieldsBuilder()
+    x = qd.field(dtype=qd.types.quant.int(10, True), name="x")
+    bitpack = qd.BitpackedFields(max_num_bits=32)
+    bitpack.place(x)
+    builder.dense(qd.i, 4).place(bitpack)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="not finalized yet"):
+        x[0] = 1
+    tree = builder.finalize()
+    x[0] = -3
+    assert x[0] == -3
+    tree.destroy()
+    with pytest.raises(qd.QuadrantsRuntimeError, match="field 'x' has no storage: .*destroyed"):
+        x[0]
 
 
 _LAYOUT_PROGRAM = """

@@ -171,14 +171,16 @@ def place_in_quant_array(node, fields):
 
 
 def _word_field(node, bits, members):
-    names = ", ".join(m.name or "?" for m in members)
-    word = ScalarField(WORD_DTYPES[bits], None, name=f"bits of ({names})")
+    names = [m.name for m in members if m.name]
+    word = ScalarField(WORD_DTYPES[bits], None, name=f"bits of {', '.join(names)}" if names else "packed bits")
     word._quant_words = True  # not a field of the program's own (qd.append skips it: snode.py)
     node._place_field(word, None)
     return word
 
 
 def _bind(member, binding, parent_node):
+    if member._quant is not None or member._place_node is not None:  # in two packs, each placed
+        raise QuadrantsRuntimeError(f"{member._describe()} is placed already; a field can be placed once.")
     member._quant = binding
     place = SNode("place", parent_node)
     place._field = member
@@ -200,6 +202,12 @@ class QuantBinding:
 
     def release(self):
         """The field's storage is the word field's; nothing of its own to free."""
+
+    def _check(self):
+        """The word field's storage is there (its tree finalized and not destroyed), or an error naming the field."""
+        message = getattr(self.word._array, "message", None)  # a NoStorage's
+        if message is not None:
+            raise QuadrantsRuntimeError(f"{self.field._describe()} has no storage: {message}")
 
     # ---- where an element's bits are ----------------------------------------------------------------------------
     def word_index_map(self, index):
@@ -225,11 +233,13 @@ class QuantBinding:
 
     # ---- one element ------------------------------------------------------------------------------------------
     def get(self, index):
+        self._check()
         words, position = self.word_index_map(index)
         word = np.uint64(int(self.word[tuple(words)]) & ((1 << self.word_bits) - 1))
         return self.decode(np.array([word]), position)[0].item()
 
     def set(self, index, value):
+        self._check()
         words, position = self.word_index_map(index)
         word = np.array([int(self.word[tuple(words)]) & ((1 << self.word_bits) - 1)], dtype=np.uint64)
         new = self.encode_into(word, np.array([value]), position)
@@ -279,6 +289,7 @@ class QuantBinding:
         return self.word_index_map(list(grid))
 
     def _words(self):
+        self._check()
         return self.word.to_numpy().astype(np.uint64)
 
     def to_numpy(self, dtype=None):

@@ -140,7 +140,7 @@ class Field(ArrayContainer):
                 setattr(self, attr, made)
 
     def _describe(self):
-        return f"field '{self.name}'" if self.name else f"a qd.field({self.dtype.name})"
+        return f"field '{self.name}'" if self.name else f"a qd.field({(self._quant_type or self.dtype).name})"
 
     def __reduce__(self):
         """pickle: a new dense field of the same dtype, shape, element shape, name and offset holding a copy of the
