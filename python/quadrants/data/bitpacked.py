@@ -329,11 +329,7 @@ def _put(words, bits, shift, width):
     return cleared | ((bits.astype(np.uint64) & quant_codec.mask(width)) << shift)
 
 
-def is_quant_field(field):
-    return getattr(field, "_quant", None) is not None
-
-
-__all__ = ["BitpackedFields", "QuantBinding", "is_quant_field"]
+__all__ = ["BitpackedFields", "QuantBinding"]
 
 
 # snode.py sits below this module (fields import it), so its quant_array()/place() reach here through the registry.

@@ -11,7 +11,7 @@
 # Every array here is of uint64 words or member bits unless said otherwise.
 import numpy as np
 
-from quadrants.types.quant import QuantFixed, QuantFloat, QuantInt
+from quadrants.types.quant import QuantFixed, QuantInt
 
 _U32 = np.uint64(0xFFFFFFFF)
 
