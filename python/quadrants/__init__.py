@@ -82,7 +82,7 @@ from quadrants.data.snode import (  # noqa: F401  SNode layouts: qd.root.dense(q
     root,
 )
 from quadrants.data.snode_activation import deactivate_all_snodes  # noqa: F401  every sparse cell of every tree
-from quadrants.data.quantized import BitpackedFields  # noqa: F401  raises: no quantized types here
+from quadrants.data.bitpacked import BitpackedFields  # noqa: F401  quantized fields packed into words
 from quadrants.data.tensor import *  # noqa: F401,F403  qd.Backend, qd.Tensor, qd.tensor, qd.wrap
 
 # frontend: the kernel language's built-ins that act on fields, graph kernels, real functions

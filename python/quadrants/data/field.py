@@ -72,11 +72,15 @@ class Field(ArrayContainer):
     _layout = None  # a FieldLayout for offsets and sparse ancestors; None for a plain dense field
     _place_node = None  # the SNode of type place that holds this field
     _follows_primal = True  # a twin placed beside its primal when that is placed (False: placed by the program)
+    _quant_type = None  # a qd.types.quant type: the field's bits live in a word field (data/bitpacked.py)
+    _quant = None  # ... and once placed, its QuantBinding, through which Python scope reads and writes them
 
     def __init__(self, dtype, shape, element_shape=(), _twin=False, **kwargs):
         offset, order = _check_field_options(kwargs, shape)
         self.name = kwargs.get("name")
         _runtime.config()  # initializes with defaults if qd.init() was not called
+        if getattr(dtype, "_qd_quant", False):  # a quantized type: values are its compute dtype's
+            self._quant_type, dtype = dtype, dtype.compute
         self._dtype = _runtime.cook_dtype(dtype)
         self._element_shape = tuple(element_shape)
         self._describe_elements()
@@ -136,7 +140,7 @@ class Field(ArrayContainer):
                 setattr(self, attr, made)
 
     def _describe(self):
-        return f"field '{self.name}'" if self.name else f"a qd.field({self.dtype.name})"
+        return f"field '{self.name}'" if self.name else f"a qd.field({(self._quant_type or self.dtype).name})"
 
     def __reduce__(self):
         """pickle: a new dense field of the same dtype, shape, element shape, name and offset holding a copy of the
@@ -178,6 +182,9 @@ class Field(ArrayContainer):
                 twin._placed_with_primal = True  # so upstream's explicit place(x, x.grad) is no error (snode.py)
 
     def _allocate(self):
+        if self._quant is not None:  # no array of its own: its bits are in its word field
+            self._array = self._quant
+            return
         layout = self._layout
         array = None
         dense = not self._place_node._activity_path()  # sparse ancestors keep page-granular storage
@@ -204,6 +211,8 @@ class Field(ArrayContainer):
 
     def _zero_storage(self):
         """Zeroes the elements of active cells (deactivate_all), touching no page that holds none."""
+        if self._quant is not None:
+            return  # its word field is zeroed
         if self._pooled:
             self._layout.zero_used_chunks()
         elif self._layout is not None and self._array.device[0] == 1:  # the CPU: calloc'ed pages stay unmapped
@@ -254,6 +263,8 @@ class Field(ArrayContainer):
         return index
 
     def __getitem__(self, key):
+        if self._quant is not None:
+            return self._quant.get(self._index(key))
         layout = self._layout
         if layout is None:
             return ArrayContainer.__getitem__(self, key)
@@ -263,6 +274,9 @@ class Field(ArrayContainer):
         return layout.get(index)
 
     def __setitem__(self, key, value):
+        if self._quant is not None:
+            self._quant.set(self._index(key), value)
+            return
         layout = self._layout
         if layout is None:
             ArrayContainer.__setitem__(self, key, value)
@@ -278,6 +292,9 @@ class Field(ArrayContainer):
     def fill(self, value):
         """Sets every element (of a sparse field: every element of its active cells) to value."""
         self._check_storage()
+        if self._quant is not None:
+            self._quant.fill(value)
+            return
         if self._pooled:
             scalar = np.ndim(value) == 0 and not hasattr(value, "to_numpy")
             self._layout.fill_active(value if scalar else _encode(self._element_values(value), self.dtype, "fill()"))
@@ -289,6 +306,12 @@ class Field(ArrayContainer):
     def to_numpy(self, dtype=None, keep_dims=False, *, copy=True):
         """Returns a new numpy array with the contents; inactive cells of sparse fields read 0. copy=False/None:
         as ArrayContainer.to_numpy (a pooled sparse field has no view to share)."""
+        if self._quant is not None:
+            self._check_storage()
+            if copy is False:
+                raise ValueError(f"to_numpy(copy=False): Zero-copy not available for {self._describe()}: its values "
+                                 "are packed bits of a quantized type.")
+            return self._quant.to_numpy(None if dtype is None else _dtypes.to_dtype(dtype).numpy)
         if not self._pooled:
             return ArrayContainer._to_numpy(self, dtype, keep_dims, copy=copy)
         if copy is False:
@@ -300,7 +323,7 @@ class Field(ArrayContainer):
 
     def to_torch(self, device=None, keep_dims=False, *, copy=True):
         """Returns a new torch tensor with the contents (default: on the CPU); copy= as ArrayContainer.to_torch."""
-        if not self._pooled:
+        if not self._pooled and self._quant is None:
             return ArrayContainer._to_torch(self, device, keep_dims, copy=copy)
         if copy is False:
             raise ValueError(f"to_torch(copy=False): Zero-copy not available for {self._describe()}: its cells are "
@@ -312,6 +335,11 @@ class Field(ArrayContainer):
     def from_numpy(self, arr):
         """Copies a numpy array in; a sparse field takes the values of its active cells only."""
         self._check_storage()
+        if self._quant is not None:
+            if not isinstance(arr, np.ndarray):
+                raise TypeError(f"from_numpy() expects a numpy.ndarray, but got {type(arr).__name__}.")
+            self._quant.from_numpy(arr)
+            return
         if self._pooled:
             if not isinstance(arr, np.ndarray):
                 raise TypeError(f"from_numpy() expects a numpy.ndarray, but got {type(arr).__name__}.")
@@ -328,7 +356,7 @@ class Field(ArrayContainer):
     def from_torch(self, tensor):
         """Copies a torch tensor in; a sparse field takes the values of its active cells only."""
         self._check_storage()
-        if self._pooled:
+        if self._pooled or self._quant is not None:
             self.from_numpy(tensor.detach().cpu().numpy())
             return
         ArrayContainer._from_torch(self, tensor)
@@ -339,9 +367,9 @@ class Field(ArrayContainer):
         """Copies another field or ndarray of the same shape into this one (activating every cell)."""
         self._check_storage()
         other = getattr(other, "_unwrap", lambda: other)()  # a qd.Tensor copies as what it wraps
-        if self._layout is not None:
+        if self._layout is not None and self._quant is None:
             self._layout.activate_all()
-        if not self._pooled:
+        if not self._pooled and self._quant is None:
             ArrayContainer.copy_from(self, other)
             return
         if not isinstance(other, ArrayContainer):
@@ -353,6 +381,9 @@ class Field(ArrayContainer):
                                   "kernel, or over range(n) / x.to_numpy() in Python.")
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        if self._quant is not None:
+            raise BufferError(f"{self._describe()} is of a quantized type, whose values are packed bits in a word "
+                              "field; copy it out with to_numpy() or to_torch().")
         if self._layout is not None and self._layout.activity is not None:
             raise BufferError(f"{self._describe()} lives in a sparse SNode (pointer, bitmasked or dynamic), whose "
                               "layout is not a dense array; copy it out with to_numpy() or to_torch().")

@@ -31,6 +31,7 @@ class ComponentField(ScalarField):
         self._element_index = tuple(element_index)
         name = f"{parent.name}[{', '.join(map(str, element_index))}]" if parent.name else None
         super().__init__(parent.dtype, None, (), _twin=True, name=name)
+        self._quant_type = parent._quant_type  # a component of a quantized vector is packed on its own
         if parent._place_node is not None:
             self._bind_to_parent()
 

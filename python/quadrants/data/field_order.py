@@ -93,9 +93,10 @@ def allocate(dtype, shape, element_shape, order, huge_pages):
 def loop_axes(field):
     """The outer dims of a field from the largest stride to the smallest, so that a struct-for nests its loops in
     memory order (neighbouring iterations touch neighbouring elements); None where that is the canonical order, and
-    for a pooled field, whose array is a pool of chunks (field_layout.py)."""
+    for a pooled field, whose array is a pool of chunks (field_layout.py), and a quantized one (bitpacked.py), whose
+    bits are in a word field: the canonical order, which is the words' (their nodes are row-major paths)."""
     layout = field._layout
-    if layout is not None and layout.pool is not None:
+    if (layout is not None and layout.pool is not None) or getattr(field, "_quant", None) is not None:
         return None
     strides = field._array.strides[:len(field.shape)]
     axes = tuple(sorted(range(len(strides)), key=lambda d: -abs(strides[d])))  # stable: ties keep their order

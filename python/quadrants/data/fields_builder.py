@@ -4,7 +4,6 @@ import warnings
 
 from quadrants.base.errors import QuadrantsRuntimeError
 from quadrants.data import snode as _snode
-from quadrants.data.quantized import quantized_unsupported
 from quadrants.runtime import init as _runtime
 
 
@@ -58,8 +57,9 @@ class FieldsBuilder:
         self.root.lazy_dual()
 
     def quant_array(self, axes, dimensions, max_num_bits):
-        """Upstream's bit-packed array of quantized fields: raises, quadrants has no quantized types (quantized.py)."""
-        raise quantized_unsupported("FieldsBuilder.quant_array()")
+        """A quant_array child of the builder's root (SNode.quant_array)."""
+        self.empty = False
+        return self.root.quant_array(axes, dimensions, max_num_bits)
 
     def dense(self, axes, dimensions):
         self.empty = False

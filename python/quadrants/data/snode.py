@@ -13,10 +13,9 @@ import numbers
 
 from quadrants.base import registry
 from quadrants.base.errors import QuadrantsRuntimeError
-from quadrants.data import shared_cells, zero_copy
+from quadrants.data import shared_cells, snode_layout, zero_copy
 from quadrants.data.container import ArrayContainer
 from quadrants.data.grads import dual_twin, grad_twin
-from quadrants.data.quantized import quantized_unsupported
 from quadrants.runtime import init as _runtime
 from quadrants.types.enums import SNodeGradType
 
@@ -149,8 +148,12 @@ class SNode:
     def place(self, *fields, offset=None):
         """Places fields in this node: each gets one element per cell (shape: self.shape)."""
         self._check_open("place()")
+        if self._kind == "quant_array":  # its one field's elements share the parent's words (data/bitpacked.py)
+            return registry.get("place_in_quant_array")(self, fields)
         for item in fields:
-            if isinstance(item, (list, tuple)):
+            if hasattr(item, "_qd_place_in"):  # a qd.BitpackedFields (data/bitpacked.py)
+                item._qd_place_in(self)
+            elif isinstance(item, (list, tuple)):
                 self.place(*item, offset=offset)
             elif hasattr(item, "_leaves") and hasattr(item, "field_dict"):  # a struct field: each member
                 leaves = [leaf for _, leaf in item._leaves()]
@@ -174,8 +177,10 @@ class SNode:
         self._lazy_twins("dual", dual_twin)
 
     def quant_array(self, axes, dimensions, max_num_bits):
-        """Upstream's bit-packed array of quantized fields: raises, quadrants has no quantized types (quantized.py)."""
-        raise quantized_unsupported("SNode.quant_array()")
+        """A child node whose cells are elements of one quantized field, packed `dimensions` to a word of
+        `max_num_bits` bits per cell of this node (data/bitpacked.py)."""
+        self._check_open("quant_array()")
+        return registry.get("quant_array")(self, axes, dimensions, max_num_bits)
 
     def _lazy_twins(self, attr, twin):
         for field in list(self._tree.fields):
@@ -200,6 +205,10 @@ class SNode:
         if field._place_node is not None:
             raise QuadrantsRuntimeError(f"{field._describe()} is already placed (shape {field.shape}); a field "
                                         "can be placed once.")
+        if getattr(field, "_quant_type", None) is not None:
+            raise QuadrantsRuntimeError(f"{field._describe()} is of the quantized type {field._quant_type!r}, which "
+                                        "has no array of its own: place it through qd.BitpackedFields "
+                                        "(bitpack.place(x); node.place(bitpack)) or node.quant_array(...).place(x).")
         offset = _offset_tuple(offset, len(self.dims))
         node = SNode("place", self)
         node._field = field
@@ -284,6 +293,16 @@ class SNode:
         return 0
 
     @property
+    def _cell_size_bytes(self):
+        """Bytes of one cell of this node in upstream's layout (snode_layout.py: dense, place and quantized nodes)."""
+        return snode_layout.cell_size_bytes(self)
+
+    @property
+    def _offset_bytes_in_parent_cell(self):
+        """Where this node starts in a cell of its parent, in upstream's layout (snode_layout.py)."""
+        return snode_layout.offset_bytes_in_parent_cell(self)
+
+    @property
     def _snode_tree_id(self):
         return self._tree.id
 
@@ -302,9 +321,10 @@ class SNode:
 
     def _list_fields(self):
         """The fields qd.append writes one value each into: those of the subtree but gradients and duals, which
-        sit beside their fields (upstream counts them too and fails; here they keep their zeros)."""
+        sit beside their fields (upstream counts them too and fails; here they keep their zeros), and the words of
+        quantized fields (bitpacked.py), which their fields write."""
         return [f for f in self._fields_below() if getattr(f, "_grad_of", None) is None
-                and getattr(f, "_dual_of", None) is None]
+                and getattr(f, "_dual_of", None) is None and not getattr(f, "_quant_words", False)]
 
     @property
     def _is_sparse(self):

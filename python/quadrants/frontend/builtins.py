@@ -372,16 +372,19 @@ select = Builtin("select", lambda cond, a, b: np.where(cond, a, b), "select", do
     "and a compile-time cond picks at compile time. In Python scope it is numpy's `np.where`."))
 
 
-def _python_loop_config(*, serialize=False, block_dim=None, parallelize=None, name=None, block_dim_adaptive=True):
+def _python_loop_config(*, serialize=False, block_dim=None, parallelize=None, name=None, block_dim_adaptive=True,
+                        bit_vectorize=False):
     return None
 
 
 loop_config = Builtin("loop_config", _python_loop_config, "loop_config", doc=(
-    "loop_config(*, serialize=False, block_dim=None, parallelize=None, name=None, block_dim_adaptive=True)\n\n"
+    "loop_config(*, serialize=False, block_dim=None, parallelize=None, name=None, block_dim_adaptive=True, "
+    "bit_vectorize=False)\n\n"
     "Settings for the next for loop of the kernel (call it on the line before the loop). serialize=True, or "
     "parallelize=1, runs that loop serially, in order. block_dim: on the CPU, the iterations per chunk of the "
     "thread pool; on CUDA, and in qd.simt block loops, the threads per block. Other values of parallelize, "
-    "name and block_dim_adaptive are accepted and have no effect here. In Python scope it does nothing."))
+    "name, block_dim_adaptive and bit_vectorize (upstream's word-at-a-time loops over 1-bit quant_array fields, "
+    "an optimization with the same results) are accepted and have no effect here. In Python scope it does nothing."))
 
 # Translated in extra_builtins.py. stop_grad: loads of a field in the calling block pass no gradient;
 # volatile_load: an array element read from memory every time; block_local: upstream's CUDA cache hint.

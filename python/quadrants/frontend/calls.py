@@ -15,6 +15,7 @@ from quadrants.frontend import builtins as qd_builtins, extra_builtins
 from quadrants.frontend.buffer_views import ViewMethod
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import SelectTarget
+from quadrants.frontend.quant_access import QuantTarget
 from quadrants.frontend.exprs import VectorMethod
 from quadrants.frontend.funcs import BoundFunc, Func, is_kernel
 from quadrants.frontend.ir_builder import Expr
@@ -389,10 +390,13 @@ class CallTranslator:
         # warning upstream gives for a name it drops (loops.py); parallelize=1 is serialize=True
         # and a larger thread count is a hint the CPU thread pool does not take. block_dim_adaptive (upstream's CPU
         # backend: whether the block size may grow with the loop) is a hint too: the pool sizes its own chunks.
-        unknown = set(kwargs) - {"serialize", "block_dim", "name", "parallelize", "block_dim_adaptive"}
+        # bit_vectorize (upstream: a struct-for over 1-bit quant_array fields handles a word of elements at a time)
+        # is an optimization with the same results; here each element is read and written through its word.
+        unknown = set(kwargs) - {"serialize", "block_dim", "name", "parallelize", "block_dim_adaptive", "bit_vectorize"}
         if unknown:
             raise self.fail(f"qd.loop_config() got unexpected argument(s) {', '.join(sorted(unknown))}",
-                            hint="it takes serialize=, block_dim=, block_dim_adaptive=, parallelize= and name=.")
+                            hint="it takes serialize=, block_dim=, block_dim_adaptive=, bit_vectorize=, parallelize= "
+                                 "and name=.")
         if not isinstance(kwargs.get("block_dim_adaptive", True), bool):
             raise self.fail("qd.loop_config(block_dim_adaptive=...) must be True or False, but got "
                             f"{kwargs['block_dim_adaptive']!r}", kind="type")
@@ -425,7 +429,7 @@ class CallTranslator:
         expected = self.ops.text(self.scalar(self.visit(node.args[1]), "the expected value of qd.atomic_cas()"))
         desired = self.ops.text(self.scalar(self.visit(node.args[2]), "the desired value of qd.atomic_cas()"))
         text = f"{expected} {desired}"  # the IR's (atomic cas TARGET EXPECTED VALUE)
-        if isinstance(target, SelectTarget):
+        if isinstance(target, (SelectTarget, QuantTarget)):
             return target.emit_atomic(self, "cas", text)
         return Expr(target.atomic_head("cas", text), side_effect=True)
 

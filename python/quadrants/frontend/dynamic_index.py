@@ -74,7 +74,10 @@ class SelectTarget:
                 tr.builder.emit(f"assign {leaf.name} (select {cond} {text} {leaf.load().text})")
             else:
                 tr.builder.open()
-                tr.builder.emit(leaf.store_head(text))
+                if hasattr(leaf, "emit_store"):  # a quantized field's entry: a loop on its word (quant_access.py)
+                    leaf.emit_store(tr, text)
+                else:
+                    tr.builder.emit(leaf.store_head(text))
                 tr.builder.emit(f"if {cond}", [tr.builder.close(), []])
 
     def emit_atomic(self, tr, op, text):
@@ -85,7 +88,10 @@ class SelectTarget:
         tr.builder.emit(f"decl {old} {leaves[0][1].load().text}")
         for conditions, leaf in leaves:
             tr.builder.open()
-            tr.builder.emit(f"assign {old} {leaf.atomic_head(op, text)}")
+            if hasattr(leaf, "emit_atomic"):  # a quantized field's entry (quant_access.py)
+                tr.builder.emit(f"assign {old} {leaf.emit_atomic(tr, op, text).text}")
+            else:
+                tr.builder.emit(f"assign {old} {leaf.atomic_head(op, text)}")
             tr.builder.emit(f"if {_all(conditions)}", [tr.builder.close(), []])
         return Expr(f"(var {old})")
 

@@ -16,6 +16,7 @@ from quadrants.frontend.dynamic_index import DynamicIndexing, ElementLoad
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.matrix_slices import has_slice, sliced
 from quadrants.frontend.print_format import field_value, has_kernel_values, percent_formatted
+from quadrants.frontend.quant_access import QuantRef, quant_element
 from quadrants.frontend.simt_values import SharedArray
 from quadrants.frontend.sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
 from quadrants.frontend.struct_values import StructField, StructVar, is_struct
@@ -418,6 +419,17 @@ class ExprTranslator(DynamicIndexing):
 
     def array_indices(self, array, index):
         """The IR texts of the outer indices of `array[index]` (a tuple, a vector, None or a scalar)."""
+        parts = self.index_parts(array, index)
+        if isinstance(array, FieldRef):  # field offsets (sparse_access.py)
+            parts = shift_indices(self, array, [self.scalar(part, "an array index") for part in parts])
+        texts = [self.ops.text(self.scalar(part, "an array index")) for part in parts]
+        if getattr(array, "clamp", False):  # boundary="clamp": into [0, extent - 1], dim by dim
+            texts = [f"(bin min (bin max {t} (const int 0)) (bin sub (shape {array.name} {d}) (const int 1)))"
+                     for d, t in enumerate(texts)]
+        return texts
+
+    def index_parts(self, array, index):
+        """The outer indices of `array[index]` as values (one per dim of the array, checked)."""
         if index is None:
             parts = []
         elif isinstance(index, VectorValue) and not index.is_matrix:
@@ -432,17 +444,13 @@ class ExprTranslator(DynamicIndexing):
                 kind="type",
                 hint="index every outer dimension at once, e.g. x[i, j] for a 2-d array.",
             )
-        if isinstance(array, FieldRef):  # field offsets (sparse_access.py)
-            parts = shift_indices(self, array, [self.scalar(part, "an array index") for part in parts])
-        texts = [self.ops.text(self.scalar(part, "an array index")) for part in parts]
-        if getattr(array, "clamp", False):  # boundary="clamp": into [0, extent - 1], dim by dim
-            texts = [f"(bin min (bin max {t} (const int 0)) (bin sub (shape {array.name} {d}) (const int 1)))"
-                     for d, t in enumerate(texts)]
-        return texts
+        return [self.scalar(part, "an array index") for part in parts]
 
     def array_element(self, array, index):
         if isinstance(array, ComponentsRef):
             return members_element(self, array, index)
+        if isinstance(array, QuantRef):  # a quantized field: unpacked from its word (quant_access.py)
+            return quant_element(self, array, index)
         indices = self.array_indices(array, index)
         if not array.element_shape:
             return Expr(f"(load {array.name} ({' '.join(indices)}) ())")

@@ -396,8 +396,8 @@ def _deactivate(ops, node, index=None):
             _zero_block(tr, _hidden(tr, below._mask, f"{below._kind}_cells"), below, owner, cell, limits)
         elif below._lengths is not None:
             _zero_block(tr, _hidden(tr, below._lengths, "dynamic_length"), below._parent, owner, cell, limits)
-        elif below._kind == "place":
-            _zero_block(tr, tr.global_array(below._field), below, owner, cell, limits)
+        elif below._kind == "place" and getattr(below._field, "_quant", None) is None:  # a quantized field's
+            _zero_block(tr, tr.global_array(below._field), below, owner, cell, limits)  # word is zeroed as a field
 
 
 def _zero_block(tr, ref, node, owner, cell, limits):

@@ -16,6 +16,7 @@ from quadrants.frontend.loops import LoopTranslator
 from quadrants.frontend.matrix_slices import has_slice, sliced
 from quadrants.frontend.no_activate import store_guard
 from quadrants.frontend.print_format import merged_print_items, print_item_text
+from quadrants.frontend.quant_access import QuantRef, QuantTarget
 from quadrants.frontend.returns import ReturnTranslator, _contains_return, _is_static_test
 from quadrants.frontend.simt_values import SharedArray, SharedTarget
 from quadrants.frontend.sparse_access import FieldRef, activate_for_store
@@ -202,7 +203,7 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         self.emit_store(target, self.sink_text(self.scalar(value, "the assigned value")))
 
     def emit_store(self, target, text):
-        if isinstance(target, SelectTarget):  # picked by a runtime index (dynamic_index.py)
+        if isinstance(target, (SelectTarget, QuantTarget)):  # picked by a runtime index, or packed bits
             target.emit_store(self, text)
         else:
             self.builder.emit(target.store_head(text))
@@ -256,6 +257,8 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
     def array_target(self, array, index):
         if isinstance(array, ComponentsRef):
             return members_target(self, array, index)
+        if isinstance(array, QuantRef):  # a quantized field: its word's bits (quant_access.py)
+            return QuantTarget(self, array, index)
         indices = self.array_indices(array, index)
         guard = None
         if isinstance(array, FieldRef) and array.activity:  # a store activates sparse cells (sparse_access.py)
@@ -331,7 +334,7 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         first = target.targets[0] if isinstance(target, VectorTarget) else target
         if isinstance(first, SelectTarget) and first.writes_array:
             return True
-        return isinstance(first, (ArrayTarget, SharedTarget)) or first.parallel_depth < self.parallel_depth
+        return isinstance(first, (ArrayTarget, SharedTarget, QuantTarget)) or first.parallel_depth < self.parallel_depth
 
     def target_value(self, target):
         if isinstance(target, VectorTarget):
@@ -349,7 +352,7 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             return VectorValue([self.atomic_update(op, t, v) for t, v in zip(target.targets, value.entries)],
                                target.shape)
         text = self.ops.text(self.scalar(value, "the value of an atomic update"))
-        if isinstance(target, SelectTarget):
+        if isinstance(target, (SelectTarget, QuantTarget)):
             return target.emit_atomic(self, op, text)
         return Expr(target.atomic_head(op, text), side_effect=True)
 

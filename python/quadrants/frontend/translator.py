@@ -26,6 +26,7 @@ from quadrants.frontend.ir_builder import BlockBuilder, Expr, NameAllocator, Stm
 from quadrants.frontend.literals import check_default_int
 from quadrants.frontend.local_lists import LocalListTranslator
 from quadrants.frontend.purity import PurityCheck, is_pure
+from quadrants.frontend.quant_access import quant_ref
 from quadrants.frontend.random_numbers import RandomTranslator
 from quadrants.frontend.read_hooks import NO_HOOKS
 from quadrants.frontend.real_functions import RealFunctionTranslator
@@ -206,6 +207,8 @@ class Translator(ExprTranslator, CallTranslator, FuncCallTranslator, StmtTransla
     def global_array(self, container, py_name=None, label=None):
         if getattr(container, "_composed", False):  # members placed one by one (component_refs.py)
             return components_ref(self, container, py_name, label)
+        if getattr(container, "_quant", None) is not None:  # bits packed in a word field (quant_access.py), which
+            return quant_ref(self, container, py_name, label)  # becomes the global the kernel takes
         ref = self.global_refs.get(id(container))
         if ref is None:
             # Named after the Python global where there is one, so bounds errors name the field.

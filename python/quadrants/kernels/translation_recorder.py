@@ -253,3 +253,6 @@ def _links(obj):
     if getattr(obj, "_composed", False):
         for k, member in enumerate(all_members(obj)):
             yield (("m", k),), member
+    quant = state.get("_quant")  # a quantized field's word field (data/bitpacked.py), a global of the kernel
+    if quant is not None:
+        yield (("a", "_quant"), ("a", "word")), quant.word

@@ -30,9 +30,11 @@ class extension:
     extfunc = "extfunc"
 
 
-# What qd.cpu and qd.cuda support: 64-bit data, assertions under qd.init(debug=True), and sparse SNodes
-# (pointer, bitmasked, dynamic: snode.py).
-_SUPPORTED_EXTENSIONS = {extension.data64, extension.assertion, extension.sparse, extension.adstack}
+# What qd.cpu and qd.cuda support: 64-bit data, assertions under qd.init(debug=True), sparse SNodes
+# (pointer, bitmasked, dynamic: snode.py), and quantized types (qd.types.quant, qd.BitpackedFields,
+# SNode.quant_array: data/bitpacked.py).
+_SUPPORTED_EXTENSIONS = {extension.data64, extension.assertion, extension.sparse, extension.adstack,
+                         extension.quant, extension.quant_basic}
 
 
 def is_extension_supported(arch, ext):
