@@ -270,7 +270,7 @@ def test_raise_static_and_whole_array_operands():
 def test_float_index_names_the_array():
     @qd.kernel
     def k(x: qd.types.ndarray()):
-        x[1.5] = 0
+        x[qd.f32(1.5)] = 0  # typed, so the message does not depend on an earlier test's default_fp
 
     assert ("Array indices must be integers, but index 0 of array 'x' is f32. Convert it with qd.cast(..., qd.i32)."
             in str(compile_error_of(k)))
