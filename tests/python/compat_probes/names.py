@@ -223,19 +223,36 @@ def graphs_coverage():
     assert prog.get_graph_num_nodes_on_last_call() == 0 and (x == 2.0).all()
 
 
-@probe("`qd.types.quant` (quantized types)", status="not yet")
+@probe("`qd.types.quant` (`int`, `fixed`, `float`), `qd.BitpackedFields(max_num_bits=...)` and its "
+       "`place(..., shared_exponent=True)`, `SNode.quant_array()` / `FieldsBuilder.quant_array()`; "
+       "`qd.extension.quant` / `quant_basic`")
 def quantized_types():
-    import importlib
+    assert qd.lang.impl.current_cfg().arch in (qd.x64, qd.cuda) and qd.extension.quant is not None
+    n = qd.field(qd.types.quant.int(5, True))
+    f = qd.field(qd.types.quant.fixed(10, signed=True, max_value=2.0))
+    e = qd.field(qd.types.quant.float(exp=5, frac=10))
+    pack = qd.BitpackedFields(max_num_bits=32)
+    pack.place(n, f)
+    qd.root.dense(qd.i, 4).place(pack)
+    alone = qd.BitpackedFields(max_num_bits=16)
+    alone.place(e)
+    qd.root.dense(qd.i, 4).place(alone)
+    q = qd.field(qd.types.quant.int(8, False))
+    qd.root.dense(qd.i, 2).quant_array(qd.j, 4, max_num_bits=32).place(q)
 
-    assert not hasattr(qd.types, "quant")
-    with pytest.raises(ImportError):
-        importlib.import_module("quadrants.types.quant")
-    with pytest.raises(NotImplementedError, match="quadrants has no quantized types"):
-        qd.BitpackedFields(max_num_bits=32)
-    with pytest.raises(NotImplementedError, match=r"SNode.quant_array\(\): quadrants has no quantized types"):
-        qd.root.quant_array(qd.i, 8, max_num_bits=32)
-    with pytest.raises(NotImplementedError, match=r"FieldsBuilder.quant_array\(\)"):
-        qd.FieldsBuilder().quant_array(qd.i, 8, max_num_bits=32)
+    @qd.kernel
+    def k():
+        for i in range(4):
+            n[i] = i - 2
+            f[i] = 0.5 * i - 0.75
+            e[i] = 1.5 * i
+            q[i // 2, i] = 200 + i
+
+    k()
+    assert n.to_numpy().tolist() == [-2, -1, 0, 1]
+    assert np.allclose(f.to_numpy(), [-0.75, -0.25, 0.25, 0.75], atol=2.0 / 512)
+    assert e.to_numpy().tolist() == [0.0, 1.5, 3.0, 4.5]
+    assert q[1, 3] == 203 and q[0, 0] == 200
 
 
 @probe("meshes: `qd.Mesh`, `qd.MeshInstance`, `qd.mesh_local`, `qd.mesh_patch_idx`", status="no")
