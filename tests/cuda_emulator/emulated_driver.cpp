@@ -592,7 +592,9 @@ int emulated_launch(void* handle, const unsigned grid[3], const unsigned block[3
   auto* function = static_cast<Function*>(handle);
   if (!functions.count(function)) return kInvalidHandle;
   if (!params || extra || shared_bytes > 48 * 1024) return kInvalidValue;
-  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || block[0] == 0 || block[1] == 0 || block[2] == 0) return kInvalidValue;
+  for (int d = 0; d < 3; ++d) {
+    if (grid[d] == 0 || block[d] == 0) return kInvalidValue;
+  }
   if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535) return kInvalidValue;
   if (static_cast<unsigned long long>(block[0]) * block[1] * block[2] > 1024) return kLaunchOutOfResources;
   return run_launch(*function, grid, block, params);

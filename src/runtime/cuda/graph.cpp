@@ -116,8 +116,10 @@ class Builder {
     params.conditional = {handle, kGraphConditionalWhile, 1, nullptr, dev_.context};
     CUgraphNode node = nullptr;
     size_t count = after ? 1 : 0;
-    CUresult result = api_.cuGraphAddNode ? api_.cuGraphAddNode(&node, graph, after ? &after : nullptr, nullptr, count, &params)
-                                          : api_.cuGraphAddNodeWithoutEdges(&node, graph, after ? &after : nullptr, count, &params);
+    const CUgraphNode* dependencies = after ? &after : nullptr;
+    CUresult result = api_.cuGraphAddNode
+                          ? api_.cuGraphAddNode(&node, graph, dependencies, nullptr, count, &params)
+                          : api_.cuGraphAddNodeWithoutEdges(&node, graph, dependencies, count, &params);
     check(result, "cuGraphAddNode(conditional WHILE node of '" + kernel_.name + "')");
     ++nodes;
     QD_ASSERT(params.conditional.bodies && params.conditional.bodies[0], "add_loop(): the driver gave no body graph");

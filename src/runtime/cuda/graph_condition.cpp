@@ -18,7 +18,8 @@ std::string driver_refusal(const DriverApi& api) {
   if (version < kConditionalNodesDriverVersion) {
     return "the driver is for CUDA " + driver_version_text(version) + "; conditional graph nodes need 12.4";
   }
-  if (!api.cuGraphConditionalHandleCreate || !api.cuLinkCreate || (!api.cuGraphAddNode && !api.cuGraphAddNodeWithoutEdges)) {
+  bool add_node = api.cuGraphAddNode || api.cuGraphAddNodeWithoutEdges;
+  if (!api.cuGraphConditionalHandleCreate || !api.cuLinkCreate || !add_node) {
     return "the driver lacks the conditional graph node or linker entry points";
   }
   return "";
