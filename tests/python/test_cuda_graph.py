@@ -200,6 +200,23 @@ def test_a_yield_ends_the_replayed_loop_and_resume_continues_it():
     np.testing.assert_array_equal(x.to_numpy(), np.full(16, 22 + 10 + 11 * 2))  # resumed: the first pass skips checkpoint 0
 
 
+@qd.kernel(graph=True)
+def runaway(x: qd.types.ndarray(qd.i32, ndim=1), c: qd.types.ndarray(qd.i32, ndim=0)):
+    while qd.graph.do_while(c):  # c never changes: only the failed bounds check ends the loop
+        for i in range(x.shape[0]):
+            x[i + 1] = 1
+
+
+def test_a_failed_debug_check_ends_the_replayed_loop_and_raises():
+    qd.reset()
+    qd.init(debug=True)
+    x = filled(0, (8,))
+    with pytest.raises(IndexError, match="out of bound"):
+        runaway(x, filled(1, ()))
+    if on_cuda():  # the condition kernel read the error flag and left the WHILE node
+        assert prog.get_graph_cache_used_on_last_call()
+
+
 _OLD_DRIVER = """
 import os
 os.environ["QD_EMULATED_DRIVER_VERSION"] = "12030"  # CUDA 12.3: no conditional nodes
