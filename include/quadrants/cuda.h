@@ -104,4 +104,22 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
                                int num_args, CUstream stream, int device_id,
                                const std::vector<std::string>& arg_names);
 
+// @qd.kernel(graph=True) on CUDA (src/runtime/cuda/graph.h): upstream's graph counters. nodes_on_last_call: the
+// nodes of the graph the last CUDA launch replayed (0 for a launch without one); used_on_last_call: whether it
+// replayed one; total_builds: graphs built since the last cuda_graph_cache_clear(); cache_size: the graphs kept
+// (one per loaded graph kernel and device).
+struct CudaGraphCounters {
+  int nodes_on_last_call = 0;
+  bool used_on_last_call = false;
+  int total_builds = 0;
+  int cache_size = 0;
+};
+CudaGraphCounters cuda_graph_counters();
+
+// Destroys every kept graph (after the work on their devices is done) and zeroes the counters (qd.reset()).
+void cuda_graph_cache_clear();
+
+// Why the last graph=True launch ran its tasks one by one instead of replaying a graph; "" when it replayed one.
+std::string cuda_graph_fallback_reason();
+
 }  // namespace qd

@@ -36,6 +36,15 @@ struct CudaTask {
   std::vector<CudaLoopEnd> loop_ends = {};  // the loops that end with this task, innermost first
 };
 
+// The condition kernel of a graph kernel's qd.graph.do_while loops (src/jit/graph_condition.cpp), which the
+// launcher links with libcudadevrt (for cudaGraphSetConditional) and loads beside the kernel's module.
+struct CudaConditionImage {
+  std::vector<char> image;  // relocatable CUBIN, or PTX text when is_ptx; empty: none (see unavailable)
+  bool is_ptx = false;
+  std::string cudadevrt;    // the libcudadevrt.a to link it with; "": none found (CUDA 13 drivers need none)
+  std::string unavailable;  // why there is no image (NVRTC failed): the loops then run on the host
+};
+
 struct CudaCompiledKernel {
   std::string name;
   std::vector<char> image;  // CUBIN for the requested arch, or PTX text (then is_ptx) as fallback
@@ -52,6 +61,10 @@ struct CudaCompiledKernel {
   std::vector<bool> param_written;  // per parameter: the kernel may write this array
   std::vector<std::pair<int, int>> i32_extents;  // (param, dim) read as i32: the launcher rejects larger ones
   bool debug = false;  // debug mode or an AD stack: the launcher reads the error record after each launch
+  // @qd.kernel(graph=True): launches replay a CUDA graph of the tasks (src/runtime/cuda/graph.h); its tasks
+  // take their QdArgs through a pointer (args_by_value is false).
+  bool graph = false;
+  CudaConditionImage condition;  // a graph kernel with qd.graph.do_while loops: their condition kernel
 };
 
 // Parses, runs the same passes as the CPU path, generates CUDA C++, compiles with NVRTC for

@@ -22,6 +22,21 @@ CUevent event_of(uintptr_t handle) { return reinterpret_cast<CUevent>(handle); }
 void bind_cuda(nb::module_& m) {
   m.def("cuda_status", &cuda_status, "'' when CUDA is usable, otherwise what is missing.");
   m.def("cuda_device_count", &cuda_device_count);
+  m.def("cuda_graph_counters", [] {
+    CudaGraphCounters c = cuda_graph_counters();
+    nb::dict out;
+    out["nodes_on_last_call"] = c.nodes_on_last_call;
+    out["used_on_last_call"] = c.used_on_last_call;
+    out["total_builds"] = c.total_builds;
+    out["cache_size"] = c.cache_size;
+    return out;
+  }, "graph=True kernels on CUDA: the last launch's graph nodes, whether it replayed a graph, builds, graphs kept.");
+  m.def("cuda_graph_cache_clear", [] {
+    nb::gil_scoped_release release;
+    cuda_graph_cache_clear();
+  }, "Destroys every kept CUDA graph and zeroes the graph counters (qd.reset()).");
+  m.def("cuda_graph_fallback_reason", &cuda_graph_fallback_reason,
+        "Why the last graph=True launch ran task by task; '' when it replayed a CUDA graph.");
   m.def("cuda_init", [](int device_id) {
     const CudaDeviceInfo& info = cuda_init(device_id);
     nb::dict out;

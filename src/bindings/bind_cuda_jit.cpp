@@ -54,6 +54,16 @@ void bind_cuda_jit(nb::module_& m) {
       .def_ro("num_params", &CudaCompiledKernel::num_params)
       .def_ro("param_written", &CudaCompiledKernel::param_written)
       .def_ro("debug", &CudaCompiledKernel::debug)
+      .def_ro("graph", &CudaCompiledKernel::graph)
+      .def_prop_ro("condition",
+                   [](const CudaCompiledKernel& k) {  // qd.graph.do_while's condition kernel (graph kernels)
+                     nb::dict out;
+                     out["image_bytes"] = k.condition.image.size();
+                     out["is_ptx"] = k.condition.is_ptx;
+                     out["cudadevrt"] = k.condition.cudadevrt;
+                     out["unavailable"] = k.condition.unavailable;
+                     return out;
+                   })
       .def_ro("assert_messages", &CudaCompiledKernel::assert_messages);
 
   m.def("compile_kernel_cuda", &compile_kernel_cuda, nb::arg("ir_text"), nb::arg("cc_major"), nb::arg("cc_minor"),

@@ -576,7 +576,9 @@ GeneratedCudaSource CudaRenderer::render_tasks() {
   for (const Stmt& s : top_level_statements(kernel_.body)) {
     if (const ParallelFor* loop = as<ParallelFor>(s)) reduces_ = reduces_ || privatizes(*loop);
   }
-  args_by_value_ = !kernel_.params.empty() && kernel_.params.size() <= kMaxArgsByValue;
+  // A graph kernel's nodes keep their parameters from one replay to the next, so its tasks read the QdArgs
+  // through a pointer into the graph's own buffer, which each launch refills (src/runtime/cuda/graph.cpp).
+  args_by_value_ = !kernel_.params.empty() && kernel_.params.size() <= kMaxArgsByValue && !kernel_.options.graph;
   out_ = preamble();
   emit_functions();
   GeneratedCudaSource result;

@@ -498,6 +498,7 @@ struct KernelOptions {
   std::string source_file;  // the Python file, for #line directives; empty when unknown
   int64_t ad_stack_size = 0;  // reverse_ad's stack capacity (qd.init(ad_stack_size=)); 0: kDefaultAdStackSize
   std::map<int, SourceLine> source_lines;  // by SourceLoc::line; the frontend writes them in debug mode only
+  bool graph = false;  // (graph 1), @qd.kernel(graph=True): on CUDA the launch replays a CUDA graph of the tasks
 
   // Array and shared-array indices are checked: in debug mode, which implies it as upstream, or bounds mode.
   bool checks_bounds() const { return debug || bounds; }

@@ -484,6 +484,7 @@ KernelOptions parse_options(const SExpr& e) {
     else if (name == "fast_math") o.fast_math = parse_flag(opt.items[1]);
     else if (name == "source_file" && opt.items[1].is_string) o.source_file = opt.items[1].atom;
     else if (name == "ad_stack_size") o.ad_stack_size = parse_int(opt.items[1]);
+    else if (name == "graph") o.graph = parse_flag(opt.items[1]);
     else if (name == "source_lines") o.source_lines = parse_source_lines(opt.items[1]);
     else fail(opt, "unknown option '" + name + "'.");
   }

@@ -263,6 +263,7 @@ std::string print_kernel(const Kernel& k) {
   if (o.bounds) out += " (bounds 1)";
   if (!o.source_file.empty()) out += " (source_file " + quote(o.source_file) + ")";
   if (o.ad_stack_size != 0) out += " (ad_stack_size " + std::to_string(o.ad_stack_size) + ")";
+  if (o.graph) out += " (graph 1)";
   if (!o.source_lines.empty()) {
     out += "\n    (source_lines (";
     for (const auto& [line, s] : o.source_lines) {

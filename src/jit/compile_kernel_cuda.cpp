@@ -6,6 +6,7 @@
 #include "ir/ir_parser.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
+#include "jit/graph_condition.h"
 #include "jit/kernel_params.h"
 #include "jit/hash.h"
 #include "jit/nvrtc.h"
@@ -90,6 +91,10 @@ std::shared_ptr<const CudaCompiledKernel> compile_kernel_cuda(const std::string&
   out->param_written = std::move(generated.param_written);
   out->i32_extents = std::move(generated.i32_extents);
   out->debug = kernel.options.checks_bounds() || codegen::uses_ad_stack(kernel);
+  out->graph = kernel.options.graph;
+  bool has_loops = false;
+  for (const CudaTask& task : out->tasks) has_loops = has_loops || !task.loop_ends.empty();
+  if (out->graph && has_loops) out->condition = jit::compile_graph_condition(cc_major, cc_minor);
   return out;
 }
 

@@ -168,6 +168,8 @@ bool nvrtc_loaded() { return api().handle != nullptr; }
 
 int nvrtc_runs() { return g_nvrtc_runs.load(); }
 
+std::string nvrtc_library_path() { return api().path; }
+
 std::string nvrtc_identity() {
   const NvrtcApi& nvrtc = required_api();
   int major = 0, minor = 0;

@@ -28,6 +28,9 @@ std::string nvrtc_target(int cc_major, int cc_minor);
 NvrtcImage nvrtc_compile(const std::string& program_name, const std::string& source, const std::string& target,
                          const std::vector<std::string>& options);
 
+// The file NVRTC was loaded from ("" when it is missing): libraries of the same CUDA release lie beside it.
+std::string nvrtc_library_path();
+
 // How many programs this process has compiled with NVRTC (for tests of the cache).
 int nvrtc_runs();
 

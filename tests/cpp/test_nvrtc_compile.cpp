@@ -162,6 +162,24 @@ TEST_F(Nvrtc, ControlFlowLoopsAndReturns) {
   expect_cubin(kernel_text("control_debug", "(scalar n i32) (array m f32 2 (2 2) 0 1)", body, "i64", 1), 9, 0);
 }
 
+// @qd.kernel(graph=True): tasks read their QdArgs through a pointer (a graph's nodes keep their parameters), and a
+// qd.graph.do_while loop brings the condition kernel, relocatable code that calls cudaGraphSetConditional.
+TEST_F(Nvrtc, GraphKernelAndItsConditionKernel) {
+  std::string text = qd::testing::read_text(qd::testing::data_path("ir/roundtrip/graph_option.ir"));
+  auto k = compile_kernel_cuda(text, 9, 0);
+  EXPECT_TRUE(k->graph);
+  EXPECT_FALSE(k->args_by_value);
+  ASSERT_EQ(k->tasks.size(), 2u);
+  ASSERT_EQ(k->tasks[1].loop_ends.size(), 1u);
+  EXPECT_EQ(k->condition.unavailable, "");
+  EXPECT_FALSE(k->condition.is_ptx);
+  ASSERT_GT(k->condition.image.size(), 4u);
+  EXPECT_EQ(std::string(k->condition.image.data(), 4), "\x7f" "ELF");
+  std::string image(k->condition.image.begin(), k->condition.image.end());
+  EXPECT_NE(image.find("cudaGraphSetConditional"), std::string::npos);  // left for the link with libcudadevrt
+  EXPECT_NE(image.find("qd_graph_loop_condition"), std::string::npos);
+}
+
 TEST_F(Nvrtc, DebugChecksAndAsserts) {
   std::string body = R"(
     (parallel_for (i) ((shape x 0)) (config (block_dim 0) (serialize 0)) (

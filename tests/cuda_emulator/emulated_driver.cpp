@@ -11,6 +11,9 @@
 //   that uses block or warp intrinsics has each block's threads run as fibers instead
 //   (emulated_simt.cpp), which also checks that the intrinsics are used as CUDA requires.
 // - A fault inside a kernel becomes the sticky CUDA_ERROR_ILLEGAL_ADDRESS, reported by later calls.
+// - Graphs (emulated_graph.cpp) run their nodes in dependency order at cuGraphLaunch, conditional WHILE nodes
+//   included, whose condition the module's cudaGraphSetConditional sets (relocatable code the emulated linker
+//   has bound to an emulated libcudadevrt).
 // What it cannot show: concurrency between streams (everything completes before the call returns),
 // host access to pinned memory races, and anything about real GPU code generation (NVRTC checks that).
 #include <dlfcn.h>
@@ -29,6 +32,7 @@
 #include <set>
 #include <string>
 
+#include "emulated_driver.h"
 #include "emulated_image.h"
 #include "emulated_simt.h"
 
@@ -259,6 +263,7 @@ CUresult load_module(Module** out, const void* image) {
   if (!out || !image) return kInvalidValue;
   EmulatedImageHeader header;
   std::memcpy(&header, image, sizeof header);
+  // Relocatable code still calls libcudadevrt: only the linker's output loads (as unresolved externs fail).
   if (std::memcmp(header.magic, kEmulatedImageMagic, sizeof header.magic) != 0) return kInvalidImage;
   char path[] = "/tmp/qd-emulated-module-XXXXXX";
   int fd = mkstemp(path);
@@ -276,6 +281,8 @@ CUresult load_module(Module** out, const void* image) {
   module->block_dim = static_cast<EmulatedDim3*>(dlsym(library, "blockDim"));
   module->grid_dim = static_cast<EmulatedDim3*>(dlsym(library, "gridDim"));
   // Images from before block intrinsics were emulated have neither symbol, and use none of them.
+  auto* set_conditional = static_cast<EmulatedSetConditional*>(dlsym(library, "qd_emulated_set_conditional"));
+  if (set_conditional) *set_conditional = &emulated_set_conditional;
   auto* simt_call = static_cast<EmulatedSimtCall*>(dlsym(library, "qd_emulated_simt"));
   auto* uses_simt = static_cast<int*>(dlsym(library, "qd_emulated_uses_simt"));
   if (simt_call) *simt_call = &emulated_simt_call;
@@ -302,9 +309,10 @@ CUresult cuInit(unsigned flags) {
   return kSuccess;
 }
 
+// QD_EMULATED_DRIVER_VERSION (12080, CUDA 12.8, by default) lets tests take paths for older drivers.
 CUresult cuDriverGetVersion(int* version) {
   if (!version) return kInvalidValue;
-  *version = 12080;
+  *version = env_int("QD_EMULATED_DRIVER_VERSION", 12080);
   return kSuccess;
 }
 
@@ -545,15 +553,54 @@ CUresult cuLaunchKernel(Function* function, unsigned grid_x, unsigned grid_y, un
                         void** extra) {
   std::lock_guard<std::recursive_mutex> lock(driver_mutex);
   if (CUresult r = ready()) return r;
-  if (!functions.count(function)) return kInvalidHandle;
-  if (!params || extra || shared_bytes > 48 * 1024) return kInvalidValue;
-  if (grid_x == 0 || grid_y == 0 || grid_z == 0 || block_x == 0 || block_y == 0 || block_z == 0) return kInvalidValue;
-  if (block_x > 1024 || block_y > 1024 || block_z > 64 || grid_y > 65535 || grid_z > 65535) return kInvalidValue;
-  if (static_cast<unsigned long long>(block_x) * block_y * block_z > 1024) return kLaunchOutOfResources;
   const unsigned grid[3] = {grid_x, grid_y, grid_z};
   const unsigned block[3] = {block_x, block_y, block_z};
+  return emulated_launch(function, grid, block, shared_bytes, params, extra);
+}
+
+}  // extern "C"
+
+// ---- what emulated_graph.cpp shares (emulated_driver.h) ----
+
+std::recursive_mutex& emulated_driver_mutex() { return driver_mutex; }
+int emulated_ready() { return ready(); }
+bool emulated_context_current() { return current_context != nullptr; }
+bool emulated_is_device_memory(unsigned long long address, size_t bytes) { return in_device_memory(address, bytes); }
+int emulated_allocate(unsigned long long* pointer, size_t bytes) { return allocate(pointer, bytes); }
+int emulated_release(unsigned long long pointer) { return release(pointer); }
+void emulated_fail_launch(int error) { sticky_error = error; }
+
+void emulated_write_device(unsigned long long address, const void* data, size_t bytes) {
+  DeviceAccess access;
+  std::memcpy(reinterpret_cast<void*>(address), data, bytes);
+}
+
+void emulated_read_device(unsigned long long address, void* data, size_t bytes) {
+  DeviceAccess access;
+  std::memcpy(data, reinterpret_cast<const void*>(address), bytes);
+}
+
+bool emulated_is_function(void* function, bool* args_by_value) {
+  auto* f = static_cast<Function*>(function);
+  if (!functions.count(f)) return false;
+  *args_by_value = f->args_by_value;
+  return true;
+}
+
+int emulated_launch(void* handle, const unsigned grid[3], const unsigned block[3], unsigned shared_bytes,
+                    void** params, void** extra) {
+  auto* function = static_cast<Function*>(handle);
+  if (!functions.count(function)) return kInvalidHandle;
+  if (!params || extra || shared_bytes > 48 * 1024) return kInvalidValue;
+  for (int d = 0; d < 3; ++d) {
+    if (grid[d] == 0 || block[d] == 0) return kInvalidValue;
+  }
+  if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535) return kInvalidValue;
+  if (static_cast<unsigned long long>(block[0]) * block[1] * block[2] > 1024) return kLaunchOutOfResources;
   return run_launch(*function, grid, block, params);
 }
+
+extern "C" {
 
 // 2048 resident threads per SM, as on recent GPUs; registers never limit the emulation.
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Function* function, int block_size, size_t) {

@@ -7,6 +7,9 @@
 #include <cstdint>
 
 inline constexpr char kEmulatedImageMagic[8] = {'Q', 'D', 'E', 'M', 'U', 'L', '0', '1'};
+// Relocatable device code (NVRTC's --relocatable-device-code=true) that calls into libcudadevrt: the driver loads
+// it only once its linker (cuLink*, emulated_graph.cpp) has bound it to the library, which gives it the first magic.
+inline constexpr char kEmulatedRelocatableMagic[8] = {'Q', 'D', 'E', 'M', 'U', 'L', 'R', '1'};
 
 struct EmulatedImageHeader {
   char magic[8];
@@ -24,5 +27,9 @@ using EmulatedTask = void (*)(void*, void*, void*, void*);
 // into one call of the module's `qd_emulated_simt` pointer, which the driver sets to its scheduler
 // (emulated_simt.cpp). op is a QdSimtOpCode (src/codegen/runtime/qd_simt.h); lane is the source lane
 // of a shuffle, already resolved from its kind and width; name is the intrinsic's, for errors.
+// cudaGraphSetConditional (libcudadevrt): the prelude turns it into a call of the module's
+// `qd_emulated_set_conditional` pointer, which the driver sets (emulated_graph.cpp).
+using EmulatedSetConditional = void (*)(unsigned long long handle, unsigned value);
+
 using EmulatedSimtCall = unsigned long long (*)(int op, unsigned mask, unsigned long long value, int lane,
                                                 const char* name);

@@ -93,6 +93,14 @@ static inline int __syncthreads_or(int p) { return (int)qd_emulated_simt(7, 0, p
 static inline int __syncthreads_count(int p) { return (int)qd_emulated_simt(8, 0, p != 0, 0, "__syncthreads_count"); }
 static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// libcudadevrt's cudaGraphSetConditional, for relocatable code that calls it: one call into the driver's graphs.
+// Weak, as the source declares it again (as cuda_device_runtime_api.h does).
+#if QD_EMULATED_DEVRT
+extern "C" { void (*qd_emulated_set_conditional)(unsigned long long, unsigned int); }
+extern "C" __attribute__((weak)) void cudaGraphSetConditional(unsigned long long handle, unsigned int value) {
+  qd_emulated_set_conditional(handle, value);
+}
+#endif
 )";
 
 // The intrinsics that make the driver run a module's blocks as fibers (the others run a thread at a time).
@@ -108,6 +116,7 @@ struct Program {
   bool compiled = false;
   bool virtual_arch = false;  // compiled for compute_XX: PTX only, no CUBIN
   bool fmad = true;           // --fmad=false: no contraction of a*b+c into an FMA
+  bool relocatable = false;   // --relocatable-device-code=true: may call device functions of other images
 };
 
 bool write_text(const std::string& path, const std::string& text) {
@@ -150,6 +159,11 @@ bool read_options(Program& program, int count, const char* const* options) {
         option == "-use_fast_math" || option == "-lineinfo" || option == "--generate-line-info") {
       continue;
     }
+    if (option == "--relocatable-device-code=true" || option == "-rdc=true" ||
+        option == "--relocatable-device-code=false" || option == "-rdc=false") {
+      program.relocatable = option.find("=true") != std::string::npos;
+      continue;
+    }
     if (option == "--fmad=false" || option == "--fmad=true" || option == "-fmad=false" || option == "-fmad=true") {
       program.fmad = option.find("=true") != std::string::npos;
       continue;
@@ -173,11 +187,19 @@ int run_compiler(Program& program) {
   for (const auto& [name, text] : program.headers) ok = ok && write_text(dir + "/" + name, text);
   bool simt = false;
   for (const char* name : kSimtIntrinsics) simt = simt || program.source.find(name) != std::string::npos;
+  // libcudadevrt's functions are external calls: whole-program code cannot make them, as under real NVRTC.
+  bool devrt = program.source.find("cudaGraphSetConditional") != std::string::npos;
+  if (devrt && !program.relocatable) {
+    program.log = program.name + ": error: External calls are not supported (found non-inlined call to "
+                  "cudaGraphSetConditional); compile with --relocatable-device-code=true and link libcudadevrt\n";
+    std::system(("rm -rf " + dir).c_str());
+    return kCompilation;
+  }
   const char* cxx = std::getenv("CXX");
   std::string command = std::string(cxx && *cxx ? cxx : "c++") +
                         " -std=c++17 -O1 -w -fPIC -shared -nostdinc -x c++" +
                         (program.fmad ? "" : " -ffp-contract=off") + " -DQD_EMULATED_USES_SIMT=" +
-                        (simt ? "1" : "0") + " -I" + dir + " -include " + dir +
+                        (simt ? "1" : "0") + " -DQD_EMULATED_DEVRT=" + (devrt ? "1" : "0") + " -I" + dir + " -include " + dir +
                         "/emulated_prelude.h " + source + " -o " + dir + "/module.so > " + dir + "/log.txt 2>&1";
   int status = ok ? std::system(command.c_str()) : -1;
   std::string library;
@@ -186,7 +208,7 @@ int run_compiler(Program& program) {
   std::system(("rm -rf " + dir).c_str());
   if (!built) return kCompilation;
   EmulatedImageHeader header{};
-  std::memcpy(header.magic, kEmulatedImageMagic, sizeof header.magic);
+  std::memcpy(header.magic, devrt ? kEmulatedRelocatableMagic : kEmulatedImageMagic, sizeof header.magic);
   header.library_bytes = library.size();
   program.image.assign(reinterpret_cast<const char*>(&header), sizeof header);
   program.image += library;

@@ -445,6 +445,11 @@ def bounds_option(config):
     return " (bounds 1)" if config.check_out_of_bound and not config.debug else ""
 
 
+def graph_option(kernel_options):
+    """The IR option of @qd.kernel(graph=True): the CUDA launcher replays the kernel's tasks as a CUDA graph."""
+    return " (graph 1)" if kernel_options.get("graph") or kernel_options.get("gpu_graph") else ""
+
+
 def source_lines_option(config, line_sources):
     """Debug mode: the IR option giving each statement line's file, function and text, which the kernel's own
     messages quote (integer overflow reports, src/codegen/overflow_checks.h); empty in release mode."""
@@ -517,7 +522,7 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
         f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}){bounds_option(config)} "
-        f"(source_file {string_text(source.filename)}){ad_stack_option(config)}"
+        f"(source_file {string_text(source.filename)}){ad_stack_option(config)}{graph_option(tr.kernel_options)}"
         f"{source_lines_option(config, tr.line_sources)})"
     )
     body = "".join("\n    " + stmt.render(4) for stmt in tr.builder.top())

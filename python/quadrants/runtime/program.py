@@ -28,16 +28,24 @@ class _Program:
         statements between them (on CUDA, one GPU kernel launch each)."""
         return _core.last_launch_tasks()
 
-    # Upstream replays graph=True kernels as CUDA graphs and reports on its graph cache. quadrants captures no
-    # graphs on any backend (a graph kernel launches task by task), so the cache is always empty and unused.
+    # graph=True kernels on CUDA replay a CUDA graph of their tasks, kept per kernel and device
+    # (src/runtime/cuda/graph.h); on the CPU they launch as any kernel, and these stay 0 and False, as upstream's.
     def get_graph_cache_size(self):
-        return 0
+        """The CUDA graphs kept: one per graph=True kernel specialization launched on a device."""
+        return _graph_counters()["cache_size"]
 
     def get_graph_cache_used_on_last_call(self):
-        return False
+        """Whether the last launch replayed a CUDA graph."""
+        return _graph_counters()["used_on_last_call"]
 
     def get_graph_num_nodes_on_last_call(self):
-        return 0
+        """The nodes of the graph the last launch replayed (its tasks, and for each qd.graph.do_while a
+        conditional node, its condition kernel and, nested, the kernel that re-arms it); 0 without a graph."""
+        return _graph_counters()["nodes_on_last_call"]
+
+    def get_graph_total_builds(self):
+        """CUDA graphs built since qd.init(): a kernel's graph is built once, whatever arrays later launches pass."""
+        return _graph_counters()["total_builds"]
 
     # Upstream sizes a launch's AD stacks from the loop trip counts it reads, on GPUs through a parallel "max
     # reducer" kernel it counts. quadrants' AD stacks have a fixed capacity (qd.init(ad_stack_size=N)), so no
@@ -51,6 +59,16 @@ class _Program:
     def _get_num_ndarrays(self):
         """How many qd.ndarray()s are alive (qd.reset() releases them all)."""
         return sum(getattr(c, "_kind", None) == "ndarray" for c in list(_runtime._live_arrays))
+
+
+_NO_GRAPHS = {"cache_size": 0, "used_on_last_call": False, "nodes_on_last_call": 0, "total_builds": 0}
+
+
+def _graph_counters():
+    """The CUDA graph counters; none on the CPU."""
+    if not _runtime.config().is_cuda:
+        return _NO_GRAPHS
+    return _core.cuda_graph_counters()
 
 
 class PyQuadrants:
@@ -130,6 +148,8 @@ def _set_default_type(what, dtype, accepts):
 _pyquadrants = PyQuadrants()
 # qd.reset() and materialization call through the object, so methods that programs put on the class run.
 registry.on_reset(lambda: _pyquadrants.clear())
+# qd.reset() drops the CUDA graphs with the program, as upstream's does (their kernels may be compiled again).
+registry.on_reset(_core.cuda_graph_cache_clear)
 registry.provide("materialize", lambda: _pyquadrants.materialize())
 
 

@@ -22,6 +22,47 @@ bool resolve(void* library, const char* symbol, Fn& slot, std::string& missing) 
   return slot != nullptr;
 }
 
+// CUDA graphs (CUDA 10+) as one group, conditional nodes and the linker (12.3+) as another: a group with a
+// missing entry point is left out whole, and graph kernels then launch task by task (src/runtime/cuda/graph.cpp).
+void resolve_graph_api(void* library, DriverApi& api) {
+  std::string missing;
+  resolve(library, "cuGraphCreate", api.cuGraphCreate, missing);
+  resolve(library, "cuGraphDestroy", api.cuGraphDestroy, missing);
+  resolve(library, "cuGraphAddKernelNode_v2", api.cuGraphAddKernelNode, missing);
+  resolve(library, "cuGraphInstantiateWithFlags", api.cuGraphInstantiateWithFlags, missing);
+  resolve(library, "cuGraphLaunch", api.cuGraphLaunch, missing);
+  resolve(library, "cuGraphExecDestroy", api.cuGraphExecDestroy, missing);
+  if (!missing.empty()) {
+    api.cuGraphCreate = nullptr;
+    api.cuGraphDestroy = nullptr;
+    api.cuGraphAddKernelNode = nullptr;
+    api.cuGraphInstantiateWithFlags = nullptr;
+    api.cuGraphLaunch = nullptr;
+    api.cuGraphExecDestroy = nullptr;
+  }
+  std::string conditional;
+  resolve(library, "cuGraphConditionalHandleCreate", api.cuGraphConditionalHandleCreate, conditional);
+  std::string unused;
+  if (!resolve(library, "cuGraphAddNode_v2", api.cuGraphAddNode, unused)) {
+    resolve(library, "cuGraphAddNode", api.cuGraphAddNodeWithoutEdges, conditional);
+  }
+  resolve(library, "cuLinkCreate_v2", api.cuLinkCreate, conditional);
+  resolve(library, "cuLinkAddData_v2", api.cuLinkAddData, conditional);
+  resolve(library, "cuLinkAddFile_v2", api.cuLinkAddFile, conditional);
+  resolve(library, "cuLinkComplete", api.cuLinkComplete, conditional);
+  resolve(library, "cuLinkDestroy", api.cuLinkDestroy, conditional);
+  if (!conditional.empty() || !missing.empty()) {
+    api.cuGraphConditionalHandleCreate = nullptr;
+    api.cuGraphAddNode = nullptr;
+    api.cuGraphAddNodeWithoutEdges = nullptr;
+    api.cuLinkCreate = nullptr;
+    api.cuLinkAddData = nullptr;
+    api.cuLinkAddFile = nullptr;
+    api.cuLinkComplete = nullptr;
+    api.cuLinkDestroy = nullptr;
+  }
+}
+
 // Resolves every entry point; returns the first missing required symbol, or "".
 std::string resolve_all(void* library, DriverApi& api) {
   std::string missing;
@@ -69,6 +110,7 @@ std::string resolve_all(void* library, DriverApi& api) {
     api.cuMemAllocAsync = nullptr;
     api.cuMemFreeAsync = nullptr;
   }
+  resolve_graph_api(library, api);
   return missing;
 }
 

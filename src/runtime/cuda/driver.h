@@ -17,6 +17,11 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUevent = ::CUevent;
+using CUgraph = struct CUgraph_st*;
+using CUgraphNode = struct CUgraphNode_st*;
+using CUgraphExec = struct CUgraphExec_st*;
+using CUlinkState = struct CUlinkState_st*;
+using CUgraphConditionalHandle = unsigned long long;
 
 inline constexpr CUresult kSuccess = 0;
 inline constexpr CUresult kErrorNoDevice = 100;
@@ -30,6 +35,48 @@ inline constexpr int kPointerAttributeDeviceOrdinal = 9;
 inline constexpr unsigned kMemoryTypeDevice = 2;
 inline constexpr unsigned kEventDisableTiming = 0x2;
 inline constexpr int kLimitStackSize = 0;  // CU_LIMIT_STACK_SIZE: bytes of stack per GPU thread
+
+// cuda.h's CUDA_KERNEL_NODE_PARAMS (its _v2 layout, cuGraphAddKernelNode_v2's).
+struct KernelNodeParams {
+  CUfunction func;
+  unsigned grid_x, grid_y, grid_z;
+  unsigned block_x, block_y, block_z;
+  unsigned shared_bytes;
+  void** kernel_params;
+  void** extra;
+  void* kernel;      // CUkernel, used only when func is null
+  CUcontext context;  // ignored when func is set
+};
+
+// cuda.h's CUDA_CONDITIONAL_NODE_PARAMS, inside CUgraphNodeParams (cuGraphAddNode's).
+struct ConditionalNodeParams {
+  CUgraphConditionalHandle handle;
+  int type;       // CU_GRAPH_COND_TYPE_WHILE = 1
+  unsigned size;  // body graphs: 1 for a while node
+  CUgraph* bodies;  // filled by the driver, which owns the body graphs
+  CUcontext context;
+};
+
+// cuda.h's CUgraphNodeParams: 256 bytes, every unused one zero.
+struct GraphNodeParams {
+  int type;  // CU_GRAPH_NODE_TYPE_CONDITIONAL = 13
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    ConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+static_assert(sizeof(GraphNodeParams) == 256, "CUgraphNodeParams is 256 bytes in cuda.h");
+
+inline constexpr int kGraphNodeTypeConditional = 13;
+inline constexpr int kGraphConditionalWhile = 1;
+inline constexpr unsigned kGraphConditionalAssignDefault = 1;  // CU_GRAPH_COND_ASSIGN_DEFAULT
+inline constexpr int kJitInputCubin = 0;    // CU_JIT_INPUT_CUBIN
+inline constexpr int kJitInputPtx = 1;      // CU_JIT_INPUT_PTX
+inline constexpr int kJitInputLibrary = 4;  // CU_JIT_INPUT_LIBRARY
+// Conditional graph nodes and cudaGraphSetConditional need a CUDA 12.4 driver (cuDriverGetVersion's 12040).
+inline constexpr int kConditionalNodesDriverVersion = 12040;
 
 // Function pointers, filled by dlsym under the versioned names cuda.h maps the plain ones to
 // (cuMemAlloc -> cuMemAlloc_v2 and so on). Streams are the legacy-default-stream variants: we pass
@@ -75,6 +122,29 @@ struct DriverApi {
   CUresult (*cuDriverGetVersion)(int* version);  // 12080 for CUDA 12.8
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int* blocks, CUfunction function, int block_size,
                                                           size_t dynamic_shared_bytes);
+  // CUDA graphs (src/runtime/cuda/graph.cpp); all null when the driver lacks any of them.
+  CUresult (*cuGraphCreate)(CUgraph* graph, unsigned flags);
+  CUresult (*cuGraphDestroy)(CUgraph graph);
+  CUresult (*cuGraphAddKernelNode)(CUgraphNode* node, CUgraph graph, const CUgraphNode* dependencies,
+                                   size_t num_dependencies, const KernelNodeParams* params);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec* exec, CUgraph graph, unsigned long long flags);
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
+  // Conditional nodes (CUDA 12.3+) and the linker that binds cudaGraphSetConditional from libcudadevrt; null
+  // when missing. cuGraphAddNode is the _v2 entry point (edge data, null here) or, before 12.3, the first one.
+  CUresult (*cuGraphConditionalHandleCreate)(CUgraphConditionalHandle* handle, CUgraph graph, CUcontext context,
+                                             unsigned default_value, unsigned flags);
+  CUresult (*cuGraphAddNode)(CUgraphNode* node, CUgraph graph, const CUgraphNode* dependencies,
+                             const void* edge_data, size_t num_dependencies, GraphNodeParams* params);
+  CUresult (*cuGraphAddNodeWithoutEdges)(CUgraphNode* node, CUgraph graph, const CUgraphNode* dependencies,
+                                         size_t num_dependencies, GraphNodeParams* params);
+  CUresult (*cuLinkCreate)(unsigned num_options, int* options, void** values, CUlinkState* state);
+  CUresult (*cuLinkAddData)(CUlinkState state, int type, void* data, size_t bytes, const char* name,
+                            unsigned num_options, int* options, void** values);
+  CUresult (*cuLinkAddFile)(CUlinkState state, int type, const char* path, unsigned num_options, int* options,
+                            void** values);
+  CUresult (*cuLinkComplete)(CUlinkState state, void** image, size_t* bytes);
+  CUresult (*cuLinkDestroy)(CUlinkState state);
 };
 
 // The outcome of loading a driver library: api is usable only when error is empty.

@@ -16,6 +16,7 @@
 #include "quadrants/cuda.h"
 #include "quadrants/cuda_jit.h"
 #include "quadrants/errors.h"
+#include "runtime/cuda/graph.h"
 #include "runtime/cuda/memory.h"
 #include "runtime/kernel_error.h"
 #include "runtime/kernel_profiler.h"
@@ -97,19 +98,19 @@ void upload_arguments(const LaunchSlot& slot, cuda::CUdeviceptr dst, const void*
   cuda::check(cuda::driver().cuMemcpyHtoDAsync(dst, pinned, bytes, stream), "cuMemcpyHtoDAsync(kernel arguments)");
 }
 
-// A task's function and the grid it launches with.
-struct LoadedTask {
-  cuda::CUfunction function = nullptr;
-  unsigned grid = 1;
-  unsigned block = 1;
-};
+using cuda::LoadedTask;
+using Layout = cuda::LaunchLayout;
 
-// A loaded module and its task functions, kept while the kernel that owns the image lives.
+// A loaded module and its task functions, kept while the kernel that owns the image lives; for a graph=True
+// kernel also its CUDA graph, built on its first launch (or the reason it launches task by task instead).
 struct LoadedModule {
   std::weak_ptr<const CudaCompiledKernel> kernel;
   int device_id = 0;
   cuda::CUmodule module = nullptr;
   std::vector<LoadedTask> tasks;
+  std::unique_ptr<cuda::KernelGraph> graph;
+  bool graph_tried = false;
+  std::string graph_unavailable;
 };
 
 // Parallel tasks are grid-stride loops, so any grid is correct; as many blocks as the SMs can hold
@@ -132,7 +133,8 @@ LoadedTask plan_task(const CudaTask& task, cuda::CUfunction function, const cuda
 }
 
 std::mutex module_mutex;
-std::map<std::pair<const void*, int>, LoadedModule> modules;
+// Never destroyed: at exit the driver may be gone before a graph's destructor would call it.
+std::map<std::pair<const void*, int>, LoadedModule>& modules = *new std::map<std::pair<const void*, int>, LoadedModule>;
 
 // Unloads modules of kernels that are gone; the context is synchronized first since a launch of
 // theirs may still be running. Called with module_mutex held.
@@ -145,6 +147,7 @@ void unload_expired() {
     cuda::make_current(it->second.device_id);
     const cuda::DriverApi& api = cuda::driver();
     cuda::check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+    it->second.graph.reset();  // its nodes call the module's functions
     cuda::check(api.cuModuleUnload(it->second.module), "cuModuleUnload");
     it = modules.erase(it);
   }
@@ -154,7 +157,7 @@ LoadedModule load_module(const std::shared_ptr<const CudaCompiledKernel>& kernel
   const cuda::DriverApi& api = cuda::driver();
   // Current again: unloading expired modules may have switched to another device's context.
   const cuda::Device& dev = cuda::make_current(device_id);
-  LoadedModule loaded{kernel, device_id, nullptr, {}};
+  LoadedModule loaded{kernel, device_id, nullptr, {}, nullptr, false, {}};
   std::string ptx;  // PTX must be NUL-terminated text
   const void* image = kernel->image.data();
   if (kernel->is_ptx) {
@@ -189,23 +192,14 @@ LoadedModule load_module(const std::shared_ptr<const CudaCompiledKernel>& kernel
   return loaded;
 }
 
-const std::vector<LoadedTask>& tasks_of(const std::shared_ptr<const CudaCompiledKernel>& kernel,
-                                                  int device_id) {
+LoadedModule& module_of(const std::shared_ptr<const CudaCompiledKernel>& kernel, int device_id) {
   std::lock_guard<std::mutex> lock(module_mutex);
   auto key = std::make_pair(static_cast<const void*>(kernel.get()), device_id);
   auto it = modules.find(key);
-  if (it != modules.end() && it->second.kernel.lock() == kernel) return it->second.tasks;
+  if (it != modules.end() && it->second.kernel.lock() == kernel) return it->second;
   unload_expired();  // also drops an entry whose address a new kernel now reuses
-  return modules.insert_or_assign(key, load_module(kernel, device_id)).first->second.tasks;
+  return modules.insert_or_assign(key, load_module(kernel, device_id)).first->second;
 }
-
-// Where each part of the launch buffer lives, in bytes from its start.
-struct Layout {
-  size_t error = 0;
-  size_t flag = 0;
-  size_t frame = 0;
-  size_t total = 0;
-};
 
 Layout layout_for(int num_args, int64_t frame_bytes) {
   Layout layout;
@@ -291,25 +285,116 @@ void run_tasks(const CudaCompiledKernel& kernel, const std::vector<LoadedTask>& 
 // default stream) and before later copies, host reads and DLPack consumers, which order themselves
 // after the legacy default stream (include/quadrants/cuda.h), all without blocking the host (except where
 // a qd.graph.do_while reads its condition back).
-void launch_tasks(const CudaCompiledKernel& kernel, const std::vector<LoadedTask>& tasks, void** params,
-                  CUstream stream, int device_id, const LoopReadback& readback) {
-  if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
+template <typename Run>
+void run_profiled(const CudaCompiledKernel& kernel, CUstream stream, Run run) {
   if (!kernel_profiling()) {
-    run_tasks(kernel, tasks, params, stream, readback);
+    run();
   } else {
     // The profiler times the kernel alone: earlier work on the stream finishes first, then the host
     // waits for this kernel (as upstream's profiler does, launches are synchronous while it is on).
     const cuda::DriverApi& api = cuda::driver();
     cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(before profiling '" + kernel.name + "')");
     auto start = std::chrono::steady_clock::now();
-    run_tasks(kernel, tasks, params, stream, readback);
+    run();
     cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel.name + "')");
     record_kernel_time(kernel.name,
                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   // Named only once enqueued: a fault that an earlier kernel left surfaces at these calls.
   cuda::note_kernel_launch(kernel.name);
+}
+
+void launch_tasks(const CudaCompiledKernel& kernel, const std::vector<LoadedTask>& tasks, void** params,
+                  CUstream stream, int device_id, const LoopReadback& readback) {
+  if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
+  run_profiled(kernel, stream, [&] { run_tasks(kernel, tasks, params, stream, readback); });
   if (stream != nullptr) make_stream_wait(nullptr, stream, device_id);
+}
+
+// The bytes a launch reads back from its buffer: error record and flag, then the returned values at the frame's
+// start, which lie together so that one copy reads them.
+size_t result_bytes(const CudaCompiledKernel& kernel, const Layout& layout) {
+  const size_t returned = kernel.returns.size();
+  size_t read_end = returned ? layout.frame + returned * sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
+  return read_end - layout.error;
+}
+
+// Raises the launch's kernel error, if any; else its returned values.
+std::vector<QdArg> finish_launch(const CudaCompiledKernel& kernel, const std::vector<char>& result,
+                                 const Layout& layout, const QdArg* args, int num_args,
+                                 const std::vector<std::string>& arg_names) {
+  QdKernelError error;
+  int32_t flag = 0;
+  std::memcpy(&error, result.data(), sizeof(error));
+  std::memcpy(&flag, result.data() + (layout.flag - layout.error), sizeof(flag));
+  if (flag != 0) raise_kernel_error(kernel.name, error, args, num_args, arg_names, &kernel.assert_messages);
+  std::vector<QdArg> values(kernel.returns.size());
+  for (size_t k = 0; k < values.size(); ++k) {
+    std::memcpy(&values[k].scalar, result.data() + (layout.frame - layout.error) + k * sizeof(QdArg::scalar),
+                sizeof(QdArg::scalar));
+  }
+  return values;
+}
+
+// Why the last graph=True launch ran task by task ("" when it replayed its graph), for cuda_graph_fallback_reason().
+std::mutex last_fallback_mutex;
+std::string last_fallback;
+
+void note_fallback(const std::string& why) {
+  std::lock_guard<std::mutex> lock(last_fallback_mutex);
+  if (last_fallback != why) last_fallback = why;
+}
+
+// graph=True: the module's graph, built on the kernel's first launch on the device; null where the kernel
+// launches task by task (no graph entry points, or do_while loops without conditional nodes).
+cuda::KernelGraph* graph_of(LoadedModule& loaded, const CudaCompiledKernel& kernel, const cuda::Device& dev,
+                            int num_args) {
+  std::lock_guard<std::mutex> lock(module_mutex);
+  if (loaded.graph_tried) return loaded.graph.get();
+  loaded.graph_tried = true;
+  if (!cuda::graphs_available()) {
+    loaded.graph_unavailable = "the driver lacks the CUDA graph entry points";
+    return nullptr;
+  }
+  Layout layout = layout_for(num_args, kernel.frame_bytes);
+  QD_ASSERT(layout.frame <= kSlotBytes, "graph_of(): more arguments than a launch slot holds");
+  loaded.graph = cuda::KernelGraph::build(kernel, loaded.tasks, dev, layout, &loaded.graph_unavailable);
+  return loaded.graph.get();
+}
+
+// One replay of a kernel's graph: the arguments, a cleared error record and a zeroed frame go into the graph's
+// own buffer, then cuGraphLaunch, then (when the kernel returns values or checks errors) the read back; all
+// enqueued under one lock, since every launch of the graph refills the same buffer.
+std::vector<QdArg> launch_graph(const CudaCompiledKernel& kernel, const cuda::KernelGraph& graph, const QdArg* args,
+                                int num_args, CUstream stream, int device_id,
+                                const std::vector<std::string>& arg_names) {
+  static std::mutex graph_buffers;
+  const Layout& layout = graph.layout();
+  const cuda::DriverApi& api = cuda::driver();
+  const bool fits = layout.total <= kSlotBytes;
+  const bool reads = !kernel.returns.empty() || kernel.debug;
+  std::vector<char> result(reads ? result_bytes(kernel, layout) : 0);
+  std::optional<LaunchSlot> slot(std::in_place, device_id, stream);
+  {
+    std::lock_guard<std::mutex> lock(graph_buffers);
+    if (stream != nullptr) make_stream_wait(stream, nullptr, device_id);
+    upload_arguments(*slot, graph.buffer(), args, layout.error, fits ? layout.total : layout.frame, stream);
+    if (!fits) {
+      cuda::check(api.cuMemsetD8Async(graph.buffer() + layout.frame, 0, layout.total - layout.frame, stream),
+                  "cuMemsetD8Async(kernel frame)");
+    }
+    run_profiled(kernel, stream, [&] { graph.launch(stream, kernel.name); });
+    if (reads) {
+      cuda::check(api.cuMemcpyDtoHAsync(result.data(), graph.buffer() + layout.error, result.size(), stream),
+                  "cuMemcpyDtoHAsync(result of kernel '" + kernel.name + "')");
+    }
+    if (stream != nullptr) make_stream_wait(nullptr, stream, device_id);
+  }
+  cuda::note_graph_launch(graph.num_nodes());
+  if (!reads) return {};
+  slot.reset();
+  cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel.name + "')");
+  return finish_launch(kernel, result, layout, args, num_args, arg_names);
 }
 
 // A device's error record and flag for launches that never read them, allocated on first use; later
@@ -344,7 +429,17 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
     raise_kernel_error(kernel->name, error, args, num_args, arg_names, &kernel->assert_messages);
   }
   const cuda::Device& dev = cuda::make_current(device_id);
-  const std::vector<LoadedTask>& tasks = tasks_of(kernel, device_id);
+  LoadedModule& loaded = module_of(kernel, device_id);
+  if (kernel->graph) {
+    QD_ASSERT(!kernel->args_by_value && num_args == kernel->num_params, "launch_cuda(): a graph kernel's arguments");
+    if (const cuda::KernelGraph* graph = graph_of(loaded, *kernel, dev, num_args)) {
+      note_fallback("");
+      return launch_graph(*kernel, *graph, args, num_args, stream, device_id, arg_names);
+    }
+  }
+  if (kernel->graph) note_fallback(loaded.graph_unavailable);
+  cuda::note_graph_launch(0);
+  const std::vector<LoadedTask>& tasks = loaded.tasks;
   QD_ASSERT(!kernel->args_by_value || num_args == kernel->num_params, "launch_cuda(): argument count mismatch");
   // Tasks that take their arguments by value, in release mode, with no frame, need no launch buffer:
   // nothing is uploaded and their error pointers go to a scratch record that nobody reads.
@@ -378,24 +473,38 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
                         kernel->debug ? base + layout.flag : 0};
   launch_tasks(*kernel, tasks, params, stream, device_id, readback);
   if (returned == 0 && !kernel->debug) return {};
-  // Error record, flag and the returned values at the start of the frame lie together; one copy reads them.
-  size_t read_end = returned ? layout.frame + returned * sizeof(QdArg::scalar) : layout.flag + sizeof(int32_t);
-  std::vector<char> result(read_end - layout.error);
+  std::vector<char> result(result_bytes(*kernel, layout));
   cuda::check(api.cuMemcpyDtoHAsync(result.data(), base + layout.error, result.size(), stream),
               "cuMemcpyDtoHAsync(result of kernel '" + kernel->name + "')");
   slot.reset();  // its last use is enqueued: other launches may go on while this one is waited for
   cuda::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize(after kernel '" + kernel->name + "')");
-  QdKernelError error;
-  int32_t flag = 0;
-  std::memcpy(&error, result.data(), sizeof(error));
-  std::memcpy(&flag, result.data() + (layout.flag - layout.error), sizeof(flag));
-  if (flag != 0) raise_kernel_error(kernel->name, error, args, num_args, arg_names, &kernel->assert_messages);
-  std::vector<QdArg> values(returned);
-  for (size_t k = 0; k < returned; ++k) {
-    std::memcpy(&values[k].scalar, result.data() + (layout.frame - layout.error) + k * sizeof(QdArg::scalar),
-                sizeof(QdArg::scalar));
-  }
-  return values;
+  return finish_launch(*kernel, result, layout, args, num_args, arg_names);
 }
 
+void cuda_graph_cache_clear() {
+  std::lock_guard<std::mutex> lock(module_mutex);
+  for (auto& [key, loaded] : modules) {
+    loaded.graph_tried = false;
+    loaded.graph_unavailable.clear();
+    if (!loaded.graph) continue;
+    cuda::make_current(loaded.device_id);
+    cuda::check(cuda::driver().cuCtxSynchronize(), "cuCtxSynchronize");
+    loaded.graph.reset();
+  }
+  cuda::reset_graph_counters();
+}
+
+CudaGraphCounters cuda_graph_counters() {
+  int cached = 0;
+  {
+    std::lock_guard<std::mutex> lock(module_mutex);
+    for (const auto& entry : modules) cached += entry.second.graph && !entry.second.kernel.expired();
+  }
+  return {cuda::graph_nodes_on_last_call(), cuda::graph_used_on_last_call(), cuda::graph_total_builds(), cached};
+}
+
+std::string cuda_graph_fallback_reason() {
+  std::lock_guard<std::mutex> lock(last_fallback_mutex);
+  return last_fallback;
+}
 }  // namespace qd

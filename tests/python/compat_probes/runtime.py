@@ -78,7 +78,9 @@ def graph_sections():
     assert (y == 5.0).all() and (x == 6.0).all()  # y: (1 * 2 + 0) * 2 + 1
     prog = impl.get_runtime().prog
     assert prog.get_num_offloaded_tasks_on_last_call() == 4  # the note: three section loops and the join
-    assert prog.get_graph_num_nodes_on_last_call() == 0 and prog.get_graph_cache_size() == 0  # no CUDA graph
+    # On CUDA the four tasks are the nodes of the kernel's graph, chained (no fork and join node); none on the CPU.
+    on_cuda = impl.current_cfg().arch == qd.cuda
+    assert prog.get_graph_num_nodes_on_last_call() == (4 if on_cuda else 0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         flat(x)
@@ -109,6 +111,30 @@ def checkpoints():
     assert not hasattr(prog, "get_graph_num_checkpoints_on_last_call")
     assert not hasattr(prog, "get_graph_last_yield_cp_id_on_last_call")
     assert not hasattr(staged, "src_ll_cache_observations")
+
+
+@probe("`@qd.kernel(graph=True)` on CUDA: a CUDA graph of the kernel's tasks, replayed; "
+       "`impl.get_runtime().prog.get_graph_num_nodes_on_last_call()`, `get_graph_cache_size()`, "
+       "`get_graph_cache_used_on_last_call()`, `get_graph_total_builds()`")
+def cuda_graphs():
+    @qd.kernel(graph=True)
+    def step(x: qd.types.ndarray(qd.f32, ndim=1), y: qd.types.ndarray(qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] += 1.0
+        for i in range(y.shape[0]):
+            y[i] += 2.0
+
+    prog = impl.get_runtime().prog
+    builds = prog.get_graph_total_builds()
+    for n in (4, 40):  # other arrays and shapes: the same graph, replayed
+        x, y = np.zeros(n, np.float32), np.zeros(n, np.float32)
+        step(x, y)
+        assert (x == 1.0).all() and (y == 2.0).all()
+    counters = (prog.get_graph_num_nodes_on_last_call(), prog.get_graph_cache_used_on_last_call())
+    if impl.current_cfg().arch == qd.cuda:
+        assert counters == (2, True) and prog.get_graph_total_builds() == builds + 1
+    else:  # graph=True changes nothing on the CPU, as upstream
+        assert counters == (0, False) and prog.get_graph_cache_size() == 0
 
 
 @probe("`while qd.graph.do_while(flag):` in `@qd.kernel(graph=True)`")
