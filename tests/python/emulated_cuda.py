@@ -18,7 +18,9 @@ def run_on_cuda_emulation(script, cache_dir):
         pytest.skip("the CUDA driver emulation is not built")
     env = dict(os.environ, QD_CUDA_DRIVER_PATH=str(driver), QD_NVRTC_PATH=str(EMULATOR / "libqd_emulated_nvrtc.so"),
                QD_CACHE_DIR=str(cache_dir), PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests" / "python")]))
-    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=ROOT,
-                          timeout=300)
+    path = os.path.join(str(cache_dir), "emulated_cuda_script.py")  # a file, so kernels defined in it have source
+    with open(path, "w") as out:
+        out.write(script)
+    proc = subprocess.run([sys.executable, path], env=env, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
