@@ -78,6 +78,10 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             for target in node.targets:  # `x = qd.static(v)`: x is v itself, as upstream binds it
                 self.bind(target.id, StaticBinding(self.capture(value)))
             return
+        if len(node.targets) > 1:
+            # `a = b = a + b`: Python evaluates the value once, before any target is stored; our values are
+            # expressions read where they are used, so one stored first would change what the next target gets.
+            value = self.snapshot(value)
         for target in node.targets:
             self.assign(target, value)
 

@@ -1,0 +1,42 @@
+# tests/python/test_upstream_semantics.py: kernel-language corners where upstream Quadrants' own tests showed
+# that we computed or accepted something different from upstream 1.3.3.
+"""Each test pins one behaviour of upstream Quadrants 1.3.3 that an upstream test found we did differently."""
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+
+def test_chained_assignment_evaluates_the_value_once_before_any_store():
+    @qd.kernel
+    def chained() -> qd.i32:
+        a = 1
+        b = 1
+        a = b = a + b  # Python: both become 2; storing a first must not change what b gets
+        return a * 10 + b
+
+    assert chained() == 22
+
+
+def test_a_kernel_reads_the_new_fields_of_a_data_oriented_self_after_its_tree_is_destroyed():
+    @qd.data_oriented
+    class Holder:
+        def build(self):
+            self.x = qd.field(qd.i32)
+            builder = qd.FieldsBuilder()
+            builder.dense(qd.i, 4).place(self.x)
+            self.tree = builder.finalize()
+
+        @qd.kernel
+        def fill(self, m: qd.i32):
+            for i in range(4):
+                self.x[i] = m * i
+
+    holder = Holder()
+    holder.build()
+    holder.fill(1)
+    assert holder.x.to_numpy().tolist() == [0, 1, 2, 3]
+    holder.tree.destroy()
+    holder.build()  # same self, new field: the kernel compiled for the old one must not write freed storage
+    holder.fill(2)
+    assert holder.x.to_numpy().tolist() == [0, 2, 4, 6]
