@@ -40,3 +40,11 @@ def test_a_kernel_reads_the_new_fields_of_a_data_oriented_self_after_its_tree_is
     holder.build()  # same self, new field: the kernel compiled for the old one must not write freed storage
     holder.fill(2)
     assert holder.x.to_numpy().tolist() == [0, 2, 4, 6]
+
+
+def test_python_scope_round_floor_ceil_keep_a_vector_a_vector_and_take_a_dtype():
+    rounded = qd.round(qd.Vector([0.2, 2.5, -1.5]))
+    assert isinstance(rounded, qd.Vector) and rounded.to_list() == [0.0, 2.0, -2.0]  # numpy's half-to-even
+    assert qd.floor(qd.Vector([0.5, -0.5]), qd.i32).to_list() == [0, -1]
+    assert qd.ceil(2.2, qd.i32) == 3 and isinstance(qd.ceil(2.2, qd.i32), np.int32)
+    assert qd.round(2.5) == 2.0
