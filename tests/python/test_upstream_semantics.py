@@ -48,3 +48,15 @@ def test_python_scope_round_floor_ceil_keep_a_vector_a_vector_and_take_a_dtype()
     assert qd.floor(qd.Vector([0.5, -0.5]), qd.i32).to_list() == [0, -1]
     assert qd.ceil(2.2, qd.i32) == 3 and isinstance(qd.ceil(2.2, qd.i32), np.int32)
     assert qd.round(2.5) == 2.0
+
+
+@pytest.mark.parametrize("make", [qd.Vector.field, qd.Vector.ndarray])
+def test_from_numpy_takes_a_vector_as_a_row_as_well_as_a_column(make):
+    vectors = make(3, qd.i32, shape=(2, 5))
+    values = np.arange(30, dtype=np.int32).reshape(2, 5, 3)
+    vectors.from_numpy(values.reshape(2, 5, 1, 3))
+    assert (vectors.to_numpy() == values).all()
+    vectors.from_numpy(values.reshape(2, 5, 3, 1) + 1)
+    assert (vectors.to_numpy() == values + 1).all()
+    with pytest.raises(ValueError, match=r"shape \(2, 5, 3\).*\(5, 2, 3\)"):
+        vectors.from_numpy(values.reshape(5, 2, 3))
