@@ -60,3 +60,15 @@ def test_from_numpy_takes_a_vector_as_a_row_as_well_as_a_column(make):
     assert (vectors.to_numpy() == values + 1).all()
     with pytest.raises(ValueError, match=r"shape \(2, 5, 3\).*\(5, 2, 3\)"):
         vectors.from_numpy(values.reshape(5, 2, 3))
+
+
+def test_a_vector_condition_in_a_conditional_expression_asks_for_qd_select():
+    out = qd.Vector.field(3, qd.f32, shape=())
+
+    @qd.kernel
+    def pick():
+        v = qd.Vector([1.0, -2.0, 3.0])
+        out[None] = 0 if v < 0 else v
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r'a 3-vector.*Please use "qd.select" instead'):
+        pick()

@@ -308,6 +308,10 @@ class ExprTranslator(DynamicIndexing):
         cond = self.visit(node.test)
         if not is_runtime(cond):
             return self.visit(node.body if cond else node.orelse)
+        if isinstance(cond, VectorValue):  # upstream's error (a syntax error) and wording
+            raise self.fail(f"The condition of 'a if c else b' is {describe(cond)}, but a conditional expression "
+                            "does not select per element. Please use \"qd.select\" instead.",
+                            hint="qd.select(c, a, b) takes a from a where c's entry is nonzero, else from b.")
         cond = self.scalar(cond, "the condition of 'a if c else b'")
         body, orelse = self.visit(node.body), self.visit(node.orelse)
         if isinstance(body, (tuple, list)) and isinstance(orelse, (tuple, list)):  # (i, j) if c else (j, i)
