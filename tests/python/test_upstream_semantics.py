@@ -72,3 +72,18 @@ def test_a_vector_condition_in_a_conditional_expression_asks_for_qd_select():
 
     with pytest.raises(qd.QuadrantsSyntaxError, match=r'a 3-vector.*Please use "qd.select" instead'):
         pick()
+
+
+def test_sum_of_kernel_values_in_a_list_or_dict_comprehension_adds_them():
+    x = qd.field(qd.i32, shape=8)
+
+    @qd.kernel
+    def sums() -> qd.f32:
+        listed = sum([x[0] for j in range(100) if j > 2 if j < 5])  # two copies of x[0]
+        keyed = {x[j]: x[j] + j for j in range(100) if j > 2 if j < 5}  # kernel-value keys, as upstream allows
+        return listed * 1000 + sum(keyed.values()) + sum([x[1], 2], 0.5)
+
+    x.from_numpy(np.arange(8, dtype=np.int32) * 2)
+    assert sums() == 0 * 1000 + (3 * 2 + 3) + (4 * 2 + 4) + 2 + 2 + 0.5
+    x[0] = 5
+    assert sums() == 10 * 1000 + 21 + 4.5

@@ -20,7 +20,7 @@ from quadrants.frontend.funcs import BoundFunc, Func, is_kernel
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.literals import primitive_type_call
 from quadrants.frontend.print_format import SpecValue, formatted_text, merged_print_items, print_item_text
-from quadrants.frontend.python_builtins import NOT_HANDLED, python_builtin_call
+from quadrants.frontend.python_builtins import NOT_HANDLED, python_builtin_call, python_sum
 from quadrants.frontend.simt_values import SharedTarget
 from quadrants.frontend.source import function_source
 from quadrants.frontend.struct_values import Struct, StructField, StructType
@@ -173,6 +173,10 @@ class CallTranslator:
         if func in (Matrix.rows, Matrix.cols) and len(args) == 1 and not kwargs and \
                 isinstance(args[0], (list, tuple)) and any(is_runtime(a) for a in args[0]):
             return self.matrix_of_vectors(args[0], by_rows=func is Matrix.rows)
+        if func is _py_builtins.sum:  # sum() of a list or dict of kernel values adds them (python_builtins.py)
+            result = python_sum(self, args, kwargs)
+            if result is not NOT_HANDLED:
+                return result
         if func is _py_builtins.len and len(args) == 1 and isinstance(args[0], VectorValue):
             return args[0].shape[0]
         if func is _py_builtins.getattr and len(args) == 2 and isinstance(args[0], CompoundRef):

@@ -139,17 +139,15 @@ class ExprTranslator(DynamicIndexing):
     visit_GeneratorExpr = visit_ListComp  # a list too: qd.Vector(x * 2 for x in ...) needs its items at once
 
     def visit_DictComp(self, node):
-        """{k: v for x in seq if c}: unrolled at compile time like a list comprehension; the keys must be known
-        then too (the values need not)."""
+        """{k: v for x in seq if c}: unrolled at compile time like a list comprehension. A kernel value as a key
+        is that value object itself, as upstream's Expr keys hash by identity: only the same value finds it, so
+        such a dict is for .values() and .items(), while compile-time keys look up as in Python."""
         pairs = []
         self.unroll_comprehension(node, node.generators, pairs, self.dict_entry)
         return dict(pairs)
 
     def dict_entry(self, node):
-        key = self.visit(node.key)
-        if is_runtime(key):
-            raise self.fail("dict keys inside kernels must be compile-time values", kind="type")
-        return key, self.visit(node.value)
+        return self.visit(node.key), self.visit(node.value)
 
     def unroll_comprehension(self, elt, generators, results, make=None):
         """Appends make(elt) (default: elt's value) for each combination of the generators' items."""
