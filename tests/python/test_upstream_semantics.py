@@ -87,3 +87,40 @@ def test_sum_of_kernel_values_in_a_list_or_dict_comprehension_adds_them():
     assert sums() == 0 * 1000 + (3 * 2 + 3) + (4 * 2 + 4) + 2 + 2 + 0.5
     x[0] = 5
     assert sums() == 10 * 1000 + 21 + 4.5
+
+
+@pytest.mark.parametrize("n", [1, 5, 6])
+def test_inverse_of_1x1_and_of_5x5_and_up_needing_row_pivots(n):
+    # A permuted upper-triangular matrix: its top-left entry is 0 (for n > 1), so elimination must swap rows.
+    upper = np.triu(np.random.default_rng(n).standard_normal((n, n)))
+    np.fill_diagonal(upper, np.arange(2.0, n + 2.0))
+    matrix = upper[::-1].copy()
+    m = qd.Matrix.field(n, n, qd.f64, shape=())
+    inverse = qd.Matrix.field(n, n, qd.f64, shape=())
+    m.from_numpy(matrix)
+
+    @qd.kernel
+    def invert():
+        inverse[None] = m[None].inverse()
+
+    invert()
+    np.testing.assert_allclose(inverse.to_numpy(keep_dims=True), np.linalg.inv(matrix), rtol=1e-12, atol=1e-12)
+
+
+def test_determinant_of_1x1_and_inverse_size_limit():
+    m1 = qd.Matrix.field(1, 1, qd.f32, shape=())
+    m1[None] = [[4.0]]
+    m13 = qd.Matrix.field(13, 13, qd.f32, shape=())
+
+    @qd.kernel
+    def det() -> qd.f32:
+        return m1[None].determinant()
+
+    @qd.kernel
+    def too_large():
+        m13[None] = m13[None].inverse()
+
+    assert det() == 4.0
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"from 1x1 to 12x12, as upstream, but got 13x13") as info:
+        too_large()
+    assert "wrong arguments" not in str(info.value)  # the method's own error, not wrapped as a binding error

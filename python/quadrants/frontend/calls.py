@@ -433,10 +433,11 @@ class CallTranslator:
         impl = _VECTOR_METHODS.get(method.name)
         if impl is None:
             raise self.fail(f"{describe(method.vector)} has no method '{method.name}'", kind="type")
-        try:
-            return impl(self.ops, method.vector, *args, **kwargs)
+        try:  # binding only: the method's own errors (QuadrantsTypeError is a TypeError) pass unwrapped
+            inspect.signature(impl).bind(self.ops, method.vector, *args, **kwargs)
         except TypeError as exc:
             raise self.fail(f"wrong arguments for .{method.name}(): {exc}", kind="type") from None
+        return impl(self.ops, method.vector, *args, **kwargs)
 
     def construct_vector(self, cls, args, kwargs):
         dtype = kwargs.pop("dt", None)
