@@ -124,3 +124,62 @@ def test_determinant_of_1x1_and_inverse_size_limit():
     with pytest.raises(qd.QuadrantsCompilationError, match=r"from 1x1 to 12x12, as upstream, but got 13x13") as info:
         too_large()
     assert "wrong arguments" not in str(info.value)  # the method's own error, not wrapped as a binding error
+
+
+def test_a_func_may_recurse_when_qd_static_ends_the_recursion():
+    @qd.func
+    def fibonacci_matrix(n: qd.template()):
+        if qd.static(n):
+            m = fibonacci_matrix(n // 2)
+            m = m @ m
+            if qd.static(n % 2):
+                m = m @ qd.Matrix([[1, 1], [1, 0]])
+            return m
+        else:
+            return qd.Matrix([[1, 0], [0, 1]])
+
+    @qd.kernel
+    def fibonacci(n: qd.template()) -> qd.i32:
+        return fibonacci_matrix(n)[1, 0]
+
+    assert [fibonacci(n) for n in range(10)] == [0, 1, 1, 2, 3, 5, 8, 13, 21, 34]
+
+
+def test_a_python_helper_reading_a_field_reads_it_when_the_kernel_runs():
+    source = qd.field(qd.i32, shape=())
+    out = qd.field(qd.i32, shape=())
+
+    def plus(n):  # a plain Python function, called with a compile-time argument
+        return source[None] + n
+
+    @qd.kernel
+    def run():
+        out[None] = plus(1)
+
+    source[None] = 1
+    run()
+    assert out[None] == 2
+    source[None] = 5  # before: the value read while compiling (1) was baked into the kernel
+    run()
+    assert out[None] == 6
+
+
+def test_upstream_impl_subscript_and_compiling_callable_in_python_helpers():
+    from quadrants.lang import impl
+
+    total = qd.field(qd.i32, shape=())
+    out = qd.field(qd.i32, shape=())
+
+    def add_to_total(n):  # upstream's spelling of qd.atomic_add(total[None], n) in a Python helper
+        builder = impl.get_runtime().compiling_callable.ast_builder()
+        return qd.atomic_add(impl.subscript(builder, total, None), n)
+
+    def corner(m):
+        return impl.subscript(impl.get_runtime().compiling_callable.ast_builder(), m, 1, 0)
+
+    @qd.kernel
+    def run():
+        out[None] = (0 <= add_to_total(2) < 1) * 10 + corner(qd.Matrix([[1, 2], [3, 4]]))
+
+    run()
+    assert total[None] == 2 and out[None] == 13  # the atomic ran once, before the chained comparison

@@ -5,6 +5,7 @@ import numpy as np
 
 from quadrants.base import dtypes as _dtypes
 from quadrants.base.errors import InvalidShapeTypeError, InvalidShapeValueError, QuadrantsIndexError
+from quadrants.base import python_scope
 from quadrants.data import zero_copy
 from quadrants.data.element_ref import element_ref
 from quadrants.runtime import _core, init as _runtime
@@ -259,6 +260,8 @@ class ArrayContainer:
 
     # --- Python-scope element access ----------------------------------------------------------
     def _index(self, key):
+        if python_scope.compile_time_calls():  # Python code run by a kernel's translation (python_scope.py)
+            python_scope.refuse_element_access(self._kind)
         if key is None:
             key = ()
         elif not isinstance(key, tuple):

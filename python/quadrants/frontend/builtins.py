@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 
 from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.base.python_scope import KernelScopeError
 from quadrants.data.matrix import Matrix, Vector, wrap_result
 from quadrants.frontend.random_numbers import python_randn, python_random
 from quadrants.types.annotations import _numpy_dtype
@@ -40,7 +41,7 @@ class Builtin:
 
 def kernel_only(name):
     def fail(*args, **kwargs):
-        raise RuntimeError(f"qd.{name}() can only be called inside a @qd.kernel or @qd.func.")
+        raise KernelScopeError(f"qd.{name}() can only be called inside a @qd.kernel or @qd.func.")
 
     return fail
 

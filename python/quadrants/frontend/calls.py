@@ -7,7 +7,9 @@ import math as _py_math
 import operator as _py_operator
 
 from quadrants.base import dtypes as _dtypes
+from quadrants.base import python_scope
 from quadrants.base.errors import QuadrantsSyntaxError
+from quadrants.base.python_scope import KernelScopeError
 from quadrants.data.buffer_view import BufferView
 from quadrants.data.matrix import Matrix, Vector
 from quadrants.data.snode import SNode
@@ -113,6 +115,8 @@ class CallTranslator:
         func = self.visit(node.func)
         if isinstance(func, qd_builtins.Builtin) and func.kind == "atomic":
             return self.call_atomic(func, node)
+        if isinstance(func, qd_builtins.Builtin) and func.kind == "subscript":  # impl.subscript(b, x, i): x[i]
+            return self.visit(extra_builtins.subscript_call_node(self, node))
         static = func is qd_builtins.static
         self.static_depth += static
         try:
@@ -203,7 +207,24 @@ class CallTranslator:
         if not callable(func):
             raise self.fail(f"{describe(func)} is not callable", kind="type")
         self.reads.call(func, args, kwargs)
+        if inspect.isfunction(func):
+            return self.call_python_function(func, args, kwargs)
         return self.capture(self.python_op(lambda: func(*args, **kwargs)))
+
+    def call_python_function(self, func, args, kwargs):
+        """A plain Python function of compile-time values: run now, as upstream runs it while tracing, unless it does
+        kernel work (a kernel built-in, a @qd.func, a field element: KernelScopeError), which it then does as kernel
+        code, inlined like a @qd.func (base/python_scope.py)."""
+        def run():
+            with python_scope.compile_time_call():
+                return func(*args, **kwargs)
+
+        try:
+            return self.capture(self.python_op(run, scope_errors=True))
+        except KernelScopeError as exc:
+            if not _source_available(func):
+                raise self.fail(f"evaluating this expression at compile time failed: {exc}", kind="type") from None
+            return self.inline_func(_plain_func(func), args, kwargs)
 
     def fill_in_place(self, node, args, kwargs):
         """`v.fill(x)`: every entry of the vector/matrix that `v` names (a local, an array or field element) set to x."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from quadrants.base import registry
 from quadrants.base.errors import QuadrantsCompilationError, QuadrantsTypeError, QuadrantsValueError
+from quadrants.base.python_scope import KernelScopeError
 from quadrants.base.swizzles import out_of_range_message, swizzle_indices
 from quadrants.data.matrix import Matrix, Vector
 from quadrants.frontend.buffer_views import ViewValue
@@ -489,11 +490,16 @@ class ExprTranslator(DynamicIndexing):
             return value.item()
         raise self.fail(f"{what} must be a scalar, but got {describe(value)}", kind="type")
 
-    def python_op(self, fn, *operands):
-        """Applies a Python operator to compile-time values, reporting Python's error at the node."""
+    def python_op(self, fn, *operands, scope_errors=False):
+        """Applies a Python operator to compile-time values, reporting Python's error at the node (a KernelScopeError
+        passes through unchanged when scope_errors: the caller translates the function instead)."""
         self.reads.operation(fn, operands)
         try:
             return fn(*operands)
+        except KernelScopeError as exc:
+            if scope_errors:
+                raise
+            raise self.fail(f"evaluating this expression at compile time failed: {exc}", kind="type") from None
         except QuadrantsCompilationError as exc:  # a quadrants rule (qd.ndrange's), placed at the node
             if exc.filename is not None or exc.line:
                 raise

@@ -1,5 +1,7 @@
-# python/quadrants/frontend/extra_builtins.py: translation of qd.stop_grad, qd.volatile_load, qd.block_local and
-# impl.call_internal, the built-ins that act on what an argument names rather than on its value.
+# python/quadrants/frontend/extra_builtins.py: translation of qd.stop_grad, qd.volatile_load, qd.block_local,
+# impl.call_internal and impl.subscript, the built-ins that act on what an argument names rather than on its value.
+import ast
+
 from quadrants.frontend.ir_builder import Expr, _sexpr_end
 from quadrants.frontend.sparse_access import FieldRef
 from quadrants.frontend.struct_values import StructField
@@ -7,6 +9,20 @@ from quadrants.frontend.values import ArrayRef, VectorValue
 from quadrants.frontend.vector_ops import describe
 
 KINDS = frozenset({"stop_grad", "volatile_load", "block_local", "call_internal"})
+
+
+def subscript_call_node(tr, node):
+    """`impl.subscript(builder, value, *indices)`, upstream's spelling of `value[indices]` in Python helpers called
+    from kernels, as the Subscript node it stands for (so it reads and is assigned to, or updated atomically, like
+    one); None when `node` is another call. The builder (compiling_callable.ast_builder()) is not needed here."""
+    if not isinstance(node, ast.Call) or getattr(tr.visit(node.func), "kind", None) != "subscript":
+        return None
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) or len(node.args) < 3:
+        raise tr.fail("impl.subscript(ast_builder, value, *indices) takes the builder, the value and at least one "
+                      "index, as positional arguments", kind="type")
+    indices = node.args[2:]
+    index = indices[0] if len(indices) == 1 else ast.Tuple(elts=indices, ctx=ast.Load())
+    return ast.copy_location(ast.Subscript(value=node.args[1], slice=index, ctx=ast.Load()), node)
 
 
 def translate(tr, func, args, kwargs):

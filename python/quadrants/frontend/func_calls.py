@@ -16,14 +16,20 @@ from quadrants.types.annotations import RefType, Template, VectorType
 from quadrants.types.unpacked import reject as reject_unpacked
 
 
+MAX_INLINED_RECURSION = 32  # levels of a func inlined into itself: compile-time recursion only
+
+
 class FuncCallTranslator:
     """Mixed into the Translator: inlining @qd.func bodies and binding parameters."""
 
     # ---- funcs and parameters -------------------------------------------------------------------
     def inline_func(self, func, args, kwargs):
-        if func in self.inline_stack:
-            raise self.fail(f"@qd.func '{func.fn.__name__}' calls itself; recursion is not supported",
-                            hint="rewrite the recursion as a loop.")
+        if self.inline_stack.count(func) >= MAX_INLINED_RECURSION:
+            # Recursion that qd.static ends at compile time (f(n) calls f(n // 2) until a static n == 0) is
+            # inlined level by level, as upstream; runtime recursion would never end.
+            raise self.fail(f"@qd.func '{func.fn.__name__}' calls itself more than {MAX_INLINED_RECURSION} levels "
+                            "deep; only recursion that a compile-time condition ends (`if qd.static(n):`) is "
+                            "supported, since a func is inlined", hint="rewrite runtime recursion as a loop.")
         try:
             bound = bind_arguments(func.fn.__name__, inspect.signature(func.fn), args, kwargs)  # func_args.py
         except ArgumentError as exc:
@@ -83,7 +89,9 @@ class FuncCallTranslator:
         if not is_template and annotation is None and type(value) in (list, tuple, dict):
             self.declare_sequence(name, value)  # a copy, as upstream: the func's stores stay in it (local_lists.py)
             return
-        if is_template or not (is_runtime(value) or is_number(value)):
+        if is_template or not (is_runtime(value) or is_number(value)) or (self.ctx.plain_python and
+                                                                           not is_runtime(value)):
+            # A plain Python function keeps a Python number a Python value, as upstream runs it in Python.
             self.bind(name, StaticBinding(value))
             return
         if isinstance(annotation, VectorType):

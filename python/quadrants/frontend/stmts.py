@@ -11,6 +11,7 @@ from quadrants.frontend.component_refs import ComponentsRef, members_target
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import SelectTarget
 from quadrants.frontend.exprs import BINARY_OPS, element_index_parts, element_indices
+from quadrants.frontend.extra_builtins import subscript_call_node
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.loops import LoopTranslator
 from quadrants.frontend.matrix_slices import has_slice, sliced
@@ -248,6 +249,9 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             if isinstance(base, UnpackedGroup):  # s.r[i] = v of an unpacked vector member (unpacked.py)
                 return base.entry(self.visit(node.slice), self.fail)
             return self.vector_target_element(base, self.visit(node.slice))
+        subscript = subscript_call_node(self, node)  # impl.subscript(builder, x, i): x[i] (extra_builtins.py)
+        if subscript is not None:
+            return self.lvalue(subscript)
         if isinstance(node, ast.Attribute):
             base = self.lvalue(node.value)
             if isinstance(base, StructTarget):

@@ -1,0 +1,40 @@
+# python/quadrants/base/python_scope.py: which operations belong to Python scope and which to kernels, while a
+# kernel's translation runs plain Python functions at compile time.
+#
+# Upstream runs a plain Python function called from a kernel as it traces the kernel: kernel built-ins inside it
+# build IR, and a field or ndarray element read in it fails ("cannot be called in Quadrants-scope"). The frontend
+# here calls such a function at compile time when its arguments are compile-time values, and translates it as
+# kernel code (like a @qd.func) instead when it raises KernelScopeError: a kernel built-in or @qd.func called from
+# it, or a container element read or written in it. Without the second, an element read would return the value
+# the container held when the kernel compiled, baked into the kernel as a constant.
+import contextlib
+
+_compile_time_calls = 0  # > 0 while a kernel's translation runs a plain Python function
+
+
+class KernelScopeError(RuntimeError):
+    """An operation used in the wrong scope: a kernel-only built-in or a @qd.func called from Python, or a field or
+    ndarray element accessed by Python code that a kernel runs at compile time."""
+
+
+@contextlib.contextmanager
+def compile_time_call():
+    """Marks a plain Python function that a kernel's translation calls at compile time."""
+    global _compile_time_calls
+    _compile_time_calls += 1
+    try:
+        yield
+    finally:
+        _compile_time_calls -= 1
+
+
+def compile_time_calls():
+    """How many plain Python functions a kernel's translation is running now (0 in Python scope)."""
+    return _compile_time_calls
+
+
+def refuse_element_access(kind):
+    """The KernelScopeError for a field or ndarray (`kind`) element accessed by Python code a translation runs."""
+    raise KernelScopeError(f"A qd.{kind} element is read or written in a Python function that a kernel calls while "
+                           "it compiles, which would use the value of that moment; kernel code reads it when the "
+                           "kernel runs.")
