@@ -183,3 +183,37 @@ def test_upstream_impl_subscript_and_compiling_callable_in_python_helpers():
 
     run()
     assert total[None] == 2 and out[None] == 13  # the atomic ran once, before the chained comparison
+
+
+def test_static_assignment_to_a_name_of_the_same_block_is_an_error_and_shadows_an_outer_one():
+    @qd.kernel
+    def shadows() -> qd.i32:
+        total = 0
+        for i in qd.static(range(3)):
+            step = qd.static(i * 2)  # each unrolled iteration is a block of its own
+            total += step
+        b = 5
+        if total > 0:
+            b = qd.static(7)  # a new b of this block; the outer b keeps 5
+            total += b
+        return total + b
+
+    @qd.kernel
+    def recreates():
+        a = 1
+        a = qd.static(2)
+
+    assert shadows() == 6 + 7 + 5
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Recreating variables is not allowed"):
+        recreates()
+
+
+def test_polar_decompose_names_its_supported_sizes():
+    m = qd.Matrix.field(1, 1, qd.f32, shape=())
+
+    @qd.kernel
+    def decompose():
+        qd.polar_decompose(m[None], qd.f32)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="Polar decomposition only supports 2×2 and 3×3 matrices"):
+        decompose()

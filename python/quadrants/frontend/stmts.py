@@ -123,7 +123,14 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             raise self.fail("Static assign cannot be used on elements in arrays",
                             hint="a qd.static(...) value can only be given a new name (`n = qd.static(2)`); store "
                             "the plain value into the element instead.")
-        return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in targets)
+        if not all(isinstance(t, ast.Name) for t in targets):
+            return False
+        for target in targets:  # as upstream: a static value gets a new name of this block (it may shadow one)
+            if target.id in self.ctx.scopes[-1]:
+                raise self.fail("Recreating variables is not allowed", node=target,
+                                hint=f"'{target.id}' already exists in this block, so `{target.id} = qd.static(...)` "
+                                "cannot rebind it: use a new name.")
+        return True
 
     def visit_AnnAssign(self, node):
         if not isinstance(node.target, ast.Name):
