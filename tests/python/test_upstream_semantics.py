@@ -217,3 +217,43 @@ def test_polar_decompose_names_its_supported_sizes():
 
     with pytest.raises(qd.QuadrantsCompilationError, match="Polar decomposition only supports 2×2 and 3×3 matrices"):
         decompose()
+
+
+
+def test_negative_constant_indices_of_vectors_and_matrices_are_upstreams_error():
+    out = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def last(i: qd.i32):
+        out[0] = qd.Vector([i, i + 1, i + 2])[-1]
+
+    @qd.kernel
+    def all_but_last(i: qd.i32):
+        out[0] = qd.Vector([i, i + 1, i + 2])[:-1].sum()
+
+    @qd.kernel
+    def matrix_row(i: qd.i32):
+        m = qd.Matrix([[i, 1], [2, 3]])
+        m[-1, 0] = 4
+
+    @qd.kernel
+    def counted_from_the_front(i: qd.i32):
+        v = qd.Vector([i, i + 1, i + 2])
+        out[0], out[1], out[2] = v[2], v[:2].sum(), v[::-1][0]  # a negative step stays Python's
+
+    for kernel in (last, all_but_last, matrix_row):
+        with pytest.raises(qd.QuadrantsSyntaxError, match="Negative indices are not supported in Quadrants kernels"):
+            kernel(1)
+    counted_from_the_front(1)
+    assert out.to_numpy()[:3].tolist() == [3, 3, 3]
+
+
+def test_an_atomic_on_a_value_that_is_no_target_names_the_atomic():
+    @qd.kernel
+    def on_a_list():
+        y = qd.Vector([1, 2, 3])
+        qd.atomic_min([3, 2, 1], y)
+
+    with pytest.raises(qd.QuadrantsSyntaxError,
+                       match="cannot use a non-writable target as the first operand of 'atomic_min'"):
+        on_a_list()

@@ -430,7 +430,7 @@ class CallTranslator:
             return self.call_atomic_cas(node)
         if len(node.args) != 2 or node.keywords:
             raise self.fail(f"qd.{func.name}(x, value) takes 2 arguments", kind="type")
-        target = self.lvalue(node.args[0])
+        target = self.lvalue(node.args[0], operand_of=func.name)
         value = self.visit(node.args[1])
         return self.atomic_update(func.op, target, value)
 
@@ -438,7 +438,7 @@ class CallTranslator:
         """qd.atomic_cas(x, expected, desired): stores desired where x equals expected; returns the old x."""
         if len(node.args) != 3 or node.keywords:
             raise self.fail("qd.atomic_cas(x, expected, desired) takes 3 arguments", kind="type")
-        target = self.lvalue(node.args[0])
+        target = self.lvalue(node.args[0], operand_of="atomic_cas")
         if isinstance(target, (VectorTarget, SharedTarget)):
             raise self.fail("qd.atomic_cas() takes a scalar array element or local as its target, but got "
                             f"{'a vector or matrix' if isinstance(target, VectorTarget) else 'a shared array element'}",

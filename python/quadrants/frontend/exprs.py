@@ -15,7 +15,7 @@ from quadrants.frontend.component_refs import ComponentsRef, members_element
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import DynamicIndexing, ElementLoad
 from quadrants.frontend.ir_builder import Expr
-from quadrants.frontend.matrix_slices import has_slice, sliced
+from quadrants.frontend.matrix_slices import has_slice, reject_negative, sliced
 from quadrants.frontend.print_format import field_value, has_kernel_values, percent_formatted
 from quadrants.frontend.simt_values import SharedArray
 from quadrants.frontend.sparse_access import FieldRef, field_attribute, field_subscript, list_method, shift_indices
@@ -459,6 +459,7 @@ class ExprTranslator(DynamicIndexing):
         if has_slice(parts):  # m[i, :], v[1:] ... (matrix_slices.py)
             return sliced(self, vector.shape, parts, lambda index: self.vector_element(vector, index), VectorValue)
         self.check_index_count(vector, parts)
+        reject_negative(self, parts)
         if any(isinstance(p, Expr) for p in parts):
             return self.dynamic_vector_element(vector, parts)
         if not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):

@@ -224,8 +224,9 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         raise self.fail(f"Function definition is not allowed in '{where}'",
                         hint="define the function outside, with @qd.func to call it from kernels.")
 
-    def lvalue(self, node):
-        """What an assignment target refers to: a local, an array element, or a vector of those."""
+    def lvalue(self, node, operand_of=None):
+        """What an assignment target refers to: a local, an array element, or a vector of those. operand_of: the
+        atomic whose first operand `node` is, which upstream's error for a value that is no target names."""
         if isinstance(node, ast.Name):
             binding = self.lookup_binding(node.id)
             if isinstance(binding, LocalVar):
@@ -266,6 +267,11 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             indices = swizzle_indices(node.attr)
             if isinstance(base, VectorTarget) and len(base.shape) == 1 and indices is not None:
                 return self.swizzle_target(base, node.attr, indices)
+        if operand_of is not None:
+            raise self.fail(f"`{ast.unparse(node)}` is a value, not a variable or element: cannot use a non-writable "
+                            f"target as the first operand of '{operand_of}'",
+                            hint=f"the first operand of {operand_of}() is updated in place: pass a local variable or "
+                            "a field or ndarray element.")
         raise self.fail("this expression cannot be assigned to inside a kernel")
 
     def array_target(self, array, index):
