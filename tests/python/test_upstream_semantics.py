@@ -257,3 +257,27 @@ def test_an_atomic_on_a_value_that_is_no_target_names_the_atomic():
     with pytest.raises(qd.QuadrantsSyntaxError,
                        match="cannot use a non-writable target as the first operand of 'atomic_min'"):
         on_a_list()
+
+
+def test_a_name_first_assigned_under_a_constant_non_static_if_ends_with_the_branch():
+    out = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def leaks():
+        if True:
+            a = 0
+        else:
+            a = 1
+        out[None] = a
+
+    @qd.kernel
+    def updates_an_outer_name():
+        a = 5
+        if True:
+            a = 7
+        out[None] = a
+
+    with pytest.raises(qd.QuadrantsCompilationError, match='Name "a" is not defined'):
+        leaks()
+    updates_an_outer_name()
+    assert out[None] == 7

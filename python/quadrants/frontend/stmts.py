@@ -397,8 +397,9 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
                 return
             # Any other compile-time condition (True, a captured constant) is an ordinary if to upstream, which
             # documents that a non-static if over a for loop stops it being parallelized: the branch is not
-            # top-level code, so its loops run serially, as they would under a runtime condition.
-            for stmt in self.translate_block(branch, scope=False):
+            # top-level code, so its loops run serially, as they would under a runtime condition. Its names are
+            # the branch's own, as under a runtime condition: upstream's `if True: a = 0` leaves no `a` after it.
+            for stmt in self.translate_block(branch):
                 self.builder.append(stmt)
             return
         loc = self.builder.loc
