@@ -134,9 +134,16 @@ def _stack_self_test(tr):
 
 def _func_args_result(tr, args):
     """upstream's test_internal_func_args(f32 i, f32 j, i32 k): i32((i + j) * k)."""
-    if len(args) != 3:
-        raise tr.fail(f"impl.call_internal('test_internal_func_args', i, j, k) takes 3 arguments, but got {len(args)}",
-                      kind="type")
+    if len(args) != 3:  # upstream's wording first: its tests match it
+        raise tr.fail(f"{len(args)} arguments were passed in but expected 3: impl.call_internal("
+                      "'test_internal_func_args', i, j, k) takes f32, f32, i32", kind="type")
+    for position, (value, wanted) in enumerate(zip(args, ("f32", "f32", "i32")), start=1):
+        # Its signature is exact, as upstream's: a Python number has the default type of its kind (kernel values
+        # are converted, since the frontend does not know their types).
+        given = tr.default_fp if isinstance(value, float) else tr.default_ip if isinstance(value, int) else None
+        if given is not None and given != wanted:
+            raise tr.fail(f"impl.call_internal('test_internal_func_args', ...): expected {wanted} for argument "
+                          f"#{position}, but got {given} ({value!r})", kind="type")
     i, j, k = (tr.ops.text(tr.scalar(a, "an argument of call_internal")) for a in args)
     total = f"(bin add (cast f32 {i}) (cast f32 {j}))"
     return Expr(f"(cast i32 (bin mul {total} (cast f32 (cast i32 {k}))))")
