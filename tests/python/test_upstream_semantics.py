@@ -281,3 +281,13 @@ def test_a_name_first_assigned_under_a_constant_non_static_if_ends_with_the_bran
         leaks()
     updates_an_outer_name()
     assert out[None] == 7
+
+
+def test_a_runtime_slice_bound_is_upstreams_error():
+    @qd.kernel
+    def runtime_start(i: qd.i32):
+        a = qd.Vector([0, 1, 2, 3, 4, 5, 6])
+        b = a[i::2]
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="Quadrants does not support variables in slice now"):
+        runtime_start(1)

@@ -39,7 +39,8 @@ def sliced(tr, shape, parts, pick, make):
         if isinstance(p, slice):
             bounds = (p.start, p.stop, p.step)
             if any(isinstance(b, Expr) for b in bounds):
-                raise tr.fail(f"slice bounds of {_text(shape)} must be known at compile time, but got a kernel value",
+                raise tr.fail(f"Quadrants does not support variables in slice now: the slice bounds of {_text(shape)} "
+                              "must be known at compile time, but got a kernel value",
                               kind="type", hint="use constants or qd.static() values, or index entry by entry in a "
                                                 "qd.static(range(...)) loop.")
             if any(b is not None and (not isinstance(b, int) or isinstance(b, bool)) for b in bounds):
