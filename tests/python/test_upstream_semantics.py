@@ -291,3 +291,22 @@ def test_a_runtime_slice_bound_is_upstreams_error():
 
     with pytest.raises(qd.QuadrantsCompilationError, match="Quadrants does not support variables in slice now"):
         runtime_start(1)
+
+
+def test_a_vector_of_another_shape_stored_into_an_array_element_names_upstreams_ir_types():
+    f = qd.Vector.field(4, dtype=qd.i32, shape=())
+    ivec3 = qd.types.vector(3, qd.i32)
+
+    @qd.kernel
+    def three_into_four():
+        f[None] = qd.Vector([1, 2, 3])
+
+    @qd.kernel
+    def list_of_two(arr: qd.types.NDArray[ivec3, 1]):
+        for i in arr:
+            arr[i] = [1, 2.5]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"cannot assign '\[Tensor \(3\) i32\]' to '\[Tensor \(4\) i32\]'"):
+        three_into_four()
+    with pytest.raises(qd.QuadrantsTypeError, match=r"cannot assign '\[Tensor \(2\) f32\]' to '\[Tensor \(3\) i32\]'"):
+        list_of_two(qd.ndarray(ivec3, shape=2))

@@ -193,14 +193,14 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             return
         if isinstance(target, VectorTarget):
             if isinstance(value, (list, tuple)):  # a[i] = [[1, 2], [3, 4]]: the list's shape must match
-                value = _nested_to_vector(self, value, target.shape)
+                value = _nested_to_vector(self, value, target.shape, target)
             if not isinstance(value, VectorValue):
                 value = self.scalar(value, "the value stored into a vector")
                 value = VectorValue([self.materialize(value) if isinstance(value, Expr) else value] *
                                     len(target.targets), target.shape)
             if value.shape != target.shape:
-                raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target",
-                                kind="type")
+                raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target"
+                                f"{_ir_type_mismatch(self, value.entries, value.shape, target)}", kind="type")
             if len(value.entries) > 1 and _reads_what_it_writes(value.entries, target.targets):
                 # `V = V @ J`, `a[i] = M @ a[i]`: every entry is computed before any is stored, or the later
                 # entries would read the ones already overwritten.
@@ -484,16 +484,50 @@ def _shape_text(shape):
     return "x".join(map(str, shape)) if len(shape) == 2 else f"{shape[0]}-vector"
 
 
-def _nested_to_vector(tr, value, shape):
+def _nested_to_vector(tr, value, shape, target=None):
     """A (nested) Python list or tuple stored into a vector/matrix target, as the VectorValue of that shape."""
     entries = list(value)
     if len(shape) == 2 and len(entries) == shape[0] and all(
             isinstance(row, (list, tuple)) and len(row) == shape[1] for row in entries):
         entries = [x for row in entries for x in row]
     if len(entries) != math.prod(shape) or any(isinstance(x, (list, tuple)) for x in entries):
-        raise tr.fail(f"cannot assign the list {value!r} to a {_shape_text(shape)} target: its shape differs",
+        rows = [x for x in entries if isinstance(x, (list, tuple))]
+        if not rows:
+            mismatch = _ir_type_mismatch(tr, entries, (len(entries),), target)
+        elif len(rows) == len(entries) and len({len(r) for r in rows}) == 1:
+            mismatch = _ir_type_mismatch(tr, [x for r in rows for x in r], (len(rows), len(rows[0])), target)
+        else:
+            mismatch = ""
+        raise tr.fail(f"cannot assign the list {value!r} to a {_shape_text(shape)} target: its shape differs{mismatch}",
                       kind="type")
     return VectorValue([tr.scalar(x, "an entry of the stored list") for x in entries], shape)
+
+
+def _ir_type_mismatch(tr, entries, shape, target):
+    """Upstream's words for a vector stored into one of another shape, "; cannot assign '[Tensor (2) i32]' to
+    '[Tensor (3) i32]'", when both entry types are known here (numbers and constants; array elements), else ""."""
+    given = _constants_dtype(tr, entries)
+    targets = getattr(target, "targets", ())
+    wanted = {t.array.dtype_name for t in targets if isinstance(t, ArrayTarget)}
+    if given is None or len(wanted) != 1 or len(targets) != math.prod(target.shape):
+        return ""
+    return f"; cannot assign '{_tensor_text(shape, given)}' to '{_tensor_text(target.shape, wanted.pop())}'"
+
+
+def _tensor_text(shape, dtype_name):
+    return f"[Tensor ({', '.join(map(str, shape))}) {dtype_name}]"
+
+
+def _constants_dtype(tr, entries):
+    """The type upstream gives a vector of these entries when all are Python numbers or untyped constants: the
+    default float type if one is a float, else the default integer type; None when one is another kernel value."""
+    kinds = set()
+    for entry in entries:
+        text = entry.text if isinstance(entry, Expr) else None
+        if isinstance(entry, bool) or not (is_number(entry) or (text or "").startswith(("(const int ", "(const float "))):
+            return None
+        kinds.add("float" if isinstance(entry, float) or (text or "").startswith("(const float ") else "int")
+    return tr.default_fp if "float" in kinds else tr.default_ip
 
 
 def _reads_what_it_writes(entries, targets):
