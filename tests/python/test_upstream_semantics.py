@@ -310,3 +310,15 @@ def test_a_vector_of_another_shape_stored_into_an_array_element_names_upstreams_
         three_into_four()
     with pytest.raises(qd.QuadrantsTypeError, match=r"cannot assign '\[Tensor \(2\) f32\]' to '\[Tensor \(3\) i32\]'"):
         list_of_two(qd.ndarray(ivec3, shape=2))
+
+
+def test_a_struct_argument_of_another_struct_type_is_upstreams_runtime_type_error():
+    sphere = qd.types.struct(center=qd.math.vec3, radius=float)
+    circle = qd.types.struct(center=qd.math.vec2, radius=float)
+
+    @qd.kernel
+    def takes_a_sphere(s: sphere):
+        pass
+
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match=r"argument 's' must be a .*center.*but got"):
+        takes_a_sphere(circle(center=qd.math.vec2([1, 2]), radius=2.33))

@@ -265,9 +265,10 @@ class KernelDefinition:
         (reading its members would fail with an AttributeError, on the first call or on a later one)."""
         for k in self.value_struct_positions:
             param = self.params[k]
-            if not isinstance(args[k], param.annotation):
-                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} "
-                                f"value (its annotation), but got {args[k]!r}.") from None
+            if not isinstance(args[k], param.annotation):  # upstream's class (a TypeError too)
+                raise QuadrantsRuntimeTypeError(
+                    f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} value (its "
+                    f"annotation), but got {args[k]!r}.") from None
         for k in self.view_positions:
             if not isinstance(args[k], BufferView):  # upstream's class and first words
                 raise QuadrantsRuntimeTypeError(
