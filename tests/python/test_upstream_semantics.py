@@ -322,3 +322,38 @@ def test_a_struct_argument_of_another_struct_type_is_upstreams_runtime_type_erro
 
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match=r"argument 's' must be a .*center.*but got"):
         takes_a_sphere(circle(center=qd.math.vec2([1, 2]), radius=2.33))
+
+
+def test_a_func_checks_the_array_it_is_given_against_its_ndarray_annotation():
+    @qd.func
+    def set_first(a: qd.types.ndarray(dtype=qd.math.vec2, ndim=1)):
+        a[0] = [100, 100]
+
+    @qd.func
+    def set_any(a: qd.types.ndarray(ndim=1)):
+        a[0] = [100, 100, 100]
+
+    @qd.func
+    def scalar_f32(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        a[0] = 1
+
+    @qd.kernel
+    def vec3_to_vec2(x: qd.types.ndarray(ndim=1)):
+        set_first(x)
+
+    @qd.kernel
+    def vec3_to_any(x: qd.types.ndarray(ndim=1)):
+        set_any(x)
+
+    @qd.kernel
+    def i32_to_f32(x: qd.types.ndarray(ndim=1)):
+        scalar_f32(x)
+
+    arr = qd.ndarray(qd.math.vec3, shape=4)
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"Invalid value for argument a - required element type: "
+                       r"\[Tensor \(2\) f32\], but \[Tensor \(3\) f32\] is provided"):
+        vec3_to_vec2(arr)
+    vec3_to_any(arr)
+    assert arr[0].to_list() == [100, 100, 100]  # a func's array parameter is the caller's array, as upstream
+    with pytest.raises(qd.QuadrantsCompilationError, match="Expect element type f32 for argument a, but get i32"):
+        i32_to_f32(qd.ndarray(qd.i32, shape=4))

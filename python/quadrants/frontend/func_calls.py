@@ -5,14 +5,14 @@ import math
 
 from quadrants.frontend.buffer_views import is_view_annotation
 from quadrants.frontend.compound_params import CompoundRef, is_dataclass_type
-from quadrants.frontend.func_args import ArgumentError, bind_arguments
+from quadrants.frontend.func_args import ArgumentError, array_mismatch, bind_arguments
 from quadrants.frontend.ir_builder import Expr, local_name
 from quadrants.frontend.returns import returns_early
 from quadrants.frontend.source import function_source
 from quadrants.frontend.tensor_params import is_tensor_annotation
 from quadrants.frontend.values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar, is_runtime
 from quadrants.frontend.vector_ops import describe, is_number
-from quadrants.types.annotations import RefType, Template, VectorType
+from quadrants.types.annotations import NdarrayType, RefType, Template, VectorType
 from quadrants.types.unpacked import reject as reject_unpacked
 
 
@@ -75,6 +75,10 @@ class FuncCallTranslator:
             return
         if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
+        if isinstance(annotation, NdarrayType) and isinstance(value, ArrayRef):
+            mismatch = array_mismatch(name, annotation, value)
+            if mismatch is not None:
+                raise self.fail(mismatch, kind="value")
         is_template = isinstance(annotation, (Template, RefType)) or annotation is Template or \
             is_tensor_annotation(annotation)
         if is_template and local_name(value):
