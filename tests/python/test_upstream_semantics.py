@@ -357,3 +357,32 @@ def test_a_func_checks_the_array_it_is_given_against_its_ndarray_annotation():
     assert arr[0].to_list() == [100, 100, 100]  # a func's array parameter is the caller's array, as upstream
     with pytest.raises(qd.QuadrantsCompilationError, match="Expect element type f32 for argument a, but get i32"):
         i32_to_f32(qd.ndarray(qd.i32, shape=4))
+
+
+def test_another_thread_reads_fields_while_a_kernel_translation_runs_a_python_helper():
+    import threading
+
+    source = qd.field(qd.i32, shape=())
+    out = qd.field(qd.i32, shape=())
+    inside, release, seen = threading.Event(), threading.Event(), []
+
+    def waits(n):  # run at compile time: it holds the translation until the other thread has read a field
+        inside.set()
+        release.wait(10)
+        return n + 1
+
+    @qd.kernel
+    def run():
+        out[None] = waits(1)
+
+    def reader():
+        inside.wait(10)
+        seen.append(source[None])  # Python scope in this thread, whatever the other thread is translating
+        release.set()
+
+    source[None] = 4
+    thread = threading.Thread(target=reader)
+    thread.start()
+    run()
+    thread.join()
+    assert seen == [4] and out[None] == 2

@@ -8,8 +8,14 @@
 # it, or a container element read or written in it. Without the second, an element read would return the value
 # the container held when the kernel compiled, baked into the kernel as a constant.
 import contextlib
+import threading
 
-_compile_time_calls = 0  # > 0 while a kernel's translation runs a plain Python function
+
+class _State(threading.local):
+    calls = 0  # > 0 while this thread's kernel translation runs a plain Python function
+
+
+_state = _State()  # per thread: another thread may read fields while this one compiles
 
 
 class KernelScopeError(RuntimeError):
@@ -20,17 +26,16 @@ class KernelScopeError(RuntimeError):
 @contextlib.contextmanager
 def compile_time_call():
     """Marks a plain Python function that a kernel's translation calls at compile time."""
-    global _compile_time_calls
-    _compile_time_calls += 1
+    _state.calls += 1
     try:
         yield
     finally:
-        _compile_time_calls -= 1
+        _state.calls -= 1
 
 
 def compile_time_calls():
     """How many plain Python functions a kernel's translation is running now (0 in Python scope)."""
-    return _compile_time_calls
+    return _state.calls
 
 
 def refuse_element_access(kind):
