@@ -257,6 +257,20 @@ def test_call_internal():
     with pytest.raises(qd.QuadrantsTypeError, match="does not have"):
         missing()
 
+    @qd.kernel
+    def int_for_f32():
+        impl.call_internal("test_internal_func_args", 1, 2, 3)
+
+    @qd.kernel
+    def too_few():
+        impl.call_internal("test_internal_func_args", 1.0)
+
+    # upstream's exact signature (f32, f32, i32) and its words
+    with pytest.raises(qd.QuadrantsTypeError, match="expected f32 for argument #1, but got i32"):
+        int_for_f32()
+    with pytest.raises(qd.QuadrantsTypeError, match="1 arguments were passed in but expected 3"):
+        too_few()
+
 
 def test_call_internal_test_stack_checks_our_ad_stack_in_each_thread():
     # upstream's self-test of its AD stack runs ours: 0 when four pushed values come back last to first

@@ -52,5 +52,12 @@ def test_unsupported_sizes_are_clear_errors():
     def run():
         U, S, V = qd.svd(A[None])
 
-    with pytest.raises(qd.QuadrantsCompilationError, match=r"qd.svd\(\) supports 2x2 and 3x3 matrices, but got 4x4"):
+    @qd.kernel
+    def polar():
+        R, P = qd.polar_decompose(A[None])
+
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"Polar decomposition only supports 2×2 and 3×3 matrices, "
+                       r"but qd.polar_decompose\(\) was given a 4x4"):
+        polar()
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"SVD only supports 2×2 and 3×3 matrices, but qd.svd\(\) was given a 4x4"):
         run()

@@ -12,6 +12,7 @@ import quadrants as qd
 def cpu():
     qd.init(arch=qd.cpu)
     yield
+    qd.init(arch=qd.cpu)  # tests here init with default_fp=f64 or debug=True: the next file must not inherit them
 
 
 def test_scalar_params_and_return_value():

@@ -21,7 +21,7 @@ def test_slice_reads_have_numpys_shapes():
         out[0] = row.dot(qd.Vector([1.0, 10.0, 100.0]))
         out[1] = col.dot(qd.Vector([1.0, 10.0, 100.0]))
         out[2] = block[1, 0] * 1000 + block[0, 1]
-        out[3] = tail[0] + tail[1] * 10 + v[::2].sum() * 100 + v[-2:].sum() * 10000
+        out[3] = tail[0] + tail[1] * 10 + v[::2].sum() * 100 + v[3:].sum() * 10000
 
     out = np.zeros(4, np.float32)
     read(_mats([np.arange(9).reshape(3, 3)]), out)
@@ -113,7 +113,7 @@ def test_tuple_branches_of_a_runtime_condition_select_element_wise():
 
 
 @pytest.mark.parametrize("body, message", [
-    ("v[n:]", "Slice bounds of a 3-vector must be known at compile time"),
+    ("v[n:]", "variables in slice now: the slice bounds of a 3-vector must be known at compile time"),
     ("v[2:1]", "selects no entries"),
     ("v[1, :]", "has 1 dimension.s., but was indexed with 2"),
 ])

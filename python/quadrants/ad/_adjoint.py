@@ -123,7 +123,7 @@ class AdjointLaunchers:
         template_key = self.key_of(*args) if self.key_of is not None and definition.template_slots else None
         plan = self.plans.get(template_key)
         if plan is None:  # the arrays and scalars read through dataclass, data_oriented and qd.Tensor arguments
-            _runtime.track(self)
+            _runtime.track_kernel(self)
             translation, _, leaves = definition.discover(args, definition.slot_values(args))
             plan = self.plans[template_key] = leaves.plan
             sparse = self.clause == "adjoint" and any(_is_sparse(c) for c in translation[1])

@@ -5,6 +5,7 @@ import numpy as np
 
 from quadrants.base import dtypes as _dtypes
 from quadrants.base.errors import InvalidShapeTypeError, InvalidShapeValueError, QuadrantsIndexError
+from quadrants.base import python_scope
 from quadrants.data import zero_copy
 from quadrants.data.element_ref import element_ref
 from quadrants.runtime import _core, init as _runtime
@@ -259,6 +260,8 @@ class ArrayContainer:
 
     # --- Python-scope element access ----------------------------------------------------------
     def _index(self, key):
+        if python_scope.compile_time_calls():  # Python code run by a kernel's translation (python_scope.py)
+            python_scope.refuse_element_access(self._kind)
         if key is None:
             key = ()
         elif not isinstance(key, tuple):
@@ -343,7 +346,10 @@ class MatrixContainer:
         return self._numpy_shape
 
     def _expand(self, arr):
-        if self.m == 1 and tuple(arr.shape) in (self._export_shape(True), self._export_shape(False)):
+        accepted = (self._export_shape(True), self._export_shape(False))
+        if len(self._element_shape) == 1:  # upstream's numpy IO also takes a vector as a row, (..., 1, n)
+            accepted += (self.shape + (1, self.n),)
+        if self.m == 1 and tuple(arr.shape) in accepted:
             return arr.reshape(self._numpy_shape)
         return arr
 

@@ -25,6 +25,7 @@ class SNodeTree:
             for hidden in (node._mask, node._lengths, node._slots, node._next):
                 if hidden is not None:
                     hidden._free("its SNode tree was destroyed")
+        _runtime.drop_compiled_kernels()
 
 
 class FieldsBuilder:

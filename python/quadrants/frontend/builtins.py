@@ -9,7 +9,8 @@ import itertools
 import numpy as np
 
 from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.data.matrix import Vector
+from quadrants.base.python_scope import KernelScopeError
+from quadrants.data.matrix import Matrix, Vector, wrap_result
 from quadrants.frontend.random_numbers import python_randn, python_random
 from quadrants.types.annotations import _numpy_dtype
 
@@ -40,7 +41,7 @@ class Builtin:
 
 def kernel_only(name):
     def fail(*args, **kwargs):
-        raise RuntimeError(f"qd.{name}() can only be called inside a @qd.kernel or @qd.func.")
+        raise KernelScopeError(f"qd.{name}() can only be called inside a @qd.kernel or @qd.func.")
 
     return fail
 
@@ -87,12 +88,28 @@ abs = _unary("abs", np.abs, doc=_math_doc(  # noqa: A001 - qd.abs mirrors the Qu
 _ROUNDED = ("Inside kernels x is a float scalar, vector or matrix (elementwise) and the result is a float of x's "
             "type, or x's value cast to dt when dt is given (`qd.{name}(x, qd.i32)`); an integer kernel value is a "
             "compile error, while Python int constants fold at compile time. In Python scope this is numpy's "
-            "`np.{name}`, without dt.")
-floor = _unary("floor", np.floor, doc="floor(x, dt=None)\n\nThe largest integer not greater than x. " +
+            "`np.{name}`, keeping a qd.Vector/Matrix one, and dt converts the result.")
+
+
+def _python_rounded(numpy_fn):
+    """Python-scope floor/ceil/round, as upstream's: numpy's function on the entries (np.round is no ufunc, so a
+    qd.Vector/Matrix is rebuilt by hand rather than through __array_ufunc__), then dtype converts if given."""
+
+    def rounded(x, dtype=None):
+        if isinstance(x, Matrix):
+            result = wrap_result(numpy_fn(x.to_numpy()))
+            return result if dtype is None else result.cast(dtype)
+        result = numpy_fn(x)
+        return result if dtype is None else _numpy_dtype(dtype).type(result)
+
+    return rounded
+
+
+floor = _unary("floor", _python_rounded(np.floor), doc="floor(x, dt=None)\n\nThe largest integer not greater than x. " +
                _ROUNDED.format(name="floor"))
-ceil = _unary("ceil", np.ceil, doc="ceil(x, dt=None)\n\nThe smallest integer not less than x. " +
+ceil = _unary("ceil", _python_rounded(np.ceil), doc="ceil(x, dt=None)\n\nThe smallest integer not less than x. " +
               _ROUNDED.format(name="ceil"))
-round = _unary("round", np.round, doc=(  # noqa: A001
+round = _unary("round", _python_rounded(np.round), doc=(  # noqa: A001
     "round(x, dt=None)\n\nx rounded to the nearest integer. Inside kernels a halfway case rounds away from zero "
     "(C's round: 2.5 gives 3.0); numpy's `np.round` rounds it to even (2.5 gives 2.0). " +
     _ROUNDED.format(name="round")))

@@ -7,7 +7,9 @@ import math as _py_math
 import operator as _py_operator
 
 from quadrants.base import dtypes as _dtypes
+from quadrants.base import python_scope
 from quadrants.base.errors import QuadrantsSyntaxError
+from quadrants.base.python_scope import KernelScopeError
 from quadrants.data.buffer_view import BufferView
 from quadrants.data.matrix import Matrix, Vector
 from quadrants.data.snode import SNode
@@ -21,7 +23,7 @@ from quadrants.frontend.funcs import BoundFunc, Func, is_kernel
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.literals import primitive_type_call
 from quadrants.frontend.print_format import SpecValue, formatted_text, merged_print_items, print_item_text
-from quadrants.frontend.python_builtins import NOT_HANDLED, python_builtin_call
+from quadrants.frontend.python_builtins import NOT_HANDLED, python_builtin_call, python_sum
 from quadrants.frontend.simt_values import SharedTarget
 from quadrants.frontend.source import function_source
 from quadrants.frontend.struct_values import Struct, StructField, StructType
@@ -114,6 +116,8 @@ class CallTranslator:
         func = self.visit(node.func)
         if isinstance(func, qd_builtins.Builtin) and func.kind == "atomic":
             return self.call_atomic(func, node)
+        if isinstance(func, qd_builtins.Builtin) and func.kind == "subscript":  # impl.subscript(b, x, i): x[i]
+            return self.visit(extra_builtins.subscript_call_node(self, node))
         static = func is qd_builtins.static
         self.static_depth += static
         try:
@@ -174,6 +178,10 @@ class CallTranslator:
         if func in (Matrix.rows, Matrix.cols) and len(args) == 1 and not kwargs and \
                 isinstance(args[0], (list, tuple)) and any(is_runtime(a) for a in args[0]):
             return self.matrix_of_vectors(args[0], by_rows=func is Matrix.rows)
+        if func is _py_builtins.sum:  # sum() of a list or dict of kernel values adds them (python_builtins.py)
+            result = python_sum(self, args, kwargs)
+            if result is not NOT_HANDLED:
+                return result
         if func is _py_builtins.len and len(args) == 1 and isinstance(args[0], VectorValue):
             return args[0].shape[0]
         if func is _py_builtins.getattr and len(args) == 2 and isinstance(args[0], CompoundRef):
@@ -200,7 +208,24 @@ class CallTranslator:
         if not callable(func):
             raise self.fail(f"{describe(func)} is not callable", kind="type")
         self.reads.call(func, args, kwargs)
+        if inspect.isfunction(func):
+            return self.call_python_function(func, args, kwargs)
         return self.capture(self.python_op(lambda: func(*args, **kwargs)))
+
+    def call_python_function(self, func, args, kwargs):
+        """A plain Python function of compile-time values: run now, as upstream runs it while tracing, unless it does
+        kernel work (a kernel built-in, a @qd.func, a field element: KernelScopeError), which it then does as kernel
+        code, inlined like a @qd.func (base/python_scope.py)."""
+        def run():
+            with python_scope.compile_time_call():
+                return func(*args, **kwargs)
+
+        try:
+            return self.capture(self.python_op(run, scope_errors=True))
+        except KernelScopeError as exc:
+            if not _source_available(func):
+                raise self.fail(f"evaluating this expression at compile time failed: {exc}", kind="type") from None
+            return self.inline_func(_plain_func(func), args, kwargs)
 
     def fill_in_place(self, node, args, kwargs):
         """`v.fill(x)`: every entry of the vector/matrix that `v` names (a local, an array or field element) set to x."""
@@ -413,7 +438,7 @@ class CallTranslator:
             return self.call_atomic_cas(node)
         if len(node.args) != 2 or node.keywords:
             raise self.fail(f"qd.{func.name}(x, value) takes 2 arguments", kind="type")
-        target = self.lvalue(node.args[0])
+        target = self.lvalue(node.args[0], operand_of=func.name)
         value = self.visit(node.args[1])
         return self.atomic_update(func.op, target, value)
 
@@ -421,7 +446,7 @@ class CallTranslator:
         """qd.atomic_cas(x, expected, desired): stores desired where x equals expected; returns the old x."""
         if len(node.args) != 3 or node.keywords:
             raise self.fail("qd.atomic_cas(x, expected, desired) takes 3 arguments", kind="type")
-        target = self.lvalue(node.args[0])
+        target = self.lvalue(node.args[0], operand_of="atomic_cas")
         if isinstance(target, (VectorTarget, SharedTarget)):
             raise self.fail("qd.atomic_cas() takes a scalar array element or local as its target, but got "
                             f"{'a vector or matrix' if isinstance(target, VectorTarget) else 'a shared array element'}",
@@ -437,10 +462,11 @@ class CallTranslator:
         impl = _VECTOR_METHODS.get(method.name)
         if impl is None:
             raise self.fail(f"{describe(method.vector)} has no method '{method.name}'", kind="type")
-        try:
-            return impl(self.ops, method.vector, *args, **kwargs)
+        try:  # binding only: the method's own errors (QuadrantsTypeError is a TypeError) pass unwrapped
+            inspect.signature(impl).bind(self.ops, method.vector, *args, **kwargs)
         except TypeError as exc:
             raise self.fail(f"wrong arguments for .{method.name}(): {exc}", kind="type") from None
+        return impl(self.ops, method.vector, *args, **kwargs)
 
     def construct_vector(self, cls, args, kwargs):
         dtype = kwargs.pop("dt", None)

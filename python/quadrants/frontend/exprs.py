@@ -6,6 +6,7 @@ import numpy as np
 
 from quadrants.base import registry
 from quadrants.base.errors import QuadrantsCompilationError, QuadrantsTypeError, QuadrantsValueError
+from quadrants.base.python_scope import KernelScopeError
 from quadrants.base.swizzles import out_of_range_message, swizzle_indices
 from quadrants.data.matrix import Matrix, Vector
 from quadrants.frontend.buffer_views import ViewValue
@@ -14,7 +15,7 @@ from quadrants.frontend.component_refs import ComponentsRef, members_element
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import DynamicIndexing, ElementLoad
 from quadrants.frontend.ir_builder import Expr
-from quadrants.frontend.matrix_slices import has_slice, sliced
+from quadrants.frontend.matrix_slices import has_slice, reject_negative, sliced
 from quadrants.frontend.print_format import field_value, has_kernel_values, percent_formatted
 from quadrants.frontend.quant_access import QuantRef, quant_element
 from quadrants.frontend.simt_values import SharedArray
@@ -140,17 +141,15 @@ class ExprTranslator(DynamicIndexing):
     visit_GeneratorExpr = visit_ListComp  # a list too: qd.Vector(x * 2 for x in ...) needs its items at once
 
     def visit_DictComp(self, node):
-        """{k: v for x in seq if c}: unrolled at compile time like a list comprehension; the keys must be known
-        then too (the values need not)."""
+        """{k: v for x in seq if c}: unrolled at compile time like a list comprehension. A kernel value as a key
+        is that value object itself, as upstream's Expr keys hash by identity: only the same value finds it, so
+        such a dict is for .values() and .items(), while compile-time keys look up as in Python."""
         pairs = []
         self.unroll_comprehension(node, node.generators, pairs, self.dict_entry)
         return dict(pairs)
 
     def dict_entry(self, node):
-        key = self.visit(node.key)
-        if is_runtime(key):
-            raise self.fail("dict keys inside kernels must be compile-time values", kind="type")
-        return key, self.visit(node.value)
+        return self.visit(node.key), self.visit(node.value)
 
     def unroll_comprehension(self, elt, generators, results, make=None):
         """Appends make(elt) (default: elt's value) for each combination of the generators' items."""
@@ -309,6 +308,10 @@ class ExprTranslator(DynamicIndexing):
         cond = self.visit(node.test)
         if not is_runtime(cond):
             return self.visit(node.body if cond else node.orelse)
+        if isinstance(cond, VectorValue):  # upstream's error (a syntax error) and wording
+            raise self.fail(f"The condition of 'a if c else b' is {describe(cond)}, but a conditional expression "
+                            "does not select per element. Please use \"qd.select\" instead.",
+                            hint="qd.select(c, a, b) takes a from a where c's entry is nonzero, else from b.")
         cond = self.scalar(cond, "the condition of 'a if c else b'")
         body, orelse = self.visit(node.body), self.visit(node.orelse)
         if isinstance(body, (tuple, list)) and isinstance(orelse, (tuple, list)):  # (i, j) if c else (j, i)
@@ -464,6 +467,7 @@ class ExprTranslator(DynamicIndexing):
         if has_slice(parts):  # m[i, :], v[1:] ... (matrix_slices.py)
             return sliced(self, vector.shape, parts, lambda index: self.vector_element(vector, index), VectorValue)
         self.check_index_count(vector, parts)
+        reject_negative(self, parts)
         if any(isinstance(p, Expr) for p in parts):
             return self.dynamic_vector_element(vector, parts)
         if not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
@@ -495,11 +499,16 @@ class ExprTranslator(DynamicIndexing):
             return value.item()
         raise self.fail(f"{what} must be a scalar, but got {describe(value)}", kind="type")
 
-    def python_op(self, fn, *operands):
-        """Applies a Python operator to compile-time values, reporting Python's error at the node."""
+    def python_op(self, fn, *operands, scope_errors=False):
+        """Applies a Python operator to compile-time values, reporting Python's error at the node (a KernelScopeError
+        passes through unchanged when scope_errors: the caller translates the function instead)."""
         self.reads.operation(fn, operands)
         try:
             return fn(*operands)
+        except KernelScopeError as exc:
+            if scope_errors:
+                raise
+            raise self.fail(f"evaluating this expression at compile time failed: {exc}", kind="type") from None
         except QuadrantsCompilationError as exc:  # a quadrants rule (qd.ndrange's), placed at the node
             if exc.filename is not None or exc.line:
                 raise

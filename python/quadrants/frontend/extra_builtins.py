@@ -1,5 +1,7 @@
-# python/quadrants/frontend/extra_builtins.py: translation of qd.stop_grad, qd.volatile_load, qd.block_local and
-# impl.call_internal, the built-ins that act on what an argument names rather than on its value.
+# python/quadrants/frontend/extra_builtins.py: translation of qd.stop_grad, qd.volatile_load, qd.block_local,
+# impl.call_internal and impl.subscript, the built-ins that act on what an argument names rather than on its value.
+import ast
+
 from quadrants.frontend.ir_builder import Expr, _sexpr_end
 from quadrants.frontend.sparse_access import FieldRef
 from quadrants.frontend.struct_values import StructField
@@ -7,6 +9,20 @@ from quadrants.frontend.values import ArrayRef, VectorValue
 from quadrants.frontend.vector_ops import describe
 
 KINDS = frozenset({"stop_grad", "volatile_load", "block_local", "call_internal"})
+
+
+def subscript_call_node(tr, node):
+    """`impl.subscript(builder, value, *indices)`, upstream's spelling of `value[indices]` in Python helpers called
+    from kernels, as the Subscript node it stands for (so it reads and is assigned to, or updated atomically, like
+    one); None when `node` is another call. The builder (compiling_callable.ast_builder()) is not needed here."""
+    if not isinstance(node, ast.Call) or getattr(tr.visit(node.func), "kind", None) != "subscript":
+        return None
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) or len(node.args) < 3:
+        raise tr.fail("impl.subscript(ast_builder, value, *indices) takes the builder, the value and at least one "
+                      "index, as positional arguments", kind="type")
+    indices = node.args[2:]
+    index = indices[0] if len(indices) == 1 else ast.Tuple(elts=indices, ctx=ast.Load())
+    return ast.copy_location(ast.Subscript(value=node.args[1], slice=index, ctx=ast.Load()), node)
 
 
 def translate(tr, func, args, kwargs):
@@ -118,9 +134,16 @@ def _stack_self_test(tr):
 
 def _func_args_result(tr, args):
     """upstream's test_internal_func_args(f32 i, f32 j, i32 k): i32((i + j) * k)."""
-    if len(args) != 3:
-        raise tr.fail(f"impl.call_internal('test_internal_func_args', i, j, k) takes 3 arguments, but got {len(args)}",
-                      kind="type")
+    if len(args) != 3:  # upstream's wording first: its tests match it
+        raise tr.fail(f"{len(args)} arguments were passed in but expected 3: impl.call_internal("
+                      "'test_internal_func_args', i, j, k) takes f32, f32, i32", kind="type")
+    for position, (value, wanted) in enumerate(zip(args, ("f32", "f32", "i32")), start=1):
+        # Its signature is exact, as upstream's: a Python number has the default type of its kind (kernel values
+        # are converted, since the frontend does not know their types).
+        given = tr.default_fp if isinstance(value, float) else tr.default_ip if isinstance(value, int) else None
+        if given is not None and given != wanted:
+            raise tr.fail(f"impl.call_internal('test_internal_func_args', ...): expected {wanted} for argument "
+                          f"#{position}, but got {given} ({value!r})", kind="type")
     i, j, k = (tr.ops.text(tr.scalar(a, "an argument of call_internal")) for a in args)
     total = f"(bin add (cast f32 {i}) (cast f32 {j}))"
     return Expr(f"(cast i32 (bin mul {total} (cast f32 (cast i32 {k}))))")

@@ -1,5 +1,8 @@
-# python/quadrants/frontend/func_args.py: binding a @qd.func call's arguments, with upstream Quadrants' error words.
+# python/quadrants/frontend/func_args.py: binding a @qd.func call's arguments and checking its array arguments'
+# annotations, with upstream Quadrants' error words.
 import inspect
+
+from quadrants.types.annotations import VectorType, scalar_dtype_name
 
 
 class ArgumentError(Exception):
@@ -34,3 +37,34 @@ def bind_arguments(name, signature, args, kwargs):
 
 def _listing(params):
     return ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}" for p in params)
+
+
+def array_mismatch(name, annotation, array):
+    """Why the array a func's `name: qd.types.ndarray(dtype=..., ndim=...)` parameter is given does not fit the
+    annotation, in upstream's words, or None when it fits (a dtype or ndim left out fits any)."""
+    dtype = annotation.dtype
+    if dtype is not None:
+        if isinstance(dtype, VectorType):
+            wanted_shape = tuple(dtype.shape)
+            wanted_dtype = scalar_dtype_name(float if dtype.dtype is None else dtype.dtype)  # qd.math.vec2: default_fp
+        else:  # a scalar dtype; element_dim=1 or 2 without a shape: vectors or matrices of any size
+            wanted_shape = () if not annotation.element_dim else None
+            wanted_dtype = scalar_dtype_name(dtype)
+        given_shape = tuple(array.element_shape)
+        shape_fits = len(given_shape) == annotation.element_dim if wanted_shape is None else given_shape == wanted_shape
+        if not shape_fits or wanted_dtype != array.dtype_name:
+            if not wanted_shape and not given_shape:  # upstream's message for scalars
+                return f"Expect element type {wanted_dtype} for argument {name}, but get {array.dtype_name}"
+            return (f"Invalid value for argument {name} - required element type: "
+                    f"{_element_text(wanted_shape, wanted_dtype)}, but {_element_text(given_shape, array.dtype_name)} "
+                    "is provided")
+    if annotation.ndim is not None and array.ndim != annotation.ndim:
+        return f"Invalid value for argument {name} - required ndim={annotation.ndim}, but {array.ndim}d array is provided"
+    return None
+
+
+def _element_text(shape, dtype_name):
+    """An element type as upstream's IR prints it: f32, or [Tensor (3) f32] for a 3-vector (any size: (*))."""
+    if shape is None:
+        return f"[Tensor (*) {dtype_name}]"
+    return dtype_name if not shape else f"[Tensor ({', '.join(map(str, shape))}) {dtype_name}]"

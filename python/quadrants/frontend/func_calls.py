@@ -5,15 +5,18 @@ import math
 
 from quadrants.frontend.buffer_views import is_view_annotation
 from quadrants.frontend.compound_params import CompoundRef, is_dataclass_type
-from quadrants.frontend.func_args import ArgumentError, bind_arguments
+from quadrants.frontend.func_args import ArgumentError, array_mismatch, bind_arguments
 from quadrants.frontend.ir_builder import Expr, local_name
 from quadrants.frontend.returns import returns_early
 from quadrants.frontend.source import function_source
 from quadrants.frontend.tensor_params import is_tensor_annotation
 from quadrants.frontend.values import ArrayRef, LocalVar, ParamVar, StaticBinding, VectorValue, VectorVar, is_runtime
 from quadrants.frontend.vector_ops import describe, is_number
-from quadrants.types.annotations import RefType, Template, VectorType
+from quadrants.types.annotations import NdarrayType, RefType, Template, VectorType
 from quadrants.types.unpacked import reject as reject_unpacked
+
+
+MAX_INLINED_RECURSION = 32  # levels of a func inlined into itself: compile-time recursion only
 
 
 class FuncCallTranslator:
@@ -21,9 +24,12 @@ class FuncCallTranslator:
 
     # ---- funcs and parameters -------------------------------------------------------------------
     def inline_func(self, func, args, kwargs):
-        if func in self.inline_stack:
-            raise self.fail(f"@qd.func '{func.fn.__name__}' calls itself; recursion is not supported",
-                            hint="rewrite the recursion as a loop.")
+        if self.inline_stack.count(func) >= MAX_INLINED_RECURSION:
+            # Recursion that qd.static ends at compile time (f(n) calls f(n // 2) until a static n == 0) is
+            # inlined level by level, as upstream; runtime recursion would never end.
+            raise self.fail(f"@qd.func '{func.fn.__name__}' calls itself more than {MAX_INLINED_RECURSION} levels "
+                            "deep; only recursion that a compile-time condition ends (`if qd.static(n):`) is "
+                            "supported, since a func is inlined", hint="rewrite runtime recursion as a loop.")
         try:
             bound = bind_arguments(func.fn.__name__, inspect.signature(func.fn), args, kwargs)  # func_args.py
         except ArgumentError as exc:
@@ -69,6 +75,10 @@ class FuncCallTranslator:
             return
         if self.bind_struct_argument(name, value, annotation):  # a struct, passed by value (struct_values.py)
             return
+        if isinstance(annotation, NdarrayType) and isinstance(value, ArrayRef):
+            mismatch = array_mismatch(name, annotation, value)
+            if mismatch is not None:
+                raise self.fail(mismatch, kind="value")
         is_template = isinstance(annotation, (Template, RefType)) or annotation is Template or \
             is_tensor_annotation(annotation)
         if is_template and local_name(value):
@@ -83,7 +93,9 @@ class FuncCallTranslator:
         if not is_template and annotation is None and type(value) in (list, tuple, dict):
             self.declare_sequence(name, value)  # a copy, as upstream: the func's stores stay in it (local_lists.py)
             return
-        if is_template or not (is_runtime(value) or is_number(value)):
+        if is_template or not (is_runtime(value) or is_number(value)) or (self.ctx.plain_python and
+                                                                           not is_runtime(value)):
+            # A plain Python function keeps a Python number a Python value, as upstream runs it in Python.
             self.bind(name, StaticBinding(value))
             return
         if isinstance(annotation, VectorType):

@@ -7,6 +7,7 @@ import functools
 import inspect
 import types
 
+from quadrants.base.python_scope import KernelScopeError
 from quadrants.frontend.source import function_source
 
 
@@ -74,7 +75,8 @@ class Func:
         return self if instance is None else BoundFunc(self, instance)
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another @qd.func.")
+        raise KernelScopeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another "
+                               "@qd.func.")
 
 
 class PyFunc(Func):
@@ -94,7 +96,8 @@ class RealFunc(Func):
         super().__init__(fn)
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"@qd.real_func '{self.fn.__name__}' can only be called from a @qd.kernel or a @qd.func.")
+        raise KernelScopeError(f"@qd.real_func '{self.fn.__name__}' can only be called from a @qd.kernel or a "
+                               "@qd.func.")
 
 
 class BoundFunc:

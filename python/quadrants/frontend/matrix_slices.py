@@ -15,6 +15,16 @@ def has_slice(parts):
     return any(isinstance(p, slice) for p in parts)
 
 
+def reject_negative(tr, parts):
+    """Upstream's error for a negative constant index or slice bound of a vector or matrix inside kernels (Python
+    would count it from the end; upstream refuses it, so programs written for it never rely on either)."""
+    for p in parts:
+        bounds = (p.start, p.stop) if isinstance(p, slice) else (p,)
+        if any(isinstance(b, int) and not isinstance(b, bool) and b < 0 for b in bounds):
+            raise tr.fail("Negative indices are not supported in Quadrants kernels",
+                          hint="count from the front: v[n - 1] is the last entry of an n-vector, v[:n - 1] all but it.")
+
+
 def sliced(tr, shape, parts, pick, make):
     """The entries that `parts` (ints, kernel ints, at least one slice) select from a vector/matrix of `shape`.
 
@@ -23,12 +33,14 @@ def sliced(tr, shape, parts, pick, make):
     """
     if len(parts) > len(shape):
         raise tr.fail(f"{_text(shape)} has {len(shape)} dimension(s), but was indexed with {len(parts)}", kind="type")
+    reject_negative(tr, parts)
     choices, result_shape = [], []
     for axis, p in enumerate(parts):
         if isinstance(p, slice):
             bounds = (p.start, p.stop, p.step)
             if any(isinstance(b, Expr) for b in bounds):
-                raise tr.fail(f"slice bounds of {_text(shape)} must be known at compile time, but got a kernel value",
+                raise tr.fail(f"Quadrants does not support variables in slice now: the slice bounds of {_text(shape)} "
+                              "must be known at compile time, but got a kernel value",
                               kind="type", hint="use constants or qd.static() values, or index entry by entry in a "
                                                 "qd.static(range(...)) loop.")
             if any(b is not None and (not isinstance(b, int) or isinstance(b, bool)) for b in bounds):

@@ -5,6 +5,9 @@
 # no __round__. abs/min/max/int/float map to qd built-ins and casts in calls.py.
 import ast
 import builtins as _py_builtins
+from collections.abc import Iterable
+
+from quadrants.frontend.values import is_runtime
 
 NOT_HANDLED = object()
 
@@ -26,3 +29,21 @@ def python_builtin_call(tr, func, args, kwargs):
                       hint="use qd.round(x), which rounds halves away from zero and keeps x's type, or "
                       "qd.round(x, qd.i32) for an integer.")
     return NOT_HANDLED
+
+
+def python_sum(tr, args, kwargs):
+    """sum(items, start=0) where an item is a kernel value: start + items[0] + ..., the additions upstream's
+    Expr.__add__/__radd__ make of Python's own sum(); NOT_HANDLED when every item is a compile-time value."""
+    if not args or len(args) + len(kwargs) > 2 or set(kwargs) - {"start"}:
+        return NOT_HANDLED  # Python's sum() raises its own TypeError
+    items = args[0]
+    if not isinstance(items, Iterable) or is_runtime(items):
+        return NOT_HANDLED
+    items = list(items)
+    start = args[1] if len(args) == 2 else kwargs.get("start", 0)
+    if not any(is_runtime(item) for item in items + [start]):
+        return NOT_HANDLED
+    total = start
+    for item in items:
+        total = tr.binary_op(ast.Add(), total, item)
+    return total

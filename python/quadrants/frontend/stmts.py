@@ -11,6 +11,7 @@ from quadrants.frontend.component_refs import ComponentsRef, members_target
 from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import SelectTarget
 from quadrants.frontend.exprs import BINARY_OPS, element_index_parts, element_indices
+from quadrants.frontend.extra_builtins import subscript_call_node
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.loops import LoopTranslator
 from quadrants.frontend.matrix_slices import has_slice, sliced
@@ -79,6 +80,10 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             for target in node.targets:  # `x = qd.static(v)`: x is v itself, as upstream binds it
                 self.bind(target.id, StaticBinding(self.capture(value)))
             return
+        if len(node.targets) > 1:
+            # `a = b = a + b`: Python evaluates the value once, before any target is stored; our values are
+            # expressions read where they are used, so one stored first would change what the next target gets.
+            value = self.snapshot(value)
         for target in node.targets:
             self.assign(target, value)
 
@@ -119,7 +124,14 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             raise self.fail("Static assign cannot be used on elements in arrays",
                             hint="a qd.static(...) value can only be given a new name (`n = qd.static(2)`); store "
                             "the plain value into the element instead.")
-        return all(isinstance(t, ast.Name) and self.lookup_binding(t.id) is None for t in targets)
+        if not all(isinstance(t, ast.Name) for t in targets):
+            return False
+        for target in targets:  # as upstream: a static value gets a new name of this block (it may shadow one)
+            if target.id in self.ctx.scopes[-1]:
+                raise self.fail("Recreating variables is not allowed", node=target,
+                                hint=f"'{target.id}' already exists in this block, so `{target.id} = qd.static(...)` "
+                                "cannot rebind it: use a new name.")
+        return True
 
     def visit_AnnAssign(self, node):
         if not isinstance(node.target, ast.Name):
@@ -182,14 +194,14 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             return
         if isinstance(target, VectorTarget):
             if isinstance(value, (list, tuple)):  # a[i] = [[1, 2], [3, 4]]: the list's shape must match
-                value = _nested_to_vector(self, value, target.shape)
+                value = _nested_to_vector(self, value, target.shape, target)
             if not isinstance(value, VectorValue):
                 value = self.scalar(value, "the value stored into a vector")
                 value = VectorValue([self.materialize(value) if isinstance(value, Expr) else value] *
                                     len(target.targets), target.shape)
             if value.shape != target.shape:
-                raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target",
-                                kind="type")
+                raise self.fail(f"cannot assign {describe(value)} to a {_shape_text(target.shape)} target"
+                                f"{_ir_type_mismatch(self, value.entries, value.shape, target)}", kind="type")
             if len(value.entries) > 1 and _reads_what_it_writes(value.entries, target.targets):
                 # `V = V @ J`, `a[i] = M @ a[i]`: every entry is computed before any is stored, or the later
                 # entries would read the ones already overwritten.
@@ -213,8 +225,9 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
         raise self.fail(f"Function definition is not allowed in '{where}'",
                         hint="define the function outside, with @qd.func to call it from kernels.")
 
-    def lvalue(self, node):
-        """What an assignment target refers to: a local, an array element, or a vector of those."""
+    def lvalue(self, node, operand_of=None):
+        """What an assignment target refers to: a local, an array element, or a vector of those. operand_of: the
+        atomic whose first operand `node` is, which upstream's error for a value that is no target names."""
         if isinstance(node, ast.Name):
             binding = self.lookup_binding(node.id)
             if isinstance(binding, LocalVar):
@@ -245,6 +258,9 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             if isinstance(base, UnpackedGroup):  # s.r[i] = v of an unpacked vector member (unpacked.py)
                 return base.entry(self.visit(node.slice), self.fail)
             return self.vector_target_element(base, self.visit(node.slice))
+        subscript = subscript_call_node(self, node)  # impl.subscript(builder, x, i): x[i] (extra_builtins.py)
+        if subscript is not None:
+            return self.lvalue(subscript)
         if isinstance(node, ast.Attribute):
             base = self.lvalue(node.value)
             if isinstance(base, StructTarget):
@@ -252,6 +268,11 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
             indices = swizzle_indices(node.attr)
             if isinstance(base, VectorTarget) and len(base.shape) == 1 and indices is not None:
                 return self.swizzle_target(base, node.attr, indices)
+        if operand_of is not None:
+            raise self.fail(f"`{ast.unparse(node)}` is a value, not a variable or element: cannot use a non-writable "
+                            f"target as the first operand of '{operand_of}'",
+                            hint=f"the first operand of {operand_of}() is updated in place: pass a local variable or "
+                            "a field or ndarray element.")
         raise self.fail("this expression cannot be assigned to inside a kernel")
 
     def array_target(self, array, index):
@@ -379,8 +400,9 @@ class StmtTranslator(ReturnTranslator, LoopTranslator):
                 return
             # Any other compile-time condition (True, a captured constant) is an ordinary if to upstream, which
             # documents that a non-static if over a for loop stops it being parallelized: the branch is not
-            # top-level code, so its loops run serially, as they would under a runtime condition.
-            for stmt in self.translate_block(branch, scope=False):
+            # top-level code, so its loops run serially, as they would under a runtime condition. Its names are
+            # the branch's own, as under a runtime condition: upstream's `if True: a = 0` leaves no `a` after it.
+            for stmt in self.translate_block(branch):
                 self.builder.append(stmt)
             return
         loc = self.builder.loc
@@ -465,16 +487,50 @@ def _shape_text(shape):
     return "x".join(map(str, shape)) if len(shape) == 2 else f"{shape[0]}-vector"
 
 
-def _nested_to_vector(tr, value, shape):
+def _nested_to_vector(tr, value, shape, target=None):
     """A (nested) Python list or tuple stored into a vector/matrix target, as the VectorValue of that shape."""
     entries = list(value)
     if len(shape) == 2 and len(entries) == shape[0] and all(
             isinstance(row, (list, tuple)) and len(row) == shape[1] for row in entries):
         entries = [x for row in entries for x in row]
     if len(entries) != math.prod(shape) or any(isinstance(x, (list, tuple)) for x in entries):
-        raise tr.fail(f"cannot assign the list {value!r} to a {_shape_text(shape)} target: its shape differs",
+        rows = [x for x in entries if isinstance(x, (list, tuple))]
+        if not rows:
+            mismatch = _ir_type_mismatch(tr, entries, (len(entries),), target)
+        elif len(rows) == len(entries) and len({len(r) for r in rows}) == 1:
+            mismatch = _ir_type_mismatch(tr, [x for r in rows for x in r], (len(rows), len(rows[0])), target)
+        else:
+            mismatch = ""
+        raise tr.fail(f"cannot assign the list {value!r} to a {_shape_text(shape)} target: its shape differs{mismatch}",
                       kind="type")
     return VectorValue([tr.scalar(x, "an entry of the stored list") for x in entries], shape)
+
+
+def _ir_type_mismatch(tr, entries, shape, target):
+    """Upstream's words for a vector stored into one of another shape, "; cannot assign '[Tensor (2) i32]' to
+    '[Tensor (3) i32]'", when both entry types are known here (numbers and constants; array elements), else ""."""
+    given = _constants_dtype(tr, entries)
+    targets = getattr(target, "targets", ())
+    wanted = {t.array.dtype_name for t in targets if isinstance(t, ArrayTarget)}
+    if given is None or len(wanted) != 1 or len(targets) != math.prod(target.shape):
+        return ""
+    return f"; cannot assign '{_tensor_text(shape, given)}' to '{_tensor_text(target.shape, wanted.pop())}'"
+
+
+def _tensor_text(shape, dtype_name):
+    return f"[Tensor ({', '.join(map(str, shape))}) {dtype_name}]"
+
+
+def _constants_dtype(tr, entries):
+    """The type upstream gives a vector of these entries when all are Python numbers or untyped constants: the
+    default float type if one is a float, else the default integer type; None when one is another kernel value."""
+    kinds = set()
+    for entry in entries:
+        text = entry.text if isinstance(entry, Expr) else None
+        if isinstance(entry, bool) or not (is_number(entry) or (text or "").startswith(("(const int ", "(const float "))):
+            return None
+        kinds.add("float" if isinstance(entry, float) or (text or "").startswith("(const float ") else "int")
+    return tr.default_fp if "float" in kinds else tr.default_ip
 
 
 def _reads_what_it_writes(entries, targets):

@@ -377,7 +377,7 @@ class StructTranslator:
         return StructValue(struct_type, converted)
 
     def visit_Dict(self, node):
-        """A dict display with compile-time keys, e.g. the members of qd.Struct({"a": 1, "b": x})."""
+        """A dict display, e.g. the members of qd.Struct({"a": 1, "b": x})."""
         result = {}
         for key_node, value_node in zip(node.keys, node.values):
             value = self.visit(value_node)
@@ -386,10 +386,7 @@ class StructTranslator:
                     raise self.fail(f"'**' inside a dict display needs a dict, but got {describe(value)}", kind="type")
                 result.update(value)
                 continue
-            key = self.visit(key_node)
-            if isinstance(key, (Expr, VectorValue)):
-                raise self.fail("dict keys inside kernels must be compile-time values", kind="type")
-            result[key] = value
+            result[self.visit(key_node)] = value  # a kernel value as a key: by identity (visit_DictComp)
         return result
 
 

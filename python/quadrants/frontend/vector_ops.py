@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from quadrants.frontend.ir_builder import Expr, const_text
+from quadrants.frontend.matrix_elimination import MAX_ELIMINATION_SIZE, inverse_by_elimination
 from quadrants.frontend.values import ArrayRef, FormattedText, VectorValue
 
 _FOLD_BINARY = {
@@ -233,10 +234,10 @@ class Ops:
 
     def determinant(self, a):
         a = self.tr.materialize_value(self.vector_operand(a, "determinant"))
-        if a.shape not in ((2, 2), (3, 3), (4, 4)):
+        if a.shape not in ((1, 1), (2, 2), (3, 3), (4, 4)):
             raise self.tr.fail(
-                f"determinant() supports 2x2, 3x3 and 4x4 matrices, but got {_shape_text(a.shape)}", kind="type"
-            )
+                f"determinant() supports 1x1 to 4x4 matrices, as upstream, but got {_shape_text(a.shape)}",
+                kind="type")
         return self.det_of_rows(_rows(a))
 
     def det_of_rows(self, rows):
@@ -264,13 +265,19 @@ class Ops:
         return det if (i + j) % 2 == 0 else self.un("neg", det)
 
     def inverse(self, a):
-        """The adjugate over the determinant; each cofactor and 1/det is computed once, in a temporary."""
+        """Up to 4x4 the adjugate over the determinant, each cofactor and 1/det computed once, in a temporary;
+        5x5 to 12x12 by Gauss elimination with partial pivoting (matrix_elimination.py), as upstream."""
         a = self.vector_operand(a, "inverse")
-        if a.shape not in ((2, 2), (3, 3), (4, 4)):
-            raise self.tr.fail(f"inverse() supports 2x2, 3x3 and 4x4 matrices, but got {_shape_text(a.shape)}",
-                               kind="type")
+        n = a.shape[0]
+        if not a.is_matrix or a.shape[1] != n or not 1 <= n <= MAX_ELIMINATION_SIZE:
+            raise self.tr.fail(f"inverse() supports square matrices from 1x1 to {MAX_ELIMINATION_SIZE}x"
+                               f"{MAX_ELIMINATION_SIZE}, as upstream, but got {_shape_text(a.shape)}", kind="type")
         rows = _rows(self.tr.snapshot(a))
-        n = len(rows)
+        if n == 1:
+            return VectorValue([self.bin("truediv", 1.0, rows[0][0])], (1, 1))
+        if n > 4:
+            inverse = inverse_by_elimination(self, self.tr, rows)
+            return VectorValue([x for row in inverse for x in row], (n, n))
         cofactors = [[self.tr.snapshot(self.cofactor(rows, i, j)) for j in range(n)] for i in range(n)]
         det = self.sum([self.bin("mul", rows[0][j], cofactors[0][j]) for j in range(n)])
         inverse_det = self.tr.snapshot(self.bin("truediv", 1.0, det))

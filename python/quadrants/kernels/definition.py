@@ -63,7 +63,8 @@ def _kernel_params(fn, annotations):
     for index, p in enumerate(inspect.signature(fn).parameters.values()):
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' must be a plain positional parameter.",
-                               "remove *args, **kwargs and keyword-only markers from the kernel's signature.")
+                               "remove *args, **kwargs and keyword-only markers from the kernel's signature.",
+                               kind="syntax")  # upstream's class for this and a missing annotation
         annotation = annotations.get(p.name)
         if annotation is None and index == 0 and p.name == "self":
             params.append(KernelParam(p.name, "template", Template()))  # a data_oriented method's instance
@@ -71,7 +72,7 @@ def _kernel_params(fn, annotations):
         if annotation is None:
             raise _param_error(fn, p.name, f"Kernel parameter '{p.name}' has no type annotation.",
                                f"annotate it, e.g. '{p.name}: qd.f32', '{p.name}: qd.types.ndarray()' or "
-                               f"'{p.name}: qd.template()'.")
+                               f"'{p.name}: qd.template()'.", kind="syntax")
         if isinstance(annotation, Template) or annotation is Template or getattr(annotation, "_data_oriented", False):
             params.append(KernelParam(p.name, "template", annotation))
         elif is_tensor_annotation(annotation):
@@ -266,9 +267,10 @@ class KernelDefinition:
         (reading its members would fail with an AttributeError, on the first call or on a later one)."""
         for k in self.value_struct_positions:
             param = self.params[k]
-            if not isinstance(args[k], param.annotation):
-                raise TypeError(f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} "
-                                f"value (its annotation), but got {args[k]!r}.") from None
+            if not isinstance(args[k], param.annotation):  # upstream's class (a TypeError too)
+                raise QuadrantsRuntimeTypeError(
+                    f"Kernel '{self.fn.__name__}' argument '{param.name}' must be a {param.annotation!r} value (its "
+                    f"annotation), but got {args[k]!r}.") from None
         for k in self.view_positions:
             if not isinstance(args[k], BufferView):  # upstream's class and first words
                 raise QuadrantsRuntimeTypeError(

@@ -184,7 +184,7 @@ def _make_fast_kernel_class():
 
 def _fast_compile(kernel_ref, spec, args):
     kernel = kernel_ref()
-    _runtime.track(kernel)  # reset() empties the tracked set, so every compile registers again
+    _runtime.track_kernel(kernel)  # reset() empties the tracked set, so every compile registers again
     warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
     kernel.mapper.record(args)
     observe_call(kernel.definition, args)
@@ -258,7 +258,7 @@ class Kernel(KernelMixin):
         if _kernels_skipped():
             return _skip_call  # tracing fake tensors (qd.torch_op): no entry, nothing read from the arguments
         _runtime.config()  # initializes on first use
-        _runtime.track(self)  # reset() and init() call _release
+        _runtime.track_kernel(self)  # reset() and init() call _release
         definition = self.definition
         if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
                 or definition.view_positions or definition.reads_twins):

@@ -19,7 +19,7 @@ _SWEEPS = 6  # cyclic Jacobi converges quadratically: 6 sweeps reach f64 roundin
 def svd(A, dt=None):
     """U, Σ, V with A = U Σ Vᵀ for a 2x2 or 3x3 A; U and V rotations, Σ diagonal (its last entry negative when
     det(A) < 0). dt: the dtype of the computation (default: qd.init's default_fp)."""
-    static(_check_size(A.n, A.m, "qd.svd"))
+    static(_check_size(A.n, A.m, "qd.svd", "SVD"))
     dtype = static(dt or _runtime.config().default_fp)
     n = static(A.n)
     M = A.cast(dtype)
@@ -58,6 +58,7 @@ def svd(A, dt=None):
 @func
 def polar_decompose(A, dt=None):
     """R, P with A = R P for a 2x2 or 3x3 A: R a rotation, P symmetric (from qd.svd: R = U Vᵀ, P = V Σ Vᵀ)."""
+    static(_check_size(A.n, A.m, "qd.polar_decompose", "Polar decomposition"))
     U, sigma, V = svd(A, dt)
     return U @ V.transpose(), V @ sigma @ V.transpose()
 
@@ -85,7 +86,7 @@ def _sort_pairs(n):
     return [(0, 1)] if n == 2 else [(0, 1), (1, 2), (0, 1)]
 
 
-def _check_size(rows, cols, name):
-    if rows != cols or rows not in (2, 3):
-        raise ValueError(f"{name}() supports 2x2 and 3x3 matrices, but got {rows}x{cols}.")
+def _check_size(rows, cols, name, title):
+    if rows != cols or rows not in (2, 3):  # upstream's sentence first: its tests match it
+        raise ValueError(f"{title} only supports 2×2 and 3×3 matrices, but {name}() was given a {rows}x{cols} matrix.")
     return True

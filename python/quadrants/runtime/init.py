@@ -89,6 +89,7 @@ class Config:
 _config = None
 _generation = 0
 _live_arrays = weakref.WeakSet()  # containers to release on reset()
+_compiled_kernels = weakref.WeakSet()  # kernels holding compiled code (also in _live_arrays)
 _materialize_pending = False  # something was tracked since the last PyQuadrants.materialize()
 
 
@@ -276,6 +277,7 @@ def reset():
     for array in list(_live_arrays):
         array._release()
     _live_arrays.clear()
+    _compiled_kernels.clear()
     _config = None
     _materialize_pending = False
     _generation += 1
@@ -336,3 +338,18 @@ def track(container):
     global _materialize_pending
     _live_arrays.add(container)
     _materialize_pending = True
+
+
+def track_kernel(kernel):
+    """track() for a kernel, which drop_compiled_kernels() can also release."""
+    track(kernel)
+    _compiled_kernels.add(kernel)
+
+
+def drop_compiled_kernels():
+    """Releases every kernel's compiled code, freeing no container: SNodeTree.destroy() calls it because a compiled
+    kernel holds the storage of the fields it read, and upstream clears all compiled kernels there too, so the next
+    call compiles against the fields its arguments (a data_oriented self's members) name now."""
+    for kernel in list(_compiled_kernels):
+        kernel._release()
+    _compiled_kernels.clear()

@@ -105,6 +105,13 @@ class PyQuadrants:
         self.materialize()
         registry.get("close_root_tree")()
 
+    @property
+    def compiling_callable(self):
+        """Upstream's kernel or function being compiled, which Python helpers called from kernels ask for its
+        ast_builder() to pass to impl.subscript(); here impl.subscript needs no builder, so this is a stand-in
+        whose ast_builder() gives a placeholder, inside kernels and out."""
+        return _COMPILING_CALLABLE
+
     def get_num_compiled_functions(self):
         """How many kernel specializations were compiled since qd.init() (one per kernel and argument
         signature; a disk cache hit counts, as upstream counts a kernel loaded from its offline cache)."""
@@ -131,6 +138,16 @@ class PyQuadrants:
     @property
     def default_up(self):
         return current_cfg().default_up
+
+
+class _CompilingCallable:
+    """get_runtime().compiling_callable (see there)."""
+
+    def ast_builder(self):
+        return None
+
+
+_COMPILING_CALLABLE = _CompilingCallable()
 
 
 def _set_default_type(what, dtype, accepts):
