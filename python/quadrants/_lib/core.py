@@ -3,7 +3,7 @@
 # quadrants._core; this module holds no logic of its own.
 from quadrants.base import dtypes as _dtypes
 from quadrants.lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
-from quadrants.runtime import extensions as _extensions, init as _runtime
+from quadrants.runtime import _core, extensions as _extensions, init as _runtime
 
 Arch = _runtime.Arch
 
@@ -52,3 +52,15 @@ def with_vulkan():
 def data_type_size(dtype):
     """The size in bytes of one element of `dtype` (u1 is stored in a byte)."""
     return _dtypes.to_dtype(dtype).numpy.itemsize
+
+
+def get_max_num_indices():
+    """The most indices a field of any element type may have: the core's array dims (element dims included)
+    less two, the room a matrix element takes (upstream's constant is 12; ours is a property of the kernel ABI)."""
+    return _core.max_ndim - 2
+
+
+def test_threading():
+    """Runs the CPU thread pool's self-check (a fresh pool, loops whose every index must run exactly once), as
+    upstream's core does; True when it passes."""
+    return _core.check_thread_pool(num_threads=8, rounds=40)
