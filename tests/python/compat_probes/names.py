@@ -140,13 +140,9 @@ def clock_freq():
 def clock_counter():
     @qd.kernel
     def k() -> qd.i64:
-        first = qd.clock_counter()
-        x = 1.0
-        for j in range(1000):
-            x = qd.sin(x) + 1.0
-        return qd.clock_counter() - first + qd.cast(x > 100.0, qd.i64)
+        return qd.clock_counter()
 
-    assert k() > 0
+    assert k() > 0  # raw ticks (tests/python/test_clock_counter.py checks their order)
 
 
 @probe("`qd.BufferView`: `arr[a:b]`, `qd.BufferView(arr, offset, size)`, `view[a:b]`, `view.subview()`; kernel and "
