@@ -31,6 +31,16 @@ struct ArrayView {
   bool is_contiguous() const;  // C order; size-1 dims may have any stride
 };
 
+// How host storage is mapped.
+//   normal: calloc; an allocation larger than the machine can back fails at once (std::bad_alloc).
+//   huge:   from kHugePageBytes on, 2 MiB-aligned and advised for transparent huge pages (as numpy does for
+//           its arrays from 4 MiB on): a 64 MiB copy out of it took 9.7 instead of 11.6 ms of CPU, but a page
+//           touched commits 2 MiB. For dense storage that will be written whole.
+//   sparse: from kHugePageBytes on, address space reserved without commit accounting (MAP_NORESERVE): for
+//           sparse pools and dynamic lists, laid out at their worst case (which may exceed memory many
+//           times over, as upstream's SNode capacities do) but written only where cells are active.
+enum class HostPages { normal, huge, sparse };
+
 // Compact row-major strides for shape.
 void fill_contiguous_strides(ArrayView& view);
 
@@ -43,10 +53,10 @@ ArrayView new_array_view(DtypeCode dtype, const std::vector<int64_t>& shape, con
 // (4,) has full shape (4, 3, 2)). Memory is shared: DLPack exports keep it alive past release().
 class Array {
  public:
-  // Zero-filled, 64-byte-aligned CPU storage. huge_pages: see allocate_host (for dense storage that will be
-  // written whole; not for sparse pools and lists, whose memory must follow their use page by page).
+  // Zero-filled, 64-byte-aligned CPU storage; `pages` says how it is mapped (see HostPages).
   static std::shared_ptr<Array> create(DtypeCode dtype, const std::vector<int64_t>& shape,
-                                       const std::vector<int64_t>& element_shape, bool huge_pages = false);
+                                       const std::vector<int64_t>& element_shape,
+                                       HostPages pages = HostPages::normal);
   // Wraps memory someone else owns; owner is released when the last user is gone.
   static std::shared_ptr<Array> wrap(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner);
   // The scalar array of one entry of every element (element_index: one index per element dim), sharing this
@@ -65,22 +75,25 @@ class Array {
   bool released() const { return released_; }
   // Drops this array's reference to its memory; later use is a clear error.
   void release();
+  // Zeroes outer rows [begin, end) of a C-contiguous array. Memory this class allocated gives the whole pages
+  // inside the range back to the OS (they read as zeros and are mapped again on the next write), so zeroing a
+  // sparse pool's chunks costs what was written to them, not their size; the rest is written with zeros.
+  void zero_outer(int64_t begin, int64_t end);
 
  private:
-  Array(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner)
-      : view_(view), element_ndim_(element_ndim), owner_(std::move(owner)) {}
+  Array(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner, bool anonymous = false)
+      : view_(view), element_ndim_(element_ndim), owner_(std::move(owner)), anonymous_(anonymous) {}
   ArrayView view_;
   int element_ndim_ = 0;
   std::shared_ptr<void> owner_;
+  bool anonymous_ = false;  // private anonymous memory from allocate_host, whose pages may be dropped
   bool released_ = false;
 };
 
 // 64-byte-aligned host allocation, zero-filled; never returns null (throws std::bad_alloc). Pages are
-// committed on first touch. huge_pages: from kHugePageBytes on, the memory is 2 MiB-aligned and advised
-// for transparent huge pages (as numpy does for its arrays from 4 MiB on): a 64 MiB copy out of it took
-// 9.7 instead of 11.6 ms of CPU, but a page touched commits 2 MiB.
+// committed on first touch. See HostPages for how large allocations are mapped.
 constexpr size_t kHugePageBytes = size_t{4} << 20;
-std::shared_ptr<void> allocate_host(size_t bytes, bool huge_pages = false);
+std::shared_ptr<void> allocate_host(size_t bytes, HostPages pages = HostPages::normal);
 
 // Copies src into dst elementwise with dtype conversion. Shapes must be equal (dims of src may have
 // stride 0 to broadcast). Contiguous same-dtype copies are a memcpy, split over the thread pool when

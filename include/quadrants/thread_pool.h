@@ -58,4 +58,8 @@ class ThreadPool {
 ThreadPool& default_thread_pool();
 void set_num_threads(int num_threads);
 
+// Runs `rounds` loops of growing size (some serialized) on a fresh pool of num_threads threads and tells whether
+// every loop ran each of its indices exactly once (src/runtime/thread_pool_check.cpp).
+bool check_thread_pool(int num_threads, int rounds);
+
 }  // namespace qd

@@ -88,7 +88,7 @@ from quadrants.data.tensor import *  # noqa: F401,F403  qd.Backend, qd.Tensor, q
 # frontend: the kernel language's built-ins that act on fields, graph kernels, real functions
 from quadrants.frontend import graph  # noqa: F401  qd.graph: do_while(), parallel_context() and parallel() sections
 from quadrants.frontend.checkpoint import GraphStatus, checkpoint  # noqa: F401  upstream's yield/resume marker
-from quadrants.frontend.clock import clock_counter, clock_freq_hz  # noqa: F401  (clock_counter: not yet, raises)
+from quadrants.frontend.clock import clock_counter, clock_freq_hz  # noqa: F401
 from quadrants.frontend.field_address import get_addr  # noqa: F401  the address of a field element, in kernels
 from quadrants.frontend.funcs import RealFunc as _RealFunc
 from quadrants.frontend.graph import do_while as graph_do_while  # noqa: F401  upstream's deprecated flat spellings

@@ -196,13 +196,17 @@ void bind_arrays(nb::module_& m) {
   nb::class_<Array>(m, "Array")
       .def_static("create",
                   [](const std::string& dtype, const std::vector<int64_t>& shape,
-                     const std::vector<int64_t>& element_shape, bool huge_pages) {
+                     const std::vector<int64_t>& element_shape, bool huge_pages, bool sparse) {
                     std::optional<DtypeCode> code = dtype_from_name(dtype);
                     if (!code) throw TypeError("Unknown dtype '" + dtype + "'.");
-                    return Array::create(*code, shape, element_shape, huge_pages);
+                    if (huge_pages && sparse) throw ValueError("Array.create(): huge_pages and sparse exclude each other.");
+                    HostPages pages = huge_pages ? HostPages::huge : sparse ? HostPages::sparse : HostPages::normal;
+                    return Array::create(*code, shape, element_shape, pages);
                   },
                   nb::arg("dtype"), nb::arg("shape"), nb::arg("element_shape"), nb::arg("huge_pages") = false,
-                  "huge_pages: dense storage of 4 MiB or more in transparent huge pages (not for sparse pools)")
+                  nb::arg("sparse") = false,
+                  "huge_pages: dense storage of 4 MiB or more in transparent huge pages; sparse: sparse pools and "
+                  "lists, reserved at their worst case and committed only where written (HostPages in array.h)")
       .def_static("from_dlpack", &from_dlpack_capsule, "Takes ownership of a DLPack capsule.")
       .def_static("from_dlpack_producer", &from_dlpack_producer, nb::arg("obj").none(),
                   "Imports obj through obj.__dlpack__(); a CUDA producer orders its work before the legacy stream.")
@@ -211,6 +215,8 @@ void bind_arrays(nb::module_& m) {
       .def_prop_ro("strides", [](const Array& a) { return to_tuple(a.view().strides, a.view().ndim); })
       .def_prop_ro("element_ndim", &Array::element_ndim)
       .def("component", &Array::component, nb::arg("element_index"))
+      .def("zero_outer", &Array::zero_outer, nb::arg("begin"), nb::arg("end"),
+           "Zeroes outer rows [begin, end); whole pages go back to the OS instead of being written.")
       .def("permuted", &Array::permuted, nb::arg("axes"), nb::arg("element_ndim"))
       .def_prop_ro("data_ptr", [](const Array& a) { return reinterpret_cast<uintptr_t>(a.view().data); })
       .def_prop_ro("writable", [](const Array& a) { return a.view().writable; })

@@ -22,6 +22,10 @@ void bind_runtime(nb::module_& m) {
   m.def("register_numpy_type", &register_numpy_type, "Registers numpy.ndarray for the direct argument path.");
   m.def("set_num_threads", &set_num_threads, "Resizes the CPU thread pool (0: one per hardware thread).");
   m.def("num_threads", [] { return default_thread_pool().num_threads(); });
+  m.def("check_thread_pool", &check_thread_pool, nb::arg("num_threads"), nb::arg("rounds"),
+        nb::call_guard<nb::gil_scoped_release>(),
+        "Whether a fresh pool of num_threads runs every index of `rounds` loops exactly once.");
+  m.attr("max_ndim") = QD_MAX_NDIM;  // dims of an array, element dims included (kernel_abi.h)
   m.def("set_kernel_profiling", &set_kernel_profiling, "Turns the kernel profiler on or off (qd.init(kernel_profiler=)).");
   m.def("kernel_profiling", &kernel_profiling);
   m.def("kernel_times", [] {

@@ -206,6 +206,7 @@ class LaneCheck : public IRVisitor {
   }
   void visit_atomic(const Atomic&) override { ok = false; }
   void visit_ad_top(const AdTop&) override { ok = false; }
+  void visit_clock_counter(const ClockCounter&) override { ok = false; }  // one read per lane, in lane order
   void visit_simt(const Simt&) override { ok = false; }
 
   const Kernel& kernel_;

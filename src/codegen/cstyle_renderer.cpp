@@ -323,6 +323,7 @@ std::string CStyleRenderer::expr(const Expr& e) {
     case ExprKind::atomic: return atomic(*as<Atomic>(e));
     case ExprKind::ad_top: return local_name(as<AdTop>(e)->stack) + ".top()";
     case ExprKind::simt: return simt(*as<Simt>(e));
+    case ExprKind::clock_counter: return "qd_clock_counter()";  // per backend in the runtime header
   }
   return "";
 }

@@ -47,7 +47,7 @@ int64_t returned_flag_offset(const Kernel& kernel) {
 class ReferencedLocals : public IRVisitor {
  public:
   std::set<std::string> names;
-  bool touches_memory = false;  // loads or atomics: the value may change between tasks or threads
+  bool touches_memory = false;  // loads, atomics, clock reads: the value may change between tasks or threads
 
  private:
   void visit_var(const Var& e) override { names.insert(e.name); }
@@ -69,6 +69,7 @@ class ReferencedLocals : public IRVisitor {
     names.insert(c.results.begin(), c.results.end());
     IRVisitor::visit_call(c);
   }
+  void visit_clock_counter(const ClockCounter&) override { touches_memory = true; }  // read once, where written
 };
 
 class SimtFinder : public IRVisitor {

@@ -36,6 +36,7 @@ Expr Select::make(Expr cond, Expr a, Expr b, std::optional<DtypeCode> type) {
   return std::make_shared<Select>(std::move(cond), std::move(a), std::move(b), type);
 }
 Expr Load::make(ArrayRef ref, std::optional<DtypeCode> type) { return std::make_shared<Load>(std::move(ref), type); }
+Expr ClockCounter::make() { return std::make_shared<ClockCounter>(); }
 Expr Shape::make(std::string array, int dim, DtypeCode type) {
   return std::make_shared<Shape>(std::move(array), dim, type);
 }

@@ -22,7 +22,9 @@ struct SourceLoc {
   int col = 0;
 };
 
-enum class ExprKind { constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic, simt, ad_top };
+enum class ExprKind {
+  constant, var, arg, binary, unary, cast, bit_cast, select, load, shape, atomic, simt, ad_top, clock_counter
+};
 
 struct ExprNode {
   virtual ~ExprNode() = default;
@@ -160,6 +162,14 @@ struct Shape : ExprNode {
   int dim;
   static Expr make(std::string array, int dim, DtypeCode type = DtypeCode::i32);
   Shape(std::string array, int dim, DtypeCode type) : ExprNode(kKind, type), array(std::move(array)), dim(dim) {}
+};
+
+// A read of the hardware cycle counter (qd.clock_counter()): i64, no operands, and a new value at every
+// evaluation, so no pass may merge two reads, move one out of a loop or evaluate it at compile time.
+struct ClockCounter : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::clock_counter;
+  static Expr make();
+  ClockCounter() : ExprNode(kKind, DtypeCode::i64) {}
 };
 
 enum class AtomicOp { add, sub, min, max, bit_and, bit_or, bit_xor, mul, xchg, cas };

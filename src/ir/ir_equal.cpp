@@ -66,6 +66,7 @@ bool same_node(const ExprNode& a, const ExprNode& b) {
       return same_expr(x.value, y.value) && same_expr(x.expected, y.expected);
     }
     case ExprKind::ad_top: return static_cast<const AdTop&>(a).stack == static_cast<const AdTop&>(b).stack;
+    case ExprKind::clock_counter: return true;  // the same text; two reads still give two values
     case ExprKind::simt: {
       const auto &x = static_cast<const Simt&>(a), &y = static_cast<const Simt&>(b);
       return x.op == y.op && x.shared == y.shared && x.atomic_op == y.atomic_op && same_exprs(x.args, y.args);
@@ -144,6 +145,7 @@ size_t hash_node(const ExprNode& e) {
       break;
     }
     case ExprKind::ad_top: mix(h, hash_string(static_cast<const AdTop&>(e).stack)); break;
+    case ExprKind::clock_counter: break;
     case ExprKind::simt: {
       const auto& m = static_cast<const Simt&>(e);
       mix(h, code(m.op));

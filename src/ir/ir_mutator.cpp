@@ -20,6 +20,7 @@ void IRVisitor::visit(const Expr& e) {
     case ExprKind::atomic: return visit_atomic(*as<Atomic>(e));
     case ExprKind::ad_top: return visit_ad_top(*as<AdTop>(e));
     case ExprKind::simt: return visit_simt(*as<Simt>(e));
+    case ExprKind::clock_counter: return visit_clock_counter(*as<ClockCounter>(e));
   }
 }
 
@@ -135,6 +136,7 @@ Expr IRMutator::mutate(const Expr& e) {
     case ExprKind::atomic: return visit_atomic(*as<Atomic>(e), e);
     case ExprKind::ad_top: return visit_ad_top(*as<AdTop>(e), e);
     case ExprKind::simt: return visit_simt(*as<Simt>(e), e);
+    case ExprKind::clock_counter: return visit_clock_counter(*as<ClockCounter>(e), e);
   }
   return e;
 }

@@ -29,6 +29,7 @@ class IRVisitor {
   virtual void visit_shape(const Shape&) {}
   virtual void visit_atomic(const Atomic& e);
   virtual void visit_ad_top(const AdTop&) {}
+  virtual void visit_clock_counter(const ClockCounter&) {}
   virtual void visit_ad_stack(const AdStack&) {}
   virtual void visit_ad_stack_op(const AdStackOp& s);
   virtual void visit_decl(const Decl& s);
@@ -72,6 +73,7 @@ class IRMutator {
   virtual Expr visit_shape(const Shape&, const Expr& self) { return self; }
   virtual Expr visit_atomic(const Atomic& e, const Expr& self);
   virtual Expr visit_ad_top(const AdTop&, const Expr& self) { return self; }
+  virtual Expr visit_clock_counter(const ClockCounter&, const Expr& self) { return self; }
   virtual Block visit_ad_stack(const AdStack&, const Stmt& self) { return {self}; }
   virtual Block visit_ad_stack_op(const AdStackOp& s, const Stmt& self);
   virtual Block visit_decl(const Decl& s, const Stmt& self);

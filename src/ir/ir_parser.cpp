@@ -290,6 +290,10 @@ Expr parse_expr(const SExpr& e) {
   }
   if (head == "atomic") return parse_atomic(e);
   if (head == "ad_top") return AdTop::make(atom(form(e, "ad_top", 1).items[1], "an AD stack name"));
+  if (head == "clock_counter") {
+    form(e, "clock_counter", 0);
+    return ClockCounter::make();
+  }
   if (Expr simt = parse_simt_expr(e, head)) return simt;
   fail(e, "unknown expression (" + head + " ...).");
 }

@@ -236,6 +236,7 @@ std::string print_expr(const Expr& e) {
       return "(atomic " + std::string(atomic_op_name(a.op)) + " " + target + " " + expected + print_expr(a.value) + ")";
     }
     case ExprKind::ad_top: return "(ad_top " + as<AdTop>(e)->stack + ")";
+    case ExprKind::clock_counter: return "(clock_counter)";
     case ExprKind::simt: return print_simt(*as<Simt>(e));
   }
   return "";

@@ -114,6 +114,7 @@ class Verifier {
       }
       case ExprKind::atomic: return atomic(*as<Atomic>(e), e);
       case ExprKind::ad_top: return expect_type(e, local(as<AdTop>(e)->stack), "an ad_top");
+      case ExprKind::clock_counter: return expect_type(e, DtypeCode::i64, "a clock_counter");
       case ExprKind::simt: return simt(*as<Simt>(e), e);
     }
   }

@@ -147,7 +147,8 @@ class TapeBuilder {
     switch (e->kind) {
       case ExprKind::constant:
       case ExprKind::arg:
-      case ExprKind::shape: return e;
+      case ExprKind::shape:
+      case ExprKind::clock_counter: return e;  // no derivative; the adjoint reads the counter anew
       case ExprKind::var: return Var::make(*lookup(as<Var>(e)->name).second, e->type);
       case ExprKind::binary: {
         const Binary& b = *as<Binary>(e);

@@ -48,7 +48,8 @@ bool repeatable(const Expr& e) {
       }
       return true;
     }
-    case ExprKind::atomic: return false;
+    case ExprKind::atomic:
+    case ExprKind::clock_counter: return false;  // a second read gives another value
     case ExprKind::simt: {
       const Simt& s = *as<Simt>(e);
       if (simt_waits(s.op) || s.op == SimtOp::shared_atomic) return false;

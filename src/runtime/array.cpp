@@ -2,6 +2,7 @@
 #include "quadrants/array.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -51,12 +52,14 @@ void fill_contiguous_strides(ArrayView& view) {
   }
 }
 
-// Large storage in transparent huge pages: an anonymous mapping (zero-filled, committed on touch) trimmed to
-// 2 MiB alignment and advised MADV_HUGEPAGE. Null where mmap fails; a refused advice only costs the speed.
-static std::shared_ptr<void> map_huge_pages(size_t bytes) {
+// Large storage as an anonymous mapping (zero-filled, committed on touch), trimmed to 2 MiB alignment.
+// huge: advised MADV_HUGEPAGE (a refused advice only costs the speed). sparse: MAP_NORESERVE, so that a pool
+// laid out at its worst case takes address space, not commit charge. Null where mmap fails.
+static std::shared_ptr<void> map_pages(size_t bytes, HostPages pages) {
   constexpr size_t kHuge = size_t{2} << 20;
   size_t length = (bytes + kHuge - 1) / kHuge * kHuge;
-  void* raw = ::mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS | (pages == HostPages::sparse ? MAP_NORESERVE : 0);
+  void* raw = ::mmap(nullptr, length + kHuge, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
   auto start = reinterpret_cast<uintptr_t>(raw);
   uintptr_t aligned = (start + kHuge - 1) & ~uintptr_t(kHuge - 1);
@@ -65,14 +68,15 @@ static std::shared_ptr<void> map_huge_pages(size_t bytes) {
     ::munmap(reinterpret_cast<void*>(aligned + length), tail);
   }
 #ifdef MADV_HUGEPAGE
-  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
+  if (pages == HostPages::huge) ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
 #endif
   return std::shared_ptr<void>(reinterpret_cast<void*>(aligned), [length](void* p) { ::munmap(p, length); });
 }
 
-std::shared_ptr<void> allocate_host(size_t bytes, bool huge_pages) {
-  if (huge_pages && bytes >= kHugePageBytes) {
-    if (std::shared_ptr<void> mapped = map_huge_pages(bytes)) return mapped;
+std::shared_ptr<void> allocate_host(size_t bytes, HostPages pages) {
+  if (pages != HostPages::normal && bytes >= kHugePageBytes) {
+    if (std::shared_ptr<void> mapped = map_pages(bytes, pages)) return mapped;
+    if (pages == HostPages::sparse) throw std::bad_alloc();  // no address space left: calloc would fail too
   }
   // calloc hands large requests fresh zero pages from mmap without touching them, where
   // aligned_alloc + memset would write every page once before the user's first write. calloc only
@@ -115,12 +119,13 @@ ArrayView new_array_view(DtypeCode dtype, const std::vector<int64_t>& shape, con
 }
 
 std::shared_ptr<Array> Array::create(DtypeCode dtype, const std::vector<int64_t>& shape,
-                                     const std::vector<int64_t>& element_shape, bool huge_pages) {
+                                     const std::vector<int64_t>& element_shape, HostPages pages) {
   size_t bytes = 0;
   ArrayView view = new_array_view(dtype, shape, element_shape, &bytes);
-  std::shared_ptr<void> owner = allocate_host(bytes, huge_pages);
+  std::shared_ptr<void> owner = allocate_host(bytes, pages);
   view.data = owner.get();
-  return std::shared_ptr<Array>(new Array(view, static_cast<int>(element_shape.size()), std::move(owner)));
+  return std::shared_ptr<Array>(
+      new Array(view, static_cast<int>(element_shape.size()), std::move(owner), /*anonymous=*/true));
 }
 
 std::shared_ptr<Array> Array::wrap(const ArrayView& view, int element_ndim, std::shared_ptr<void> owner) {
@@ -189,6 +194,32 @@ void Array::release() {
   owner_.reset();
   view_.data = nullptr;
   released_ = true;
+}
+
+void Array::zero_outer(int64_t begin, int64_t end) {
+  const ArrayView& whole = view();
+  if (whole.device.kind != DeviceId::Kind::cpu || !whole.is_contiguous() || whole.ndim == 0) {
+    throw ValueError("zero_outer() needs a C-contiguous CPU array with at least one dimension.");
+  }
+  if (begin < 0 || begin > end || end > whole.shape[0]) {
+    throw IndexError("zero_outer(" + std::to_string(begin) + ", " + std::to_string(end) + "): the rows must lie in [0, " +
+                     std::to_string(whole.shape[0]) + "].");
+  }
+  size_t row = static_cast<size_t>(whole.shape[0] ? whole.size() / whole.shape[0] : 0) * dtype_size(whole.dtype);
+  auto* first = static_cast<char*>(whole.data) + static_cast<size_t>(begin) * row;
+  size_t bytes = static_cast<size_t>(end - begin) * row;
+  auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t inner_begin = (reinterpret_cast<uintptr_t>(first) + page - 1) & ~(page - 1);
+  uintptr_t inner_end = (reinterpret_cast<uintptr_t>(first) + bytes) & ~(page - 1);
+  // Only whole pages of our own private anonymous memory may be dropped: MADV_DONTNEED makes them read as
+  // zeros. Wrapped (foreign) memory and the partial pages at the edges are written instead.
+  if (anonymous_ && inner_end > inner_begin &&
+      ::madvise(reinterpret_cast<void*>(inner_begin), inner_end - inner_begin, MADV_DONTNEED) == 0) {
+    std::memset(first, 0, inner_begin - reinterpret_cast<uintptr_t>(first));
+    std::memset(reinterpret_cast<void*>(inner_end), 0, reinterpret_cast<uintptr_t>(first) + bytes - inner_end);
+    return;
+  }
+  std::memset(first, 0, bytes);
 }
 
 int64_t element_offset(const ArrayView& view, const std::vector<int64_t>& index) {

@@ -63,7 +63,7 @@ std::string transparent_huge_pages() {
 
 TEST(Array, HugePageStorageIsAlignedZeroedAndBackedByHugePagesWhenWritten) {
   const int64_t n = (16 << 20) / 4;
-  auto array = Array::create(DtypeCode::i32, {n}, {}, /*huge_pages=*/true);
+  auto array = Array::create(DtypeCode::i32, {n}, {}, HostPages::huge);
   auto* data = static_cast<int32_t*>(array->view().data);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % (2 << 20), 0u);
   for (int64_t i = 0; i < n; i += 1021) ASSERT_EQ(data[i], 0);
@@ -186,6 +186,33 @@ TEST(StridedCopy, HalfAndBool) {
   bool flags[4];
   copy_view(host_view(flags, DtypeCode::u1, {4}, {1}), host_view(src.data(), DtypeCode::f32, {4}, {1}));
   EXPECT_TRUE(flags[0] && flags[1] && flags[2] && flags[3]);
+}
+
+// Sparse storage is reserved, not committed: a layout larger than the machine's memory (1 TiB) allocates,
+// and its pages are mapped only where written.
+TEST(Array, SparseStorageReservesMoreThanMemoryAndZeroesByDroppingPages) {
+  const int64_t rows = 1024, row_elements = int64_t{1} << 28;  // 1024 rows of 1 GiB
+  auto pool = Array::create(DtypeCode::i32, {rows, row_elements}, {}, HostPages::sparse);
+  auto* data = static_cast<int32_t*>(pool->view().data);
+  for (int64_t r : {0, 1, 2, 1023}) data[r * row_elements + 5] = static_cast<int32_t>(r + 1);
+  pool->zero_outer(1, 3);
+  EXPECT_EQ(data[5], 1);  // row 0 kept
+  EXPECT_EQ(data[row_elements + 5], 0);
+  EXPECT_EQ(data[2 * row_elements + 5], 0);
+  EXPECT_EQ(data[1023 * row_elements + 5], 1024);
+  EXPECT_THROW(pool->zero_outer(2, 1), IndexError);
+  EXPECT_THROW(pool->zero_outer(0, rows + 1), IndexError);
+}
+
+// Rows that do not fill whole pages: the edges are written, the pages between them dropped, neighbours kept.
+TEST(Array, ZeroOuterKeepsTheRowsAroundAPartialPageRange) {
+  for (HostPages pages : {HostPages::normal, HostPages::sparse}) {
+    auto array = Array::create(DtypeCode::i16, {3000, 3}, {}, pages);  // 6-byte rows straddle pages
+    auto* data = static_cast<int16_t*>(array->view().data);
+    for (int64_t i = 0; i < 9000; ++i) data[i] = 7;
+    array->zero_outer(100, 2900);
+    for (int64_t i = 0; i < 9000; ++i) ASSERT_EQ(data[i], i >= 300 && i < 8700 ? 0 : 7) << i;
+  }
 }
 
 TEST(StridedCopy, CompatibilityErrorsNameShapesAndDtypes) {

@@ -60,6 +60,10 @@ bool covers_once(ThreadPool& pool, int64_t n) {
 
 // fork() copies only the calling thread: the child must not wait for the parent's workers, nor for
 // the launch gate that a kernel on another thread held when the parent forked.
+TEST(ThreadPool, SelfCheckPassesForSeveralSizes) {
+  for (int threads : {1, 2, 8}) EXPECT_TRUE(check_thread_pool(threads, 20)) << threads << " threads";
+}
+
 TEST(ThreadPool, DefaultPoolAndGateWorkInAForkedChild) {
   set_num_threads(4);
   ASSERT_TRUE(covers_once(default_thread_pool(), 100000));  // the parent's workers exist

@@ -229,3 +229,112 @@ def test_list_errors():
 
     with pytest.raises(qd.QuadrantsTypeError, match="pointer and bitmasked"):
         is_active_on_list()
+
+
+# ---- struct-fors over many lists (sparse_loops.py's listed form on the CPU) ------------------------------------
+def _many_lists(capacity):
+    """4096 lists in 8 x 8 pointer blocks of 8 x 8 cells, each holding up to `capacity` entries."""
+    x = qd.field(qd.i32)
+    blocks = qd.root.pointer(qd.ij, 8)
+    blocks.dense(qd.ij, 8).dynamic(qd.k, capacity, chunk_size=64).place(x)
+    return x, blocks
+
+
+def _expected_counts(n):
+    counts = np.zeros((64, 64), np.int64)
+    for p in range(n):
+        counts[(p * 7) % 64, (p * 11) % 48] += 1
+    return counts
+
+
+def test_struct_for_over_many_lists_visits_each_appended_entry_once():
+    x, blocks = _many_lists(1 << 12)
+    seen = qd.field(qd.i32, shape=(64, 64))
+    n = 5000
+
+    @qd.kernel
+    def fill():
+        for p in range(n):
+            qd.append(x.parent(), [(p * 7) % 64, (p * 11) % 48], p + 1)
+
+    @qd.kernel
+    def visit() -> qd.i64:
+        total = qd.i64(0)
+        for i, j, k in x:
+            if x[i, j, k] % 2 == 0:
+                continue  # goes on to the list's next entry
+            qd.atomic_add(seen[i, j], 1)
+            total += x[i, j, k]
+        return total
+
+    @qd.kernel
+    def visit_grouped() -> qd.i32:
+        count = 0
+        for I in qd.grouped(x):
+            if x[I] > 0 and I[2] < qd.length(x.parent(), [I[0], I[1]]):
+                count += 1
+        return count
+
+    fill()
+    odd = np.arange(1, n + 1)[np.arange(1, n + 1) % 2 == 1]
+    assert visit() == odd.sum()
+    odd_counts = np.zeros((64, 64), np.int64)
+    for p in range(n):
+        if (p + 1) % 2 == 1:
+            odd_counts[(p * 7) % 64, (p * 11) % 48] += 1
+    np.testing.assert_array_equal(seen.to_numpy(), odd_counts)
+    assert visit_grouped() == n
+    blocks.deactivate_all()
+    assert visit() == 0 and visit_grouped() == 0
+
+
+def test_struct_for_skips_the_lists_of_a_deactivated_block():
+    x, blocks = _many_lists(1 << 10)
+
+    @qd.kernel
+    def fill():
+        for p in range(3000):
+            qd.append(x.parent(), [(p * 7) % 64, (p * 11) % 48], 1)
+
+    @qd.kernel
+    def drop_first_block():
+        qd.deactivate(blocks, [0, 0])
+
+    @qd.kernel
+    def count() -> qd.i32:
+        c = 0
+        for i, j, k in x:
+            c += x[i, j, k]
+        return c
+
+    fill()
+    assert count() == 3000
+    drop_first_block()
+    expected = _expected_counts(3000)
+    expected[:8, :8] = 0
+    assert count() == expected.sum()
+
+
+@pytest.mark.cpu_only
+def test_struct_for_over_many_lists_costs_the_entries_not_the_capacity():
+    """A million-entry list per cell of a 512 x 512 grid (upstream's MPM particle lists): 2.7e11 positions, which
+    the element-wise form took minutes to check; the loop runs over the lists and each list's length. CPU only:
+    there the layout is reserved, not committed (on CUDA it would take 1 TiB of device memory)."""
+    pid = qd.field(qd.i32)
+    qd.root.pointer(qd.ij, 32).pointer(qd.ij, 16).dynamic(qd.k, 1 << 20, chunk_size=4096).place(pid)
+
+    @qd.kernel
+    def fill():
+        for p in range(2000):
+            qd.append(pid.parent(), [p % 300, (p * 3) % 200], p)
+
+    @qd.kernel
+    def total() -> qd.i64:
+        s = qd.i64(0)
+        for i, j, k in pid:
+            s += pid[i, j, k]
+        return s
+
+    fill()
+    assert "(const int 1048576)" not in total.export_ir()  # no loop over the capacity
+    assert total() == 2000 * 1999 // 2

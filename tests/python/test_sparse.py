@@ -424,6 +424,45 @@ def test_pointer_memory_follows_the_active_blocks():
     assert grown <= 3 * active + fixed, f"{grown / 2**20:.2f} MiB for {active / 2**20:.2f} MiB of active cells"
 
 
+@pytest.mark.cpu_only
+def test_dynamic_lists_under_pointers_reserve_their_worst_case_and_reuse_it():
+    """Upstream's MPM particle lists (test_mpm_particle_list.py): a million-entry list per block of a 512 x 512
+    pointer grid is 1 TiB laid out at full length, more than the machine has. It must allocate, hold what a
+    kernel appends, and survive many deactivate_all()/append rounds without its memory growing."""
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("needs /proc/self/status to read the resident memory")
+    pid = qd.field(qd.i32)
+    grid = qd.root.pointer(qd.ij, 32)
+    block = grid.pointer(qd.ij, 16)
+    block.dynamic(qd.axes(2), 1024 * 1024, chunk_size=4096).place(pid)
+    n = 3000
+
+    @qd.kernel
+    def build(shift: qd.i32):
+        for p in range(n):
+            qd.append(pid.parent(), [(p * 7 + shift) % 40, (p * 13) % 24], p)
+
+    @qd.kernel
+    def total() -> qd.i64:  # over the lists' cells, not a struct-for: that visits every position of every list
+        s = qd.i64(0)
+        for i, j in qd.ndrange(40, 24):
+            for k in range(qd.length(pid.parent(), [i, j])):
+                s += pid[i, j, k] + 1
+        return s
+
+    rounds, before = 40, None
+    for r in range(rounds):
+        grid.deactivate_all()
+        build(r)
+        if r == 1:
+            before = _rss_bytes()  # after the first rounds mapped their pages and compiled the kernels
+    assert total() == n * (n - 1) // 2 + n  # every particle once
+    grid.deactivate_all()
+    assert total() == 0
+    grown = _rss_bytes() - before
+    assert grown < (64 << 20), f"{grown / 2**20:.1f} MiB more after {rounds - 2} more rounds"
+
+
 def test_concurrent_activation_hands_each_cell_one_chunk():
     x = qd.field(qd.i32)
     ptr = qd.root.pointer(qd.i, 64)

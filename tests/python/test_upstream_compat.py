@@ -54,6 +54,31 @@ def test_lib_core_maps_names_to_archs_and_back():
     assert core.QuadrantsRuntimeError is qd.QuadrantsRuntimeError
 
 
+def test_lib_core_max_num_indices_is_what_a_matrix_field_may_have():
+    from quadrants._lib import core
+
+    most = core.get_max_num_indices()
+    assert most == qd.runtime._core.max_ndim - 2 >= 4
+    x = qd.Matrix.field(2, 2, dtype=qd.i32, shape=(2,) * most)  # the element's two dims fit beside them
+
+    @qd.kernel
+    def fill():
+        for I in qd.grouped(x):
+            x[I] += qd.Matrix([[I.sum(), I[0]], [1, 2]])
+
+    fill()
+    assert x[(1,) * most][0, 0] == most and x[(1,) + (0,) * (most - 1)][0, 1] == 1
+    with pytest.raises(ValueError, match="at most"):
+        qd.Matrix.field(2, 2, dtype=qd.i32, shape=(2,) * (most + 1))
+
+
+def test_lib_core_test_threading_runs_the_thread_pool_self_check():
+    from quadrants._lib import core
+
+    assert core.test_threading() is True
+    assert qd.runtime._core.check_thread_pool(num_threads=3, rounds=10) is True
+
+
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="the host CPU is not x86-64")
 def test_the_host_cpu_is_named_as_upstream_names_it():
     # Upstream's test ids read arch.name (test_x[arch=x64]); the repr stays qd.cpu.

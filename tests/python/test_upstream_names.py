@@ -377,8 +377,7 @@ def test_clock_names():
     def k() -> qd.i64:
         return qd.clock_counter()
 
-    with pytest.raises(qd.QuadrantsSyntaxError, match=r"qd.clock_counter\(\) is not supported in quadrants yet"):
-        k()
+    assert k() > 0  # raw ticks since an arbitrary start (tests/python/test_clock_counter.py checks more)
 
 
 # ---- Python-scope names ----------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import os
 
 from quadrants.base import dtypes as _dtypes
 from quadrants.lang.exception import QuadrantsRuntimeError  # noqa: F401  upstream raises it from the core
-from quadrants.runtime import extensions as _extensions, init as _runtime
+from quadrants.runtime import _core, extensions as _extensions, init as _runtime
 
 Arch = _runtime.Arch
 
@@ -87,3 +87,15 @@ def get_repo_dir():
     if base is None:
         base = os.path.join(_process_environment("HOME") or os.path.expanduser("~"), ".cache")
     return os.path.join(base, "quadrants") + "/"
+
+
+def get_max_num_indices():
+    """The most indices a field of any element type may have: the core's array dims (element dims included)
+    less two, the room a matrix element takes (upstream's constant is 12; ours is a property of the kernel ABI)."""
+    return _core.max_ndim - 2
+
+
+def test_threading():
+    """Runs the CPU thread pool's self-check (a fresh pool, loops whose every index must run exactly once), as
+    upstream's core does; True when it passes."""
+    return _core.check_thread_pool(num_threads=8, rounds=40)

@@ -92,9 +92,11 @@ class ArrayContainer:
         elif _array is None:
             # Dense storage of 4 MiB or more goes in transparent huge pages, as numpy's does: copies in and out
             # run at memcpy's best speed (benchmarks/RESULTS.md, to_numpy). Sparse storage passes False: its memory
-            # must follow the cells in use page by page.
+            # must follow the cells in use page by page, and its worst-case layout (a dynamic list at full length
+            # in every cell) may exceed memory many times over, so it is reserved, not committed (HostPages).
             _array = _core.Array.create(
-                self.dtype.name, list(self._shape), list(self._element_shape), huge_pages=_huge_pages
+                self.dtype.name, list(self._shape), list(self._element_shape), huge_pages=_huge_pages,
+                sparse=not _huge_pages,
             )
         self._array = _array
         _runtime.track(self)

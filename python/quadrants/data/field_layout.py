@@ -14,7 +14,7 @@
 #   s                active, data in chunk s (0 < s < INACTIVE)
 #   s | INACTIVE     deactivated: chunk s was zeroed and stays the cell's for its next activation
 #   LOCK bit set     a kernel thread is activating the cell (see sparse_access.py)
-# and a counter of chunks handed out. The pool is allocated zero-filled by calloc, whose pages the OS
+# and a counter of chunks handed out. The pool is reserved zero-filled (HostPages::sparse), whose pages the OS
 # maps only when first written, so memory follows the chunks used, not the pool's size.
 import numpy as np
 
@@ -133,7 +133,9 @@ class FieldLayout:
     def zero_used_chunks(self):
         """Zeroes the chunks handed out so far (deactivate_all), leaving the others' pages unmapped."""
         used = self.pool._next._array.get([0])
-        self._pool_view()[:used] = 0
+        # Page by page back to the OS rather than written: a chunk holding dynamic lists is laid out at their
+        # full length (gigabytes) but written only where lists grew (Array.zero_outer).
+        self.field._array.zero_outer(0, used)
 
     # ---- element access and activation ----------------------------------------------------------
     def get(self, index):

@@ -12,7 +12,8 @@ from quadrants.data.field_order import loop_axes
 from quadrants.frontend import builtins as qd_builtins
 from quadrants.frontend.ir_builder import Expr, Stmt
 from quadrants.frontend.loop_space import LoopSpace
-from quadrants.frontend.sparse_access import FieldRef, sparse_iteration_space
+from quadrants.frontend.sparse_access import FieldRef
+from quadrants.frontend.sparse_loops import sparse_iteration_space
 from quadrants.frontend.struct_values import StructField
 from quadrants.frontend.values import ArrayRef, LocalVar, StaticBinding, VectorValue, is_runtime
 from quadrants.frontend.vector_ops import describe
@@ -143,7 +144,7 @@ class LoopTranslator:
         if isinstance(value, qd_builtins.NdRange):
             return LoopSpace([(self.scalar(b, "a qd.ndrange() bound"), self.scalar(e, "a qd.ndrange() bound"))
                               for b, e in value.bounds], grouped=grouped, axes=value.axes)
-        space = sparse_iteration_space(self, value, grouped)  # SNodes, offsets, sparse fields (sparse_access.py)
+        space = sparse_iteration_space(self, value, grouped)  # SNodes, offsets, sparse fields (sparse_loops.py)
         if space is None:
             space = self.dense_space(value, grouped, node)
         if isinstance(value, FieldRef) and space.blocked is None:
@@ -210,7 +211,7 @@ class LoopTranslator:
     def parallel_loop(self, node, targets, space):
         """One parallel_for over the product of the bounds; it iterates from 0, the begins are added back."""
         if space.blocked is not None and space.blocked(self, node, targets):
-            return  # a struct-for over sparse blocks: parallel over the blocks (sparse_access.py)
+            return  # a struct-for over sparse blocks or lists: parallel over them (sparse_loops.py)
         loc = self.builder.loc
         serialize, block_dim = self.pending_loop_config or (False, 0)
         self.pending_loop_config = None

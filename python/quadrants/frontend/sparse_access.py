@@ -4,8 +4,7 @@
 # - a field is an array param (a FieldRef); its offset is subtracted from every index;
 # - a store to (or atomic on) an element of a sparse field first activates the cells above it: a
 #   byte per pointer/bitmasked cell, set when 0; a dynamic list's length raised to cover the element;
-# - a struct-for over a sparse field or SNode loops over every cell, and skips the inactive ones with
-#   `if (not active) continue` (the innermost sparse node decides: see field_layout.py);
+# - struct-fors over sparse fields and SNodes are in sparse_loops.py;
 # - qd.activate/deactivate/is_active/length/append read and write the hidden arrays (qd.rescale_index, which
 #   only computes an index, is in rescale_index.py); deactivation zeroes the cell's data, so reads never
 #   need to check activity;
@@ -19,7 +18,6 @@ from quadrants.frontend.builtins import Builtin, kernel_only
 from quadrants.frontend.field_methods import fill
 from quadrants.frontend.funcs import BoundFunc
 from quadrants.frontend.ir_builder import Expr, Stmt
-from quadrants.frontend.loop_space import LoopSpace
 from quadrants.frontend.sparse_grads import activates_on_access, activity_array, refuse, stores_activate
 from quadrants.frontend.struct_values import StructValue, is_struct
 from quadrants.frontend.values import ArrayRef, VectorValue
@@ -204,81 +202,6 @@ def _activate_with_ancestors(tr, snode, cell):
             raise tr.fail("qd.activate() cannot activate cells under a dynamic SNode; append to the list instead",
                           kind="type")
         _set_active(tr, ancestor, cells_of(tr, snode, ancestor, cell))
-
-
-# ---- struct-for loops ---------------------------------------------------------------------------------
-def sparse_iteration_space(tr, value, grouped):
-    """The LoopSpace of a struct-for over an SNode, or over a field with an offset or sparse cells; else None."""
-    offset = None
-    if isinstance(value, StructField):  # a struct field loops like its first member
-        value = tr.global_array(next(iter(value._leaves()))[1])
-    if isinstance(value, SNode):
-        node = value._field._place_node if value._kind == "place" else value
-        guard_node = node if node._is_sparse else (node._activity_path() or [None])[-1]
-    elif isinstance(value, FieldRef) and value.field._layout is not None:
-        node, offset = value.field._place_node, value.offset
-        guard_node = value.field._layout.innermost
-    else:
-        return None
-    offset = offset or (0,) * len(node.dims)
-    space = LoopSpace([(o, o + extent) for o, extent in zip(offset, node.shape)], grouped=grouped)
-    if guard_node is not None:
-        space.guard = lambda tr, index_names, kind: _skip_inactive(tr, node, guard_node, space, index_names, kind)
-        if guard_node._kind == "pointer" and not tr.config.is_cuda:
-            space.blocked = lambda tr, loop, targets: _blocked_loop(tr, loop, targets, node, guard_node, offset,
-                                                                    grouped)
-    return space
-
-
-def _blocked_loop(tr, loop, targets, node, snode, offset, grouped):
-    """A struct-for over `node` whose activity a pointer `snode` decides, on the CPU: a parallel_for over
-    the pointer's cells that skips inactive ones at once, with serial loops over each active cell's
-    block (a `continue` in the body goes on to the block's next element). Returns False to leave the
-    loop to the element-wise form (serialized loops, blocks of one element)."""
-    ratios = {a: node._axis_extent[a] // snode._axis_extent[a] for a in snode.dims}
-    if (tr.pending_loop_config or (False, 0))[0] or all(r == 1 for r in ratios.values()):
-        return False
-    block_dim = (tr.pending_loop_config or (False, 0))[1]
-    tr.pending_loop_config = None
-    loc = tr.builder.loc
-    cells = [tr.names.fresh("_qd_cell") for _ in snode.dims]
-    # Names and binds the element indices (from its rank and grouping: nothing reads its bounds); it has no
-    # per-element guard, since the block's activity is checked once, below.
-    flat = LoopSpace([(o, o + extent) for o, extent in zip(offset, node.shape)], grouped=grouped)
-    index_names = tr.index_names(targets, list(offset), flat)
-    fine, decls = [], []
-    for name, axis in zip(index_names, node.dims):
-        count = ratios.get(axis, node._axis_extent[axis])
-        inner = tr.names.fresh("_qd_in") if count > 1 else None
-        if inner is not None:
-            fine.append(Stmt(f"for {inner} (const int 0) (const int {count})"))
-        value = Expr(f"(var {inner})") if inner is not None else 0
-        if axis in ratios:
-            value = tr.ops.bin("add", tr.ops.bin("mul", Expr(f"(var {cells[snode.dims.index(axis)]})"), count), value)
-        decls.append(Stmt(f"decl {name} {_text(tr, value)}"))
-    random_scope = tr.open_random_scope(index_names)
-    body = decls + tr.close_random_scope(random_scope, tr.loop_body(loop, targets, index_names, list(offset), flat,
-                                                                    "parallel"))
-    for stmt in reversed(fine):
-        stmt.blocks = [body]
-        body = [stmt]
-    tr.builder.open()
-    active = _is_active_at(tr, snode, snode, [Expr(f"(var {c})") for c in cells])
-    tr.builder.emit(f"if (un not {_text(tr, active)})", [[Stmt("continue")], []])
-    block = tr.builder.close() + body
-    extents = " ".join(f"(const int {snode._axis_extent[a]})" for a in snode.dims)
-    tr.builder.emit(f"parallel_for ({' '.join(cells)}) ({extents}) (config (block_dim {block_dim}) (serialize 0))",
-                    [block], loc=loc)
-    return True
-
-
-def _skip_inactive(tr, node, guard_node, space, index_names, kind):
-    """The first statement of a struct-for body over a sparse node: continue when the cell is inactive."""
-    raw = []
-    for name, (begin, _) in zip(index_names, space.bounds):
-        index = Expr(f"(var {name})")
-        raw.append(tr.ops.bin("sub", index, begin) if kind == "serial" and begin != 0 else index)
-    tr.builder.emit(f"if (un not {_text(tr, _is_active_at(tr, node, guard_node, raw))})", [[Stmt("continue")], []])
 
 
 def _is_active_at(tr, node, snode, raw):

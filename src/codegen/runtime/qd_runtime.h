@@ -843,4 +843,22 @@ QD_FUNC int64_t qd_clamp_index(int64_t index, int64_t extent) {
   return index < 0 ? 0 : index >= extent ? extent - 1 : index;
 }
 
+// ---- qd.clock_counter() (IR `(clock_counter)`): raw ticks, as upstream's readcyclecounter/clock64 ----
+// CUDA: the SM's 64-bit cycle counter. x86-64: the timestamp counter (constant rate on current CPUs, the
+// same on every core). aarch64: the virtual count register. volatile asm / the rdtsc builtin keep the
+// compiler from merging or moving reads; other CPUs read 0, as upstream's unsupported backends do.
+#if defined(__CUDACC__)
+QD_FUNC int64_t qd_clock_counter() { return (int64_t)clock64(); }
+#elif defined(__x86_64__)
+QD_FUNC int64_t qd_clock_counter() { return (int64_t)__builtin_ia32_rdtsc(); }
+#elif defined(__aarch64__)
+QD_FUNC int64_t qd_clock_counter() {
+  int64_t ticks;
+  __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
+  return ticks;
+}
+#else
+QD_FUNC int64_t qd_clock_counter() { return 0; }
+#endif
+
 #endif  // QD_RUNTIME_H
