@@ -70,6 +70,11 @@ static std::shared_ptr<void> map_pages(size_t bytes, HostPages pages) {
 #ifdef MADV_HUGEPAGE
   if (pages == HostPages::huge) ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
 #endif
+#ifdef MADV_NOHUGEPAGE
+  // Sparse storage commits page by page as cells are used: where transparent huge pages are always on, a first
+  // write would otherwise commit 2 MiB at once.
+  if (pages == HostPages::sparse) ::madvise(reinterpret_cast<void*>(aligned), length, MADV_NOHUGEPAGE);
+#endif
   return std::shared_ptr<void>(reinterpret_cast<void*>(aligned), [length](void* p) { ::munmap(p, length); });
 }
 

@@ -291,6 +291,8 @@ static int __clz(int x) { return x ? __builtin_clz((unsigned int)x) : 32; }
 static int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
 static int __ffs(int x) { return __builtin_ffs(x); }
 static int __ffsll(long long x) { return __builtin_ffsll(x); }
+// CUDA's per-SM cycle counter (qd_clock_counter): a monotonic count of the host's.
+static long long clock64() { return (long long)__builtin_ia32_rdtsc(); }
 // PTX conversions the header uses, by instruction name (the asm statements are rewritten to calls).
 static unsigned short qd_ptx_cvt_rn_f16_f32(float x) { _Float16 h = (_Float16)x; unsigned short b; memcpy(&b, &h, 2); return b; }
 static unsigned short qd_ptx_cvt_rn_f16_f64(double x) { _Float16 h = (_Float16)x; unsigned short b; memcpy(&b, &h, 2); return b; }

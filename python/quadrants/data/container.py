@@ -350,7 +350,7 @@ class MatrixContainer:
     def _expand(self, arr):
         accepted = (self._export_shape(True), self._export_shape(False))
         if len(self._element_shape) == 1:  # upstream's numpy IO also takes a vector as a row, (..., 1, n)
-            accepted += (self.shape + (1, self.n),)
+            accepted += (self._shape + (1, self.n),)
         if self.m == 1 and tuple(arr.shape) in accepted:
             return arr.reshape(self._numpy_shape)
         return arr

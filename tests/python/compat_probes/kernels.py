@@ -78,7 +78,7 @@ def funcs():
         return forever(1)
 
     assert k(3.0) == 10.0
-    with pytest.raises(qd.QuadrantsCompilationError, match="calls itself; recursion is not supported"):
+    with pytest.raises(qd.QuadrantsCompilationError, match="calls itself more than 32 levels deep"):
         recursive()
 
 
