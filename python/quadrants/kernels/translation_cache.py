@@ -146,7 +146,9 @@ class _Background:
         self._value = self._compute()
 
     def result(self):
-        if self._pid == os.getpid():
+        # A value already set is final (the thread's last act): joining the finished thread would cost a warm first
+        # call tens of microseconds for nothing.
+        if self._value is None and self._pid == os.getpid():
             self._thread.join()
         if self._value is None:
             self._value = self._compute()
@@ -233,9 +235,16 @@ def _record_name(definition):
     return "".join(c if c in _PLAIN else "_" for c in definition.fn.__name__[:60])
 
 
+_version_text = None
+
+
 def _version():
-    """The package version records are written under, for the `version` cleaning policy."""
-    return hashlib.sha256(package_fingerprint().encode()).hexdigest()[:16]
+    """The package version records are written under, for the `version` cleaning policy (once per process, as
+    package_fingerprint)."""
+    global _version_text
+    if _version_text is None:
+        _version_text = hashlib.sha256(package_fingerprint().encode()).hexdigest()[:16]
+    return _version_text
 
 
 # ---- lookup -------------------------------------------------------------------------------------------------
