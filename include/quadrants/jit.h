@@ -32,7 +32,10 @@ struct CompiledKernel {
   std::string name;
   QdKernelEntry entry = nullptr;
   std::vector<DtypeCode> returns;  // the returned values' types, in order (QdKernelEntry's ret); empty: none
-  std::string source;                // the generated C++ (runtime headers inlined)
+  // The generated C++ (runtime headers inlined). Empty for a kernel found through the cache index, whose copy in
+  // the cache (`source_path`) is read only when asked for, by kernel_source(): users look at it, nothing runs it.
+  std::string source;
+  std::string source_path;           // that copy, for a kernel found through the cache index; else empty
   std::string library_path;          // the cached shared library
   int num_params = 0;
   std::vector<KernelParam> params;
@@ -63,6 +66,10 @@ enum class TieredCompile {
 };
 std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text,
                                                      TieredCompile tiered = TieredCompile::off);
+
+// A kernel's generated C++: `source`, else (a kernel found through the cache index) its cached copy, read now; "" when
+// that cannot be read (evicted since).
+std::string kernel_source(const CompiledKernel& kernel);
 
 // Waits until the optimized builds of every tiered compile so far have loaded (or failed); false if
 // timeout_seconds (unless negative: no limit) passed first. Launchers switch to them at their next launch.

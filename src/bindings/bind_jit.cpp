@@ -51,7 +51,7 @@ void bind_jit(nb::module_& m) {
                      if (names.size() == 1) return nb::borrow(names[0]);
                      return nb::tuple(names);
                    })
-      .def_ro("source", &CompiledKernel::source)
+      .def_prop_ro("source", [](const CompiledKernel& k) { return kernel_source(k); })
       .def_ro("library_path", &CompiledKernel::library_path)
       .def_ro("num_params", &CompiledKernel::num_params)
       .def_ro("num_tasks", &CompiledKernel::num_tasks)

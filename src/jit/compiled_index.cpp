@@ -9,8 +9,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "ir/debug_switches.h"
 #include "jit/compiler.h"
@@ -100,11 +98,11 @@ class Reader {
 
 bool valid_dtype(uint32_t code) { return code < static_cast<uint32_t>(kNumDtypes); }
 
+// The file's text, or "" when it cannot be read.
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return in ? text.str() : std::string();
+  std::string text;
+  if (!read_file(path, &text)) text.clear();
+  return text;
 }
 
 }  // namespace
@@ -197,7 +195,7 @@ std::shared_ptr<CompiledKernel> load_indexed(const std::string& key) {
   out->entry = lib.entry;
   out->library = lib.handle;
   out->library_path = lib.library_path;
-  out->source = read_text_file(lib.source_path);  // shown to users only; what runs is the verified library
+  out->source_path = lib.source_path;  // read by kernel_source() when asked: 43 KB a warm first call need not read
   g_index_hits.fetch_add(1);
   return out;
 }
@@ -205,3 +203,11 @@ std::shared_ptr<CompiledKernel> load_indexed(const std::string& key) {
 int index_hits() { return g_index_hits.load(); }
 
 }  // namespace qd::jit
+
+namespace qd {
+
+std::string kernel_source(const CompiledKernel& kernel) {
+  return kernel.source.empty() && !kernel.source_path.empty() ? jit::read_text_file(kernel.source_path) : kernel.source;
+}
+
+}  // namespace qd

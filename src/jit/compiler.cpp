@@ -11,9 +11,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <vector>
 #include <mutex>
@@ -44,12 +44,19 @@ std::mutex fallback_mutex;                  // guards the two below
 std::vector<std::string> fallback_command;  // set_fallback_compiler's words; empty: none
 std::string fallback_notice;                // printed once, before the fallback's first compile
 
-// Where `program` (a bare name) is in PATH, or "" when it is not there.
+// Where `program` (a bare name) is in PATH, or "" when it is not there. Split by hand: the first string stream of a
+// process sets up its locale, 80 us of a warm-cache first kernel call (this runs on it, via library_environment).
 std::string find_in_path(const std::string& program) {
   const char* env_path = std::getenv("PATH");
-  std::stringstream dirs(env_path ? env_path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return dir + "/" + program;
+  std::string dirs = env_path ? env_path : "";
+  for (size_t start = 0; start < dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    if (end > start) {
+      std::string candidate = dirs.substr(start, end - start) + "/" + program;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    start = end + 1;
   }
   return "";
 }
@@ -92,20 +99,21 @@ void announce_fallback_compiler() {
   });
 }
 
-// The compiler binary's resolved path, size and mtime: enough to notice an upgrade without running it.
+// The compiler binary as found (its path) and the file that path resolves to (stat follows the symlinks: device,
+// inode, size and mtime): enough to notice an upgrade, or an alternatives link moved to another compiler, without
+// running it. The inode stands for the resolved path, which realpath() took a readlink per path component to find.
 std::string compiler_fingerprint(const std::string& command) {
   std::vector<std::string> words = split_command_words(command);
   std::string program = words.empty() ? command : words[0];
   std::string path = program;
   if (program.find('/') == std::string::npos) {
-    std::string found = find_in_path(program);
+    std::string found = program == "c++" ? c_plus_plus_in_path() : find_in_path(program);  // searched once
     if (!found.empty()) path = found;
   }
-  char resolved[4096];
-  if (::realpath(path.c_str(), resolved)) path = resolved;
   struct stat info {};
   ::stat(path.c_str(), &info);
-  return command + "|" + path + "|" + std::to_string(info.st_size) + "|" + std::to_string(info.st_mtime);
+  return command + "|" + path + "|" + std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino) + "|" +
+         std::to_string(info.st_size) + "|" + std::to_string(info.st_mtime);
 }
 
 std::mutex identity_mutex;  // guards compiler_identity's table
@@ -133,15 +141,29 @@ std::string compiler_identity(const std::string& command, const std::string& dir
   return known[command] = identity;
 }
 
-// The host CPU, since -march=native makes a library specific to it (a shared cache may span machines).
+// The host CPU, since -march=native makes a library specific to it (a shared cache may span machines): the first
+// `model name` and `flags` lines of /proc/cpuinfo. Read with read(2), a page at a time, stopping once both are in (the
+// kernel writes the file one CPU at a time); no ifstream, whose locale setup costs a warm first call tens of us.
 const std::string& cpu_identity() {
   static const std::string identity = [] {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line, model, flags;
-    while (std::getline(in, line) && (model.empty() || flags.empty())) {
-      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
-      if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+    std::string text, model, flags;
+    int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+    char chunk[8192];
+    size_t scanned = 0;  // text[0, scanned) holds whole lines already looked at
+    for (ssize_t n = 0; fd >= 0 && (model.empty() || flags.empty());) {
+      n = ::read(fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) text.append(chunk, static_cast<size_t>(n));
+      for (size_t end; (end = text.find('\n', scanned)) != std::string::npos || (n <= 0 && scanned < text.size());) {
+        if (end == std::string::npos) end = text.size();  // the last line, without a newline
+        std::string line = text.substr(scanned, end - scanned);
+        if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+        if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+        scanned = end + 1;
+      }
+      if (n <= 0) break;
     }
+    if (fd >= 0) ::close(fd);
     return model + "\n" + flags;
   }();
   return identity;

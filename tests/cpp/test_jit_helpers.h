@@ -23,9 +23,15 @@ struct Launch {
   QdKernelError error{};
   int32_t error_flag = 0;
   QdLaunchContext ctx{nullptr, serial_parallel_for, &error, &error_flag};
-  QdArg ret{};
+  // One QdArg per returned value: a kernel returning (i32, f32) writes two; with room for one, the second
+  // overwrote the caller's stack (test_compiled_index's kernel returns two).
+  QdArg returned[8]{};
+  QdArg& ret = returned[0];
 
-  void operator()(const CompiledKernel& k, const std::vector<QdArg>& args) { k.entry(args.data(), &ctx, &ret); }
+  void operator()(const CompiledKernel& k, const std::vector<QdArg>& args) {
+    ASSERT_LE(k.returns.size(), 8u);
+    k.entry(args.data(), &ctx, returned);
+  }
 };
 
 template <class T>

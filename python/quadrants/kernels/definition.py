@@ -47,9 +47,16 @@ class KernelParam:
         self.kind = kind
         self.annotation = annotation
         self.schema = schema  # the DataclassSchema of a 'struct' parameter
+        self._entry = None
 
     def launcher_entry(self):
-        """The tuple `_core.Launcher` expects for this (non-template) parameter."""
+        """The tuple `_core.Launcher` expects for this (non-template) parameter: made once, as the kind and the
+        annotation are fixed at decoration (a kernel's construction, first compile and cache key all read it)."""
+        if self._entry is None:
+            self._entry = self._make_launcher_entry()
+        return self._entry
+
+    def _make_launcher_entry(self):
         if self.kind == "scalar":
             return ("scalar", self.name, scalar_dtype_name(self.annotation))
         if self.kind == "vector":  # the launcher packs its entries as scalars

@@ -145,7 +145,9 @@ class _Background:
         self._value = self._compute()
 
     def result(self):
-        if self._pid == os.getpid():
+        # A value already set is final (the thread's last act): joining the finished thread would cost a warm first
+        # call tens of microseconds for nothing.
+        if self._value is None and self._pid == os.getpid():
             self._thread.join()
         if self._value is None:
             self._value = self._compute()
@@ -166,6 +168,9 @@ _UPSTREAM_KEYED_OPTIONS = (
     "real_matrix_scalarize", "force_scalarize_matrix", "half2_vectorization")
 
 
+_CONFIG_OPTIONS = ("ad_stack_size", "raise_on_templated_floats", "check_out_of_bound") + _UPSTREAM_KEYED_OPTIONS
+
+
 def config_part(config):
     """The qd.init options a translation reads, as they enter the key (a repr, memoized per config object)."""
     global _config_key
@@ -174,8 +179,11 @@ def config_part(config):
         options = config.options
         read = [config.arch.name, config.default_fp.name, config.default_ip.name, bool(config.debug),
                 bool(config.fast_math), bool(config.is_cuda)]
-        for name in ("ad_stack_size", "raise_on_templated_floats", "check_out_of_bound") + _UPSTREAM_KEYED_OPTIONS:
-            read.append(getattr(options, name, None) if options is not None else None)
+        # qd.cfg's values read from its dict: getattr would call CompileConfig.__getattr__ (Python) for each of the
+        # 24 options, and raise and catch an AttributeError for each it lacks, on every process's first compile.
+        values = getattr(options, "_values", None) if options is not None else {}
+        get = values.get if isinstance(values, dict) else lambda name: getattr(options, name, None)
+        read += [get(name) for name in _CONFIG_OPTIONS]
         _config_key = (config, repr(read), revision)
     return _config_key[1]
 
@@ -227,9 +235,16 @@ def _record_name(definition):
     return "".join(c if c in _PLAIN else "_" for c in definition.fn.__name__[:60])
 
 
+_version_text = None
+
+
 def _version():
-    """The package version records are written under, for the `version` cleaning policy."""
-    return hashlib.sha256(package_fingerprint().encode()).hexdigest()[:16]
+    """The package version records are written under, for the `version` cleaning policy (once per process, as
+    package_fingerprint)."""
+    global _version_text
+    if _version_text is None:
+        _version_text = hashlib.sha256(package_fingerprint().encode()).hexdigest()[:16]
+    return _version_text
 
 
 # ---- lookup -------------------------------------------------------------------------------------------------
@@ -284,7 +299,7 @@ def lookup(definition, spec, slot_values, leaves, struct_values, config):
     if data is None:
         return key, None
     try:
-        entry = json.loads(data)
+        entry = json.loads(data.decode("utf-8"))  # json.dumps wrote ASCII: no encoding to detect
         if entry.get("format") != FORMAT or entry.get("key") != key:
             return key, None
         roots = {"K": definition.fn, "S": slot_values, "V": struct_values or {}}

@@ -65,7 +65,20 @@ def _array_features(arg, annotation):
     if needs_grad is None:
         needs_grad = bool(getattr(arg, "requires_grad", False))
     shape = tuple(getattr(arg, "shape", ()))
-    return str(getattr(arg, "dtype", type(arg).__name__)), len(shape), needs_grad, boundary, None
+    return _dtype_text(getattr(arg, "dtype", type(arg).__name__)), len(shape), needs_grad, boundary, None
+
+
+_numpy_dtype_texts = {}  # numpy dtype -> str(dtype): numpy's __str__ runs Python code, once per dtype here
+
+
+def _dtype_text(dtype):
+    """str(dtype); for a numpy dtype without fields (whose equal dtypes print alike), remembered per dtype."""
+    if type(dtype).__module__ != "numpy.dtypes" or dtype.fields is not None:
+        return str(dtype)
+    found = _numpy_dtype_texts.get(dtype)
+    if found is None:
+        found = _numpy_dtype_texts[dtype] = str(dtype)
+    return found
 
 
 def _template_features(raise_on_templated_floats, arg, annotation, arg_name):

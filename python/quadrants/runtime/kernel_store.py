@@ -12,8 +12,9 @@
 # removed, so a folder that held nothing stays empty.
 #
 # What is loaded is checked first, as the C++ core checks its entries: the folder, the index and the record must be
-# regular files and folders owned by this user that nobody else can write (no symlink is followed), the index must
-# parse as this format, and the record's size and SHA-256 must be the ones the index holds; anything else is a miss.
+# regular files and folders owned by this user that nobody else can write (no symlink is followed; the index and
+# the record are opened through the descriptor of the folder checked), the index must parse as this format, and
+# the record's size and SHA-256 must be the ones the index holds; anything else is a miss.
 # Writers hold an exclusive flock on the folder while they write records and the index, so concurrent processes
 # merge their records instead of losing them, and a record no index names (its writer died) is removed.
 import atexit
@@ -41,20 +42,41 @@ def _is_private(info):
     return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def _read_private(path):
-    """The bytes of a regular file only we can write, read without following a symlink; None otherwise."""
+def _open_private_folder(path):
+    """A descriptor of `path` when it is a folder (not a symlink) owned by us that nobody else can write; else None.
+    Files are then opened relative to it, so the folder checked is the folder read from."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if _is_private(os.fstat(fd)):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _read_private(name, folder_fd):
+    """The bytes of file `name` of the folder `folder_fd`, a regular file only we can write, read without following
+    a symlink; None otherwise. Files here are written whole and renamed into place (never changed in place), so
+    fstat's size is the file's: reading that many bytes takes one read call, and no 1 MB buffer is made."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder_fd)
     except OSError:
         return None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or not _is_private(info):
             return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        data = os.read(fd, info.st_size)
+        if len(data) < info.st_size:  # a short read (not at end of file): read on until the end
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data
     except OSError:
         return None
     finally:
@@ -97,15 +119,21 @@ class KernelStore:
             return False
         return stat.S_ISDIR(info.st_mode) and _is_private(info)
 
-    def _read_index(self):
-        """The index on disk, checked; {} when it is missing, not ours or not of this format."""
-        if not self._folder_is_private():
+    def _read_index(self, folder_fd=None):
+        """The index on disk, checked; {} when it is missing, not ours or not of this format. `folder_fd`: the
+        folder, already opened and checked by the caller (else it is opened here)."""
+        fd = folder_fd if folder_fd is not None else _open_private_folder(self.folder)
+        if fd is None:
             return {}
-        data = _read_private(os.path.join(self.folder, INDEX))
+        try:
+            data = _read_private(INDEX, fd)
+        finally:
+            if folder_fd is None:
+                os.close(fd)
         if data is None:
             return {}
         try:
-            index = json.loads(data)
+            index = json.loads(data.decode("utf-8"))  # json.dumps writes ASCII: no encoding to detect
         except ValueError:
             return {}
         if not isinstance(index, dict) or index.get("format") != FORMAT or not isinstance(index.get("records"), dict):
@@ -119,12 +147,22 @@ class KernelStore:
             pending = self._pending.get(key)
             if pending is not None:
                 return pending[1]
-            if self._index is None:
-                self._index = self._read_index()
-            record = self._index.get(key)
-            if record is None or not self._folder_is_private():
+            if self._index is not None and not self._index:
+                return None  # read this session and empty: the folder is not opened again for each kernel
+            folder_fd = _open_private_folder(self.folder)  # the index and the record are read from the folder checked
+            if folder_fd is None:
+                if self._index is None:
+                    self._index = {}
                 return None
-            data = _read_private(os.path.join(self.folder, record["file"]))
+            try:
+                if self._index is None:
+                    self._index = self._read_index(folder_fd)
+                record = self._index.get(key)
+                if record is None:
+                    return None
+                data = _read_private(record["file"], folder_fd)
+            finally:
+                os.close(folder_fd)
             if data is None or len(data) != record["size"] or hashlib.sha256(data).hexdigest() != record["sha256"]:
                 return None
             self._used[key] = time.time_ns()
