@@ -118,3 +118,21 @@ def test_random_seed_written_before_the_first_random_call_seeds_it():
     with pytest.warns(UserWarning, match=r"qd.cfg.random_seed = 6 takes effect at the next qd.init\(\)"):
         qd.cfg.random_seed = 6
     assert np.isfinite(draw())
+
+
+@pytest.mark.parametrize("dtype,value", [(qd.u32, 0xFFFFFFFF), (qd.u64, 0xFFFFFFFFFFFFFFFF)])
+def test_an_unsigned_default_ip_set_through_the_runtime_is_taken(dtype, value):
+    # get_runtime().default_ip writes qd.cfg.default_ip; upstream's test_uint_max sets u32 and u64 there.
+    impl.get_runtime().default_ip = dtype
+    assert qd.cfg.default_ip == dtype
+    f = qd.field(dtype, shape=4)
+
+    @qd.kernel
+    def fill():
+        for i in f:
+            f[i] = value
+
+    fill()
+    assert f.to_numpy().tolist() == [value] * 4
+    with pytest.raises(ValueError, match="qd.cfg.default_ip = ... expects one of"):
+        qd.cfg.default_ip = qd.f32

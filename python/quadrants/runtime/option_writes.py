@@ -137,7 +137,10 @@ _HANDLERS = {
     "fast_math": _fast_math,
     "random_seed": _random_seed,
     "default_fp": _default_type("default_fp", (_dtypes.f16, _dtypes.f32, _dtypes.f64)),
-    "default_ip": _default_type("default_ip", (_dtypes.i32, _dtypes.i64)),
+    # Any integer type, as get_runtime().default_ip takes (upstream's tests set u32 and u64 there); qd.init() keeps
+    # to i32/i64.
+    "default_ip": _default_type("default_ip", (_dtypes.i32, _dtypes.i64, _dtypes.u32, _dtypes.u64, _dtypes.i8,
+                                               _dtypes.i16, _dtypes.u8, _dtypes.u16)),
     "print_ir": _print_ir,
     "kernel_profiler": _kernel_profiler,
     "log_level": _log_level,
