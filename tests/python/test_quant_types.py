@@ -137,7 +137,9 @@ def test_atomics_on_members_of_eight_and_sixteen_bit_words_are_atomic():
     qd.init(arch=qd.cpu, cpu_max_num_threads=4)
     a, b = _packed(16, qd.types.quant.int(14, False), qd.types.quant.int(2, True), shape=2)
     c, d = _packed(8, qd.types.quant.int(6, False), qd.types.quant.int(2, True), shape=2)
-    n = 2 * 400000
+    q = qd.field(dtype=qd.types.quant.int(4, False))  # 4 elements to a u16 word of a quant_array
+    qd.root.dense(qd.i, 2).quant_array(qd.i, 4, max_num_bits=16).place(q)
+    n = 2 * 400003
     olds = qd.field(qd.u32, shape=(2, n))  # an unsigned member computes in u32
 
     @qd.kernel
@@ -147,12 +149,14 @@ def test_atomics_on_members_of_eight_and_sixteen_bit_words_are_atomic():
             qd.atomic_sub(b[i % 2], 1)
             olds[1, i] = qd.atomic_add(c[i % 2], 1)
             d[i % 2] += 1
+            q[i % 8] += 1 + i % 8
 
     per_element = n // 2
     for _ in range(3):  # a race shows in most launches, not in every one
-        for f in (a, b, c, d):
+        for f in (a, b, c, d, q):
             f.fill(0)
         hammer()
+        np.testing.assert_array_equal(q.to_numpy(), np.bincount(np.arange(n) % 8) * (1 + np.arange(8)) % 16)
         np.testing.assert_array_equal(a.to_numpy(), [per_element % 2**14] * 2)
         np.testing.assert_array_equal(b.to_numpy(), [(-per_element + 2) % 4 - 2] * 2)
         np.testing.assert_array_equal(c.to_numpy(), [per_element % 64] * 2)
