@@ -7,7 +7,8 @@
 //          for/parallel_for bounds are i32, or i64 when a bound is 64-bit.
 //          Function bodies are typed the same way from their params' types; a call casts each
 //          by-value argument to its param's type.
-// Rejects (type errors): bitwise operators and bitwise atomics on floats, float indices or loop
+// Rejects (type errors): bitwise operators and bitwise atomics on floats, a compare-and-swap on a float or
+//          u1 target (type_rules' has_compare_and_swap), float indices or loop
 //          bounds, a return in a kernel without a return type, a return with the wrong number of
 //          values in a function, a by-reference argument or a call result whose local has another
 //          type than the param or returned value.
@@ -414,10 +415,9 @@ Expr TypeInference::visit_atomic(const Atomic& a, const Expr& self) {
     fail("Atomic '" + std::string(atomic_op_name(a.op)) + "' needs an integer target, but '" +
          (a.local ? *a.local : a.ref.array) + "' is " + type_name(t) + ".");
   }
-  if (a.op == AtomicOp::cas && t != DtypeCode::i32 && t != DtypeCode::u32 && t != DtypeCode::i64 &&
-      t != DtypeCode::u64) {
-    fail("qd.atomic_cas() needs an i32, u32, i64 or u64 target, but '" + (a.local ? *a.local : a.ref.array) +
-         "' is " + type_name(t) + ".");
+  if (a.op == AtomicOp::cas && !has_compare_and_swap(t)) {
+    fail("qd.atomic_cas() needs an integer target of 8 to 64 bits (i8, i16, i32, i64, u8, u16, u32 or u64), but '" +
+         (a.local ? *a.local : a.ref.array) + "' is " + type_name(t) + ".");
   }
   Expr expected = a.expected ? cast_to(mutate(a.expected), t) : nullptr;
   Expr v = mutate(a.value);

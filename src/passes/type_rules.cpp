@@ -62,4 +62,6 @@ bool is_float_math(UnOp op) {
   }
 }
 
+bool has_compare_and_swap(DtypeCode t) { return !is_float(t) && t != DtypeCode::u1; }
+
 }  // namespace qd::passes

@@ -28,4 +28,8 @@ bool needs_real(ir::UnOp op);
 // Unary math that computes in floating point (an integer operand becomes default_fp first).
 bool is_float_math(ir::UnOp op);
 
+// Types `(atomic cas ...)` takes: the integers of 8 to 64 bits. It compares bits, so no floats (a NaN
+// never equals itself), and no u1. CUDA swaps a 1- or 2-byte one inside its aligned 32-bit word (qd_runtime.h).
+bool has_compare_and_swap(DtypeCode t);
+
 }  // namespace qd::passes

@@ -94,7 +94,7 @@ std::string arithmetic_kernel(const std::string& t) {
   return kernel_text("arith_" + t, params, loop);
 }
 
-// Every atomic op on an array element and on a shared local, returning the local.
+// Every atomic op (cas on integers) on an array element and on a shared local, returning the local.
 std::string atomic_kernel(const std::string& t, int debug) {
   std::vector<std::string> ops = {"add", "sub", "min", "max"};
   if (!is_float_name(t)) ops.insert(ops.end(), {"and", "or", "xor"});
@@ -102,6 +102,10 @@ std::string atomic_kernel(const std::string& t, int debug) {
   for (const std::string& op : ops) {
     body += " (decl old_" + op + " (atomic " + op + " x ((var i)) () (arg v)))";
     body += " (eval (atomic " + op + " (var s) (var old_" + op + ")))";
+  }
+  if (!is_float_name(t) && t != "u1") {  // compare-and-swap: every integer of 8 to 64 bits
+    body += " (decl old_cas (atomic cas x ((var i)) () (arg v) (var old_add)))";
+    body += " (eval (atomic cas (var s) (arg v) (var old_cas)))";
   }
   std::string loop = "(parallel_for (i) ((shape x 0)) (config (block_dim 0) (serialize 0)) (" + body + "))";
   std::string params = "(array x " + t + " 1 () 1 1) (scalar v " + t + ")";

@@ -56,7 +56,9 @@ TYPES = {
     "f16": ("qd_half", "uint16_t"), "f32": ("float", "uint32_t"), "f64": ("double", "uint64_t"),
 }
 FLOAT_OPS = ["add", "sub", "min", "max", "mul", "xchg"]
-INT_OPS = FLOAT_OPS + ["and", "or", "xor"]
+# "cas": an add done by a qd_atomic_cas retry loop (qd.atomic_cas's helper), so it must end as "add" does; on 1- and
+# 2-byte cells it swaps lanes of a shared 32-bit word, where a failed swap must return the lane's current value.
+INT_OPS = FLOAT_OPS + ["and", "or", "xor", "cas"]
 CASES = [(op, name) for name in TYPES for op in (FLOAT_OPS if name[0] == "f" else INT_OPS)]
 
 # Each cell's (initial value, operand): values only the right type holds (above the signed maximum
@@ -97,6 +99,7 @@ def _simulate(op, name, count):
     results = []
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for init, value in CELLS[name]:
+            op = "add" if op == "cas" else op
             if op == "xchg":
                 sequence = np.array([init] + [value] * count, dt)
             else:
@@ -115,6 +118,12 @@ def _probe_functions():
     lines = []
     for op, name in CASES:
         t, bits = TYPES[name]
+        if op == "cas":
+            lines.append(f"QD_PROBE {bits} qd_probe_cas_{name}({bits}* p, {bits} v) {{ {t} tv; QD_BIT_COPY(&tv, &v, "
+                         f"sizeof tv); {t}* q = ({t}*)p; {t} old = *q; for (;;) {{ {t} seen = qd_atomic_cas(q, old, "
+                         f"qd_wrapping_add(old, tv)); if (seen == old) break; old = seen; }} {bits} out; "
+                         "QD_BIT_COPY(&out, &old, sizeof out); return out; }")
+            continue
         lines.append(f"QD_PROBE {bits} qd_probe_{op}_{name}({bits}* p, {bits} v) {{ {t} tv; QD_BIT_COPY(&tv, &v, "
                      f"sizeof tv); {t} old = qd_atomic_{op}(({t}*)p, tv); {bits} out; QD_BIT_COPY(&out, &old, sizeof out);"
                      " return out; }")

@@ -228,8 +228,8 @@ atomic_exchange = _atomic("xchg", "x = y", "atomic_exchange")
 atomic_cas = _atomic("cas", None, "atomic_cas", doc=(
     "atomic_cas(x, expected, desired)\n\nAtomic compare-and-swap: stores desired into x if x equals expected, "
     "and returns the old value of x either way (the swap happened if it equals expected). x is one element of "
-    "a field or ndarray, or a local variable, of type i32, u32, i64 or u64. Inside kernels only: in Python "
-    "scope it raises RuntimeError."))
+    "a field or ndarray, or a local variable, of an integer type of 8 to 64 bits (i8 ... u64). Inside kernels "
+    "only: in Python scope it raises RuntimeError."))
 
 
 def _python_cast(value, dtype):

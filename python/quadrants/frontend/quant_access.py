@@ -4,20 +4,16 @@
 # ordinary global. Here every access becomes IR on that word, with the rules of data/quant_codec.py:
 # - a read loads the word and unpacks the field's bits (shift, mask, sign extension; times the scale for fixed point;
 #   f32 rebuilt from exponent and digits for a float). It is one pure expression, so it may sit in a lazy select arm;
-# - a write replaces only the field's bits, with a compare-and-swap loop on the word (32- and 64-bit words): members
-#   that other threads write at the same time are kept. A float sharing an exponent re-encodes its whole group in
-#   the same loop. The IR has compare-and-swap for 32- and 64-bit words only, so a member of an 8- or 16-bit word
-#   is cleared and set with an atomic and + or pair: safe against writes to the other members, but two threads
-#   writing the same member at once may leave a mix of both values' bits;
-# - `x[i] += v` and qd.atomic_* are compare-and-swap loops too (on 8- and 16-bit words: not atomic, see above).
+# - a write replaces only the field's bits, with a compare-and-swap loop on the word (of any width, 8 to 64 bits):
+#   members that other threads write at the same time are kept, and two writes of the same member leave one value
+#   or the other, never a mix of their bits. A float sharing an exponent re-encodes its whole group in the same loop;
+# - `x[i] += v` and qd.atomic_* are compare-and-swap loops too, so they are atomic on every word width.
 #   As upstream, an int adds in its own bits (it wraps within them) and fixed point adds round(v / scale) to its
 #   stored integer; other updates decode, combine and encode. They return the old value.
 # No expression here shifts bits out of its type, so debug mode's overflow checks stay quiet.
 from quadrants.frontend.ir_builder import Expr, Stmt
 from quadrants.frontend.sparse_access import FieldRef
 from quadrants.types.quant import QuantFixed, QuantFloat, QuantInt
-
-_CAS_WORDS = (32, 64)
 
 
 class QuantRef(FieldRef):
@@ -294,30 +290,16 @@ class QuantTarget:
         return f"(bin bit_or (bin bit_and {old} (un bit_not {codec.mask()})) (bin shl {summed} {codec.shift}))"
 
     def _update(self, tr, new_word):
-        """Replaces the word by new_word(old word's IR text), atomically where the IR has compare-and-swap."""
+        """Replaces the word by new_word(old word's IR text) atomically: a compare-and-swap loop that computes the
+        new word again from each word it saw (the IR's cas takes words of 8 to 64 bits)."""
         codec, word = self.codec, self.word
         old = tr.names.fresh("_q_word")
         tr.builder.emit(f"decl {old} {codec.u} {word.load().text}")
-        if codec.bits not in _CAS_WORDS:  # no compare-and-swap: clear and set this field's bits (header)
-            new = _declare(tr, "_q_new", f"(cast {codec.u} {new_word(f'(var {old})')})")
-            mask = _declare(tr, "_q_mask", f"(cast {codec.u} {self._written_mask()})")
-            tr.builder.emit(f"eval {word.atomic_head('and', f'(un bit_not {mask})')}")
-            tr.builder.emit(f"eval {word.atomic_head('or', f'(bin bit_and {new} {mask})')}")
-            return
         tr.builder.open()
         new = _declare(tr, "_q_new", f"(cast {codec.u} {new_word(f'(var {old})')})")
         seen = _declare(tr, "_q_seen", word.atomic_head("cas", f"(var {old}) {new}"))
         tr.builder.emit(f"if (bin eq {seen} (var {old}))", [[Stmt("break")], [Stmt(f"assign {old} {seen}")]])
         tr.builder.emit("while (const i32 1)", [tr.builder.close()])
-
-    def _written_mask(self):
-        group = self.codec.slot.group
-        if group is None:
-            return self.codec.mask()
-        bits = (1 << group.bits) - 1 << group.shift
-        for slot in group.slots:
-            bits |= (1 << slot.bits) - 1 << slot.shift
-        return self.codec.const(bits)
 
 
 _COMBINE = {"add": "add", "sub": "sub", "min": "min", "max": "max", "and": "bit_and", "or": "bit_or",

@@ -488,6 +488,7 @@ QD_FUNC T qd_atomic_xchg(T* p, T v) {
   return old;
 }
 // Stores desired where *p equals expected; the old value either way (a failed exchange writes it to expected).
+// Any integer of 1 to 8 bytes: the CPU has native 1- and 2-byte compare-and-swap.
 template <class T>
 QD_FUNC T qd_atomic_cas(T* p, T expected, T desired) {
   __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -650,7 +651,7 @@ QD_ATOMIC_NATIVE(xchg, uint64_t, atomicExch((qd_u64_word*)p, (qd_u64_word)v))
 QD_ATOMIC_NATIVE(xchg, float, atomicExch(p, v))
 #undef QD_ATOMIC_BITWISE
 #undef QD_ATOMIC_NATIVE
-// compare-and-swap of the 32- and 64-bit integers qd.atomic_cas takes (infer_types refuses the others)
+// compare-and-swap of the integers qd.atomic_cas takes (infer_types refuses the others)
 QD_FUNC int32_t qd_atomic_cas(int32_t* p, int32_t e, int32_t d) { return atomicCAS(p, e, d); }
 QD_FUNC uint32_t qd_atomic_cas(uint32_t* p, uint32_t e, uint32_t d) { return atomicCAS(p, e, d); }
 QD_FUNC int64_t qd_atomic_cas(int64_t* p, int64_t e, int64_t d) {
@@ -659,6 +660,40 @@ QD_FUNC int64_t qd_atomic_cas(int64_t* p, int64_t e, int64_t d) {
 QD_FUNC uint64_t qd_atomic_cas(uint64_t* p, uint64_t e, uint64_t d) {
   return (uint64_t)atomicCAS((qd_u64_word*)p, (qd_u64_word)e, (qd_u64_word)d);
 }
+// A 1- or 2-byte compare-and-swap swaps the aligned 32-bit word that holds the lane (16-bit atomicCAS needs
+// sm_70; this works on every architecture), as qd_atomic_cas_loop does for the other 1- and 2-byte atomics.
+// The word never faults: it holds the lane's valid byte(s) and, aligned, never straddles a page. Our CUDA arrays
+// are each one cuMemAlloc(Async), aligned to at least 256 bytes, so the word of an array's last element ends
+// before the next allocation could start. Bytes of the other lanes (of the same array, or of a neighbouring
+// view's memory) are written back unchanged in the same atomic swap, so nobody sees them change.
+// Each try assumes the lane holds `expected` and the other lanes what was last seen: the swap succeeds, or
+// returns the word's current bits, and the loop retries only while the lane still equals `expected` (another
+// lane moved). A failed swap's old value is thus always one that atomicCAS read, never a stale plain load.
+template <class T>
+QD_FUNC T qd_lane_cas(T* p, T expected, T desired) {
+  unsigned int* word = (unsigned int*)((unsigned long long)p & ~3ull);
+  unsigned int shift = (unsigned int)((unsigned long long)p & 3ull) * 8u;
+  unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+  unsigned int want = 0, put = 0;
+  QD_BIT_COPY(&want, &expected, sizeof(T));
+  QD_BIT_COPY(&put, &desired, sizeof(T));
+  want = (want << shift) & mask;
+  put = (put << shift) & mask;
+  unsigned int seen = *(volatile unsigned int*)word;
+  for (;;) {
+    unsigned int assumed = (seen & ~mask) | want;
+    seen = atomicCAS(word, assumed, (assumed & ~mask) | put);
+    if (seen == assumed || (seen & mask) != want) break;
+  }
+  unsigned int lane = (seen & mask) >> shift;
+  T old;
+  QD_BIT_COPY(&old, &lane, sizeof(T));
+  return old;
+}
+QD_FUNC int8_t qd_atomic_cas(int8_t* p, int8_t e, int8_t d) { return qd_lane_cas(p, e, d); }
+QD_FUNC uint8_t qd_atomic_cas(uint8_t* p, uint8_t e, uint8_t d) { return qd_lane_cas(p, e, d); }
+QD_FUNC int16_t qd_atomic_cas(int16_t* p, int16_t e, int16_t d) { return qd_lane_cas(p, e, d); }
+QD_FUNC uint16_t qd_atomic_cas(uint16_t* p, uint16_t e, uint16_t d) { return qd_lane_cas(p, e, d); }
 
 QD_FUNC bool qd_error_raised(const QdLaunchContext* ctx) { return *(volatile const int32_t*)ctx->error_flag != 0; }
 QD_FUNC bool qd_claim_error(const QdLaunchContext* ctx) { return atomicCAS(ctx->error_flag, 0, 1) == 0; }
