@@ -180,6 +180,19 @@ size_t large_kernel_bytes() {
   return limit;
 }
 
+// Generated sources past this size (and up to large_kernel_bytes()) compile at -O2. Such kernels are long
+// branchy bodies of inlined funcs (Genesis' solver and dynamics kernels, 150 KiB-1 MiB), where -O3's extra
+// work (loop versioning, unrolling, more vectorization) costs 1.5-2.7x -O2's compile time and bought no step
+// time in Genesis' scenes (benchmarks/RESULTS.md); the runtime header alone is 42 KB of every source, so
+// ordinary kernels stay far below and keep -O3.
+size_t medium_kernel_bytes() {
+  static const size_t limit = [] {
+    const char* text = std::getenv("QD_MEDIUM_KERNEL_BYTES");
+    return text && *text ? static_cast<size_t>(std::strtoull(text, nullptr, 10)) : size_t{128} << 10;
+  }();
+  return limit;
+}
+
 // GCC's driver links a shared library against libstdc++, libgcc_s and the start files; searching them
 // took 12 of a small kernel's 55 ms of compile. Generated kernels use none of them (no exceptions, RTTI,
 // static objects or standard C++ headers): they link only libm, and libgcc.a for the helpers GCC may
@@ -196,13 +209,15 @@ bool has_options(const std::string& command) {
   return std::any_of(words.begin(), words.end(), [](const std::string& w) { return !w.empty() && w[0] == '-'; });
 }
 
-// The optimization level of a build. Optimized: -O3, or -O1 past large_kernel_bytes(). Quick (tiered compile's
-// first build): one step down, -O1, or -O0 past large_kernel_bytes(). Only the level differs between tiers, never a
-// floating-point flag, so without fast_math both round every operation alike (tests/python/test_tiered_compile.py).
+// The optimization level of a build. Optimized: -O3, -O2 past medium_kernel_bytes(), -O1 past
+// large_kernel_bytes(). Quick (tiered compile's first build): -O1, or -O0 past large_kernel_bytes(). Only the
+// level differs between tiers, never a floating-point flag, so without fast_math both round every operation alike
+// (tests/python/test_tiered_compile.py).
 const char* optimization_level(Tier tier, size_t source_bytes) {
   bool large = source_bytes > large_kernel_bytes();
   if (tier == Tier::quick) return large ? "-O0" : "-O1";
-  return large ? "-O1" : "-O3";
+  if (large) return "-O1";
+  return source_bytes > medium_kernel_bytes() ? "-O2" : "-O3";
 }
 
 std::vector<std::string> compile_flags(const BuildOptions& options, size_t source_bytes, const std::string& identity,
@@ -602,6 +617,7 @@ std::string library_environment() {
       .add(compiler_identity(command, cache_dir()))
       .add(cpu_identity())
       .add(std::to_string(large_kernel_bytes()))
+      .add(std::to_string(medium_kernel_bytes()))
       .add(tier_bytes ? tier_bytes : "")
       .hex();
 }

@@ -266,6 +266,33 @@ def test_kernels_past_the_large_kernel_size_compile_with_other_flags(warm_cache)
     assert len(libraries(cache, "add_one")) == 2 and one in libraries(cache, "add_one")
 
 
+
+def optimization_levels(tmp_path, **sizes):
+    """The -O flags the compiler got for the first run of KERNELS (a CXX wrapper logs them), and its output."""
+    log = tmp_path / "levels.log"
+    wrapper = tmp_path / "cxx-levels.sh"
+    wrapper.write_text(f"""#!/bin/sh
+for arg in "$@"; do case "$arg" in -O*) echo "$arg" >> {log};; esac; done
+exec c++ "$@"
+""")
+    wrapper.chmod(0o755)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    out, _ = run(cache, CXX=str(wrapper), QD_TIERED_COMPILE="0", **sizes)
+    return set(log.read_text().split()), out
+
+
+def test_kernels_past_the_medium_kernel_size_compile_at_O2(tmp_path):
+    """QD_MEDIUM_KERNEL_BYTES: sources past it (and up to QD_LARGE_KERNEL_BYTES) compile at -O2, smaller ones at
+    -O3, larger ones at -O1; each computes the same."""
+    for sizes, level in (({}, "-O3"), ({"QD_MEDIUM_KERNEL_BYTES": "0"}, "-O2"),
+                         ({"QD_MEDIUM_KERNEL_BYTES": "0", "QD_LARGE_KERNEL_BYTES": "0"}, "-O1")):
+        case = tmp_path / level.strip("-")
+        case.mkdir()
+        levels, out = optimization_levels(case, **sizes)
+        assert levels == {level}, (sizes, levels)
+        assert out.startswith("[1, 1, 1, 1] [2, 2, 2, 2]")
+
 DELETE_MID_RUN = textwrap.dedent("""
     import os, shutil
     import numpy as np
