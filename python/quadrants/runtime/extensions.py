@@ -13,7 +13,7 @@ arm64 = _runtime.Arch.by_name.get("arm64") or _runtime.Arch("arm64")  # the ARM 
 amdgpu = _runtime.Arch("amdgpu")  # AMD GPUs (HIP): no backend here
 metal = _runtime.Arch("metal")  # Apple GPUs: no backend here
 vulkan = _runtime.Arch("vulkan")  # Vulkan compute: no backend here
-python = _runtime.Arch("python")  # upstream runs kernels as Python; here they run on the CPU
+python = _runtime.python  # kernels run as Python on torch tensors (interop/python_backend.py)
 
 
 class extension:
