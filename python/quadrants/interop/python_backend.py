@@ -110,19 +110,14 @@ def _plain_entries(arr):
     return arr
 
 
-def _flat(entries):
-    return [y for x in entries for y in _flat(x)] if isinstance(entries, list) else [entries]
-
-
 def value(arr, dt=None, who="Matrix"):
-    """qd.Vector(arr, dt) / qd.Matrix(arr, dt) under arch=python: a PyTensor of the entries, of dtype dt, else
-    default_fp when an entry is a float and default_ip when all are integers (as Quadrants types literals)."""
+    """qd.Vector(arr, dt) / qd.Matrix(arr, dt) under arch=python: a PyTensor of the entries, of dtype dt, else of
+    default_fp even for integer entries, as upstream's (a float tensor, so `v += 0.5` stays legal in place)."""
     if not isinstance(arr, (list, tuple)) and not hasattr(arr, "tolist"):
         raise TypeError(f"qd.{who}() takes a list, tuple or array of numbers, but got {type(arr).__name__}.")
     entries = _plain_entries(arr)
     if dt is None:
-        flat = _flat(entries)
-        dt = float if any(isinstance(x, float) for x in flat) or not flat else int
+        dt = float
     return _torch().tensor(entries, dtype=torch_dtype(dt)).as_subclass(tensor_class())
 
 
