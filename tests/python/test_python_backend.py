@@ -28,6 +28,22 @@ def test_import_quadrants_does_not_import_torch():
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
 
 
+def test_the_python_arch_is_its_own_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        qd.init(arch=qd.python)
+    assert qd.cfg.arch is qd.python and qd.python is not qd.cpu
+    qd.reset()
+
+
+def test_without_torch_the_python_arch_says_what_it_needs():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import quadrants as qd\n"
+            "try:\n    qd.init(qd.python)\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert "qd.init(arch=qd.python) needs torch: the python backend keeps fields and ndarrays in torch tensors" in out
+
+
 def test_containers_are_tensors_with_batch_shapes(python_arch):
     f = qd.field(qd.math.vec3, shape=(10, 4))
     assert isinstance(f, PyTensor) and f.dtype == torch.float32
