@@ -118,6 +118,7 @@ from quadrants import ad, algorithms, linalg, sparse, tools  # noqa: F401
 from quadrants.backends import backend_of  # noqa: F401
 from quadrants.interop.autograd_op import autograd_op  # noqa: F401
 from quadrants.interop.cpp_kernels import cpp_kernel  # noqa: F401
+from quadrants.interop import python_backend as _python_backend  # noqa: F401  fills the slot qd.python uses
 from quadrants.interop.torch_ops import torch_op  # noqa: F401
 
 # upstream's module paths: qd.lang (the kernel language's names, star-exported here too), qd.math, qd.profiler, ...

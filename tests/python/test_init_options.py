@@ -291,7 +291,7 @@ def test_the_host_cpu_name_is_qd_cpu():
 
 
 @pytest.mark.cpu_only
-@pytest.mark.parametrize("name", ["vulkan", "metal", "amdgpu", "python"])
+@pytest.mark.parametrize("name", ["vulkan", "metal", "amdgpu"])  # qd.python: test_python_backend.py
 def test_a_backend_quadrants_lacks_falls_back_to_the_cpu_with_one_warning(name):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

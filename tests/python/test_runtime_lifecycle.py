@@ -79,7 +79,7 @@ def test_cuda_without_a_device_and_without_fallback_is_a_clear_runtime_error():
 
 
 def test_unknown_arch_is_a_value_error():
-    with pytest.raises(ValueError, match=r"expects qd.cpu, qd.cuda or qd.gpu, but got 'vulkan'"):
+    with pytest.raises(ValueError, match=r"expects qd.cpu, qd.cuda, qd.gpu or qd.python, but got 'vulkan'"):
         qd.init(arch="vulkan")
 
 

@@ -1,6 +1,12 @@
 # python/quadrants/base/dtypes.py: dtype objects (qd.f32, ...) and their numpy/torch equivalents.
 import numpy as np
 
+from quadrants.base import registry
+
+
+def _never():
+    return False
+
 
 class DataType:
     """A scalar element type, e.g. ``qd.f32``. Calling one inside a kernel casts to it."""
@@ -36,6 +42,10 @@ class DataType:
         return self.name
 
     def __call__(self, *args):
+        # Under qd.init(qd.python) kernels run as Python, so qd.f32(x) there converts a number as upstream does:
+        # float() for float types, int() (truncation toward zero) for the others.
+        if len(args) == 1 and registry.get_or("is_python_arch", _never)():
+            return float(args[0]) if self.numpy.kind == "f" else int(args[0])
         raise RuntimeError(
             f"qd.{self.name}(x) casts a value inside a @qd.kernel or @qd.func; "
             f"in Python scope use numpy, e.g. np.{self.numpy.name}(x)."

@@ -8,6 +8,7 @@
 # every floor, so every slot is filled before a program runs.
 _slots = {}
 _reset_hooks = []
+_init_hooks = []
 
 
 def provide(name, value):
@@ -38,3 +39,14 @@ def on_reset(hook):
 def reset_hooks():
     """The registered reset hooks, in registration order."""
     return tuple(_reset_hooks)
+
+
+def on_init(hook):
+    """Registers hook(config) to run at the end of every qd.init(), with the configuration it made; returns hook."""
+    _init_hooks.append(hook)
+    return hook
+
+
+def init_hooks():
+    """The registered init hooks, in registration order."""
+    return tuple(_init_hooks)

@@ -16,6 +16,7 @@ from quadrants.base.swizzles import GROUPS, length_message, out_of_range_message
 from quadrants.base.swizzles import patterns as swizzle_patterns
 from quadrants.data import matrix_math as mm
 from quadrants.data.matrix_math import describe_shape
+from quadrants.runtime import init as _runtime
 
 
 def _rebuild(values):
@@ -45,6 +46,12 @@ class Matrix(mm.MatrixValue):
     # 'all' on the result of ==, 'any' on that of !=: what bool() of it means. Other values have no
     # truth value (as numpy arrays), since `if v < w:` would otherwise hide which entries compared.
     _truth = None
+
+    def __new__(cls, arr=None, dt=None):
+        # Under qd.init(qd.python) kernels run as Python on torch tensors, and a value is one too (upstream's).
+        if _runtime.is_python_arch():
+            return registry.get("python_backend").value(arr, dt, cls.__name__)
+        return super().__new__(cls)
 
     def __init__(self, arr, dt=None):
         self._values = mm.entries_of(arr, dt, type(self).__name__, vector=False)
@@ -286,11 +293,16 @@ class Matrix(mm.MatrixValue):
     @staticmethod
     def field(n, m, dtype, shape=None, **kwargs):
         """A field of n x m matrices; its numpy shape is shape + (n, m)."""
+        if _runtime.is_python_arch():
+            return registry.get("python_backend").container(dtype, shape, (n, m), "qd.Matrix.field", **kwargs)
         return registry.get("matrix_field")(dtype, shape, (n, m), **kwargs)
 
     @staticmethod
     def ndarray(n, m, dtype, shape=None, needs_grad=False, needs_dual=False):
         """An ndarray of n x m matrices (a qd.MatrixNdarray); its numpy shape is shape + (n, m)."""
+        if _runtime.is_python_arch():
+            return registry.get("python_backend").container(dtype, shape, (n, m), "qd.Matrix.ndarray",
+                                                            needs_grad=needs_grad, needs_dual=needs_dual)
         return registry.get("matrix_ndarray")(n, m, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
@@ -417,11 +429,16 @@ class Vector(Matrix):
     @staticmethod
     def field(n, dtype, shape=None, **kwargs):
         """A field of n-vectors; its numpy shape is shape + (n,)."""
+        if _runtime.is_python_arch():
+            return registry.get("python_backend").container(dtype, shape, (n,), "qd.Vector.field", **kwargs)
         return registry.get("matrix_field")(dtype, shape, (n,), **kwargs)
 
     @staticmethod
     def ndarray(n, dtype, shape=None, needs_grad=False, needs_dual=False):
         """An ndarray of n-vectors (a qd.VectorNdarray); its numpy shape is shape + (n,)."""
+        if _runtime.is_python_arch():
+            return registry.get("python_backend").container(dtype, shape, (n,), "qd.Vector.ndarray",
+                                                            needs_grad=needs_grad, needs_dual=needs_dual)
         return registry.get("vector_ndarray")(n, dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
@@ -433,6 +450,8 @@ class Vector(Matrix):
 def construct_typed(vector_type, args):
     """`qd.math.vec3(1, 2, 3)`, `vec4(v3, 1)`, `vec3([1, 2, 3])`, `mat2([[1, 2], [3, 4]])` or `mat3(1)`
     (every entry 1) in Python scope: entries are concatenated in order, converted to the type's dtype."""
+    if _runtime.is_python_arch():
+        return registry.get("python_backend").typed_value(vector_type, args)
     return Matrix._wrap(mm.typed_entries(vector_type, args))
 
 

@@ -14,6 +14,7 @@ from quadrants.data.grads import dual_twin, grad_twin
 from quadrants.data.ndarray_handle import NdarrayHandle
 from quadrants.data.ndarray_layout import physical_shape, set_layout
 from quadrants.data.struct import StructType, unsupported_ndarray_message
+from quadrants.runtime import init as _runtime
 from quadrants.runtime.dlpack import import_dlpack
 from quadrants.types.annotations import NdarrayElementType, NdarrayTypeMetadata, VectorType
 
@@ -190,7 +191,10 @@ def _unpickle(dtype, shape, element_shape, data, tensor_layout=None):
 
 
 def ndarray(dtype, shape=None, needs_grad=False, needs_dual=False):
-    """An ndarray of scalars, qd.ndarray(qd.i32, shape=(10,)), or of vectors/matrices, qd.ndarray(qd.math.vec3, 10)."""
+    """An ndarray of scalars, qd.ndarray(qd.i32, shape=(10,)), or of vectors/matrices, qd.ndarray(qd.math.vec3, 10).
+    Under qd.init(qd.python) it is a torch tensor (interop/python_backend.py)."""
+    if _runtime.is_python_arch():
+        return registry.get("python_backend").ndarray(dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
     if isinstance(dtype, VectorType):
         return make_ndarray(element_dtype(dtype), shape, dtype.shape, needs_grad, needs_dual)
 

@@ -91,7 +91,10 @@ class StructType:
                       for t in self.members.values()])
 
     def field(self, shape=None, **kwargs):
-        """A field of this struct: one member container per member (struct_field.py)."""
+        """A field of this struct: one member container per member (struct_field.py; under qd.init(qd.python) one
+        torch tensor per member, interop/python_backend.py)."""
+        if _runtime.is_python_arch():
+            return registry.get("python_backend").struct_field(self, shape, **kwargs)
         return registry.get("struct_field")(self, shape, **kwargs)
 
     # -- the scalars of a value, in one order: for passing structs through scalar kernel parameters --

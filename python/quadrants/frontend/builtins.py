@@ -8,10 +8,12 @@ import itertools
 
 import numpy as np
 
+from quadrants.base import registry
 from quadrants.base.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.base.python_scope import KernelScopeError
 from quadrants.data.matrix import Matrix, Vector, wrap_result
 from quadrants.frontend.random_numbers import python_randn, python_random
+from quadrants.runtime import init as _runtime
 from quadrants.types.annotations import _numpy_dtype
 
 
@@ -207,13 +209,27 @@ raw_mod = _binary("raw_mod", np.fmod, doc=(
 
 _ATOMIC_TARGETS = ("x names what is updated: an element of a field, ndarray or qd.simt shared array, or a local "
                    "variable; a vector or matrix of them is updated entry by entry (y a like-shaped vector or a "
-                   "scalar). Inside kernels only: in Python scope it raises RuntimeError.")
+                   "scalar). Inside kernels only: in Python scope it raises RuntimeError, except under qd.init(qd.python), "
+                   "where kernels run as Python and x is an element of a torch tensor, updated in place.")
+
+
+def _python_atomic(name, op):
+    """Python scope: under qd.init(qd.python), where kernels run as Python, an in-place update of a tensor view
+    (interop/python_backend.py); elsewhere an error, as there is nothing to update atomically."""
+    outside = kernel_only(name)
+
+    def run(*args, **kwargs):
+        if _runtime.is_python_arch():
+            return registry.get("python_backend").atomic(name, op, *args, **kwargs)
+        return outside(*args, **kwargs)
+
+    return run
 
 
 def _atomic(op, what, name=None, doc=None):
     name = name or f"atomic_{op}"
     doc = doc or f"{name}(x, y)\n\nAtomically {what}, and returns the old value of x. {_ATOMIC_TARGETS}"
-    return Builtin(name, kernel_only(name), "atomic", op, doc=doc)
+    return Builtin(name, _python_atomic(name, op), "atomic", op, doc=doc)
 
 
 atomic_add = _atomic("add", "x = x + y")
@@ -233,6 +249,8 @@ atomic_cas = _atomic("cas", None, "atomic_cas", doc=(
 
 
 def _python_cast(value, dtype):
+    if _runtime.is_python_arch():  # kernels run as Python on torch tensors: upstream's cast of those
+        return registry.get("python_backend").cast(value, dtype)
     return _numpy_dtype(dtype).type(value)
 
 
@@ -373,8 +391,13 @@ class Grouped:
 
     def __iter__(self):
         if not isinstance(self.container, NdRange):
+            if _runtime.is_python_arch():  # kernels run as Python: the container's index vectors
+                return iter(registry.get("python_backend").grouped(self.container))
             kind = type(self.container).__name__
             raise TypeError(f"qd.grouped() outside kernels needs a qd.ndrange(), but got {kind}.")
+        return self._range_indices()
+
+    def _range_indices(self):
         for index in self.container:  # the range's own order, so axes= holds here as in kernels
             yield Vector(list(index) if isinstance(index, tuple) else [index])
 

@@ -9,6 +9,7 @@ import types
 
 from quadrants.base.python_scope import KernelScopeError
 from quadrants.frontend.source import function_source
+from quadrants.runtime import init as _runtime
 
 
 def _annotations(fn):
@@ -75,6 +76,9 @@ class Func:
         return self if instance is None else BoundFunc(self, instance)
 
     def __call__(self, *args, **kwargs):
+        # Kernels and funcs run as plain Python under qd.init(qd.python), so a func is called as written there.
+        if _runtime.is_python_arch():
+            return self.fn(*args, **kwargs)
         raise KernelScopeError(f"@qd.func '{self.fn.__name__}' can only be called from a @qd.kernel or another "
                                "@qd.func.")
 
@@ -96,6 +100,8 @@ class RealFunc(Func):
         super().__init__(fn)
 
     def __call__(self, *args, **kwargs):
+        if _runtime.is_python_arch():  # see Func.__call__
+            return self.fn(*args, **kwargs)
         raise KernelScopeError(f"@qd.real_func '{self.fn.__name__}' can only be called from a @qd.kernel or a "
                                "@qd.func.")
 
@@ -110,7 +116,8 @@ class BoundFunc:
         self.instance = instance
 
     def __call__(self, *args, **kwargs):
-        return self.func(self.instance, *args, **kwargs)  # a @qd.func raises (it runs only inside kernels)
+        # A @qd.func raises (it runs only inside kernels), except under qd.init(qd.python).
+        return self.func(self.instance, *args, **kwargs)
 
 
 def func(fn=None, **options):

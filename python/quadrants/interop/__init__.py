@@ -5,9 +5,10 @@ backward is the kernel's derived adjoint, and `qd.cpp_kernel` calls a hand-writt
 the kernel launcher."""
 from quadrants.interop._torch_mps import get_mps_command_queue  # noqa: F401  upstream's; always 0 here (no Metal)
 
-# dir(qd.interop) lists upstream's names; the submodules behind qd.torch_op, qd.autograd_op and qd.cpp_kernel are
-# quadrants' own, reached by their import paths.
-_QUADRANTS_ONLY = frozenset({"autograd_op", "cpp_kernels", "torch_ops"})
+# dir(qd.interop) lists upstream's names; the submodules behind qd.torch_op, qd.autograd_op, qd.cpp_kernel and
+# qd.init(qd.python) are quadrants' own, reached by their import paths.
+_QUADRANTS_ONLY = frozenset({"autograd_op", "cpp_kernels", "torch_ops", "python_backend", "py_tensor",
+                             "python_struct_field"})
 
 
 def __dir__():

@@ -1,30 +1,45 @@
-# python/quadrants/interop/py_tensor.py: PyTensor, the torch tensor that upstream's pure-Python backend stores fields
-# and ndarrays in (upstream's quadrants.lang._py_tensor re-exports it), for programs that build one directly.
+# python/quadrants/interop/py_tensor.py: PyTensor, the torch tensor that the python backend (qd.init(qd.python),
+# interop/python_backend.py) stores fields and ndarrays in; upstream's quadrants.lang._py_tensor re-exports it.
 """`PyTensor` is a `torch.Tensor` subclass with Quadrants' batch-shape convention: `.shape` is the batch shape (the
 field's or ndarray's own dimensions), `.size()` the whole storage shape (batch then element dimensions). `create`
 (`create_tensor`) makes a zeroed one with the `_tc`/`_T_tc`/`_np`/`_T_np` views that Genesis reads.
 
-Here `qd.init(qd.python)` compiles kernels for the CPU like `qd.cpu` (docs/guide.md's compatibility table), so
-`qd.field` and `qd.ndarray` stay ordinary Quadrants containers; PyTensor is only this class. It needs torch, so only
-quadrants.lang._py_tensor imports this module."""
+torch is optional and slow to import, so `import quadrants` must not import it: the methods live in a mixin here,
+and `tensor_class()` builds the class (mixin + torch.Tensor) the first time the python backend or
+quadrants.lang._py_tensor asks for it. There is only ever one PyTensor class."""
 import numpy as np
-import torch
-from torch.utils import _pytree
+
+_torch = None  # the torch module, set by tensor_class()
+_class = None
+
+
+def tensor_class():
+    """The PyTensor class (imports torch on first use)."""
+    global _torch, _class
+    if _class is None:
+        import torch  # optional third-party: only the python backend and lang._py_tensor need it
+
+        _torch = torch
+        # Named as upstream's, where pickle finds it (quadrants.lang._py_tensor binds the same class).
+        _class = type("PyTensor", (PyTensorMethods, torch.Tensor),
+                      {"__module__": "quadrants.lang._py_tensor", "__qualname__": "PyTensor",
+                       "__doc__": PyTensorMethods.__doc__})
+    return _class
 
 
 def _plain(obj):
     """The same storage seen as a plain torch.Tensor, so a foreign subclass's rules decide an operation alone."""
-    return torch.Tensor._make_subclass(torch.Tensor, obj) if isinstance(obj, PyTensor) else obj
+    return _torch.Tensor._make_subclass(_torch.Tensor, obj) if isinstance(obj, _class) else obj
 
 
 def _index_part(part):
     """A 0-d tensor index as an int (torch reads a 0-d float tensor index as a mask)."""
-    return int(part) if isinstance(part, torch.Tensor) and part.ndim == 0 else part
+    return int(part) if isinstance(part, _torch.Tensor) and part.ndim == 0 else part
 
 
 def _unpack_key(key):
     """A 1-d PyTensor used as an index vector (qd.grouped's I) is a tuple of ints; [i] is i; 0-d parts are ints."""
-    if isinstance(key, PyTensor) and key.ndim == 1:
+    if isinstance(key, _class) and key.ndim == 1:
         return tuple(int(v) for v in key.tolist())
     if isinstance(key, list) and len(key) == 1:
         return key[0]
@@ -33,15 +48,16 @@ def _unpack_key(key):
     return key
 
 
-class PyTensor(torch.Tensor):
+class PyTensorMethods:
     """A torch tensor whose `.shape` is its batch shape when one was set (`create`), else its size."""
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         # Mixed with another tensor subclass, neither class can order the other's rules: run it on plain tensors.
-        if any(not issubclass(t, PyTensor) and t is not torch.Tensor for t in types):
-            return func(*_pytree.tree_map(_plain, args), **_pytree.tree_map(_plain, kwargs))
+        if any(not issubclass(t, _class) and t is not _torch.Tensor for t in types):
+            pytree = _torch.utils._pytree
+            return func(*pytree.tree_map(_plain, args), **pytree.tree_map(_plain, kwargs))
         return super().__torch_function__(func, types, args, kwargs)
 
     @property
@@ -54,7 +70,7 @@ class PyTensor(torch.Tensor):
 
     @classmethod
     def zeros(cls, *args, **kwargs):
-        return cls(torch.zeros(*args, **kwargs))
+        return cls(_torch.zeros(*args, **kwargs))
 
     @classmethod
     def create(cls, shape, dtype, batch_ndim=None):
@@ -84,7 +100,7 @@ class PyTensor(torch.Tensor):
         self.fill_(value)
 
     def from_numpy(self, array):
-        self.copy_(torch.from_numpy(np.ascontiguousarray(array)))
+        self.copy_(_torch.from_numpy(np.ascontiguousarray(array)))
 
     def to_numpy(self):
         return self.numpy()
@@ -106,7 +122,7 @@ class PyTensor(torch.Tensor):
         an int), so `arr[(i, *J)]` indexes numpy arrays."""
         for k in range(self.size()[0]):
             value = super().__getitem__(k)
-            if isinstance(value, torch.Tensor) and value.ndim == 0:
+            if isinstance(value, _torch.Tensor) and value.ndim == 0:
                 value = value.item()
                 if isinstance(value, float) and value.is_integer():
                     value = int(value)
@@ -122,7 +138,7 @@ class PyTensor(torch.Tensor):
     def __setitem__(self, key, value):
         key = _unpack_key(key)
         if isinstance(value, np.ndarray):
-            value = torch.from_numpy(value)
+            value = _torch.from_numpy(value)
         elif isinstance(value, np.generic):
             value = value.item()
         try:
@@ -139,6 +155,4 @@ class PyTensor(torch.Tensor):
         return super().transpose(*dims)
 
 
-create_tensor = PyTensor.create
-
-__all__ = ["PyTensor", "create_tensor"]
+__all__ = ["PyTensorMethods", "tensor_class"]

@@ -5,6 +5,7 @@
 # specialization (dtype, ndim, element shape, contiguity, writability). Other kernels dispatch in
 # Python first: the template values select an entry, whose launcher takes the regular arguments and
 # the leaves of dataclass and data_oriented arguments (compound_params.py); see Kernel.
+# Under qd.init(qd.python) neither compiles: a call runs the kernel's function as plain Python (_run_as_python).
 import dataclasses
 import functools
 import pickle
@@ -259,6 +260,9 @@ class Kernel(KernelMixin):
             return _skip_call  # tracing fake tensors (qd.torch_op): no entry, nothing read from the arguments
         _runtime.config()  # initializes on first use
         _runtime.track_kernel(self)  # reset() and init() call _release
+        if _runtime.is_python_arch():  # the entry is the function itself, until the next qd.init()
+            entry = self._instances[key] = self.fn
+            return entry
         definition = self.definition
         if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
                 or definition.view_positions or definition.reads_twins):
@@ -414,6 +418,31 @@ class _HeldValues:
 
 
 _fast_kernel_class = None
+
+
+def _run_as_python(kernel, *args, **kwargs):
+    """A FastKernel's call under qd.init(qd.python): the kernel's function itself, on the arguments as given."""
+    kwargs.pop("qd_stream", None)  # streams order CUDA work; a Python call is already in order
+    return kernel.fn(*args, **kwargs)
+
+
+@registry.on_init
+def _switch_fast_kernel_calls(config):
+    """Calls of FastKernels go straight to the C++ launcher (its tp_call slot) unless the python backend is in
+    force; a __call__ set on the class takes that slot over, and deleting it gives the slot back."""
+    global _fast_kernel_class
+    if _fast_kernel_class is None:
+        _fast_kernel_class = _make_fast_kernel_class()
+    if config.arch is _runtime.python:
+        _fast_kernel_class.__call__ = _run_as_python
+    elif "__call__" in _fast_kernel_class.__dict__:
+        del _fast_kernel_class.__call__
+
+
+@registry.on_reset
+def _launch_fast_kernels_again():
+    if _fast_kernel_class is not None and "__call__" in _fast_kernel_class.__dict__:
+        del _fast_kernel_class.__call__
 
 # Upstream's options. Compiled kernels are always cached on disk (fastcache, pure), and launches are not
 # captured into CUDA graphs (graph, gpu_graph); graph=True (gpu_graph, its old name) allows qd.graph constructs

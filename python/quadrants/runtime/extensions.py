@@ -2,9 +2,9 @@
 # (qd.extension), with what quadrants supports of each.
 from quadrants.runtime import init as _runtime
 
-# --- architectures: upstream's backend names. The host CPU's name is qd.cpu itself; every other
-# name is a backend quadrants lacks, so qd.init() falls back to qd.cpu with a warning (a RuntimeError
-# under enable_fallback=False), as upstream does for a backend it cannot find.
+# --- architectures: upstream's backend names. The host CPU's name is qd.cpu itself and qd.python is the
+# python backend (runtime/init.py); every other name is a backend quadrants lacks, so qd.init() falls back to
+# qd.cpu with a warning (a RuntimeError under enable_fallback=False), as upstream does for a backend it cannot find.
 x64 = _runtime.Arch.by_name.get("x64") or _runtime.Arch("x64")  # the x86-64 CPU: qd.cpu on such a host
 x86_64 = x64  # upstream's other name for x64
 if "x86_64" not in _runtime.Arch.by_name:
@@ -13,7 +13,7 @@ arm64 = _runtime.Arch.by_name.get("arm64") or _runtime.Arch("arm64")  # the ARM 
 amdgpu = _runtime.Arch("amdgpu")  # AMD GPUs (HIP): no backend here
 metal = _runtime.Arch("metal")  # Apple GPUs: no backend here
 vulkan = _runtime.Arch("vulkan")  # Vulkan compute: no backend here
-python = _runtime.Arch("python")  # upstream runs kernels as Python; here they run on the CPU
+python = _runtime.python  # kernels run as Python on torch tensors (interop/python_backend.py)
 
 
 class extension:

@@ -11,8 +11,9 @@ from quadrants.runtime import option_writes as _option_writes, options as _init_
 
 
 class Arch:
-    """A backend name for qd.init(arch=...). Only cpu, cuda and gpu run anything; the others are
-    upstream's names for backends quadrants does not have, and fall back to the CPU like qd.gpu does."""
+    """A backend name for qd.init(arch=...). cpu, cuda and gpu compile kernels; python runs them as Python on
+    torch tensors (interop/python_backend.py); the others are upstream's names for backends quadrants does not
+    have, and fall back to the CPU like qd.gpu does."""
 
     __slots__ = ("name",)
     by_name = {}  # every Arch, by its name (QD_ARCH=<name> picks one)
@@ -46,6 +47,9 @@ CHECK_CUDA_CODEGEN = os.environ.get("QD_CHECK_CUDA") == "1"
 cpu = Arch("cpu")
 cuda = Arch("cuda")
 gpu = Arch("gpu")  # resolved by init(): cuda when a device exists, else cpu with a warning
+# Upstream's pure-Python backend: fields and ndarrays are torch tensors and kernels run as plain Python
+# (interop/python_backend.py); nothing is compiled. It needs torch.
+python = Arch("python")
 
 # Upstream names the CPU backend by the host's instruction set; that name is qd.cpu itself.
 HOST_CPU_NAME = "arm64" if platform.machine().lower() in ("arm64", "aarch64") else "x64"
@@ -99,7 +103,7 @@ def _cuda_device_count():
 
 
 def _is_available(arch):
-    if arch is cpu:
+    if arch is cpu or arch is python:
         return True
     if arch is gpu:
         return _cuda_device_count() > 0
@@ -121,6 +125,9 @@ def _resolve_arch(arch, enable_fallback=True):
         arch = found
     if arch is None or arch is cpu:
         return cpu
+    if arch is python:
+        _require_torch_for_python_arch()
+        return python
     if arch is gpu:
         if _cuda_device_count() > 0:
             return cuda
@@ -141,9 +148,26 @@ def _resolve_arch(arch, enable_fallback=True):
                       RuntimeWarning, stacklevel=3)
         return cpu
     raise ValueError(
-        f"qd.init(arch=...) expects qd.cpu, qd.cuda or qd.gpu, but got {arch!r}; upstream's other names "
-        f"({', '.join('qd.' + n for n in sorted(Arch.by_name) if n not in ('cpu', 'cuda', 'gpu'))}) run on the CPU."
+        f"qd.init(arch=...) expects qd.cpu, qd.cuda, qd.gpu or qd.python, but got {arch!r}; upstream's other names "
+        f"({', '.join('qd.' + n for n in sorted(Arch.by_name) if n not in ('cpu', 'cuda', 'gpu', 'python'))}) run "
+        "on the CPU."
     )
+
+
+def _require_torch_for_python_arch():
+    try:
+        import torch  # noqa: F401  (optional: only the python backend needs it)
+    except ImportError as exc:
+        raise ImportError("qd.init(arch=qd.python) needs torch: the python backend keeps fields and ndarrays in "
+                          "torch tensors. Install torch (pip install torch), or use qd.cpu.") from exc
+
+
+def is_python_arch():
+    """Whether qd.init(arch=qd.python) is in force: containers are torch tensors and kernels run as Python."""
+    return _config is not None and _config.arch is python
+
+
+registry.provide("is_python_arch", is_python_arch)  # qd.f32(x) converts in Python scope there (base/dtypes.py)
 
 
 def _requested_arch(arch, enable_fallback):
@@ -155,7 +179,7 @@ def _requested_arch(arch, enable_fallback):
             raise ValueError(f"QD_ARCH={name!r} names no architecture; expected one of {names}.")
         arch = Arch.by_name[name]
     # qd.cuda is left to _resolve_arch, whose error says why CUDA is unusable.
-    if not enable_fallback and isinstance(arch, (Arch, list, tuple)) and arch is not cuda:
+    if not enable_fallback and isinstance(arch, (Arch, list, tuple)) and arch not in (cuda, python):
         if not any(_is_available(a) for a in (arch if isinstance(arch, (list, tuple)) else [arch])):
             raise RuntimeError(f"qd.init(arch={arch!r}, enable_fallback=False): {arch!r} is not available here; "
                                "quadrants runs on qd.cpu, and on qd.cuda where a CUDA device exists.")
@@ -259,6 +283,8 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     # qd.cfg: writes after init take effect on this Config (option_writes.py)
     _config.options = _init_options.CompileConfig(values, functools.partial(_option_writes.apply, _config))
     _logging.info(f"Starting on arch={resolved.name}")
+    for hook in registry.init_hooks():  # e.g. kernels switching between launching and running as Python
+        hook(_config)
     if _test_mode:  # upstream's test mode hands back the settings that live outside qd.cfg
         return _init_options.SubmoduleOptions(values)
     return None
