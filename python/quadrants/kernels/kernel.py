@@ -22,6 +22,7 @@ from quadrants.frontend.compound_params import (
 from quadrants.kernels.call_args import STREAM_WITH_AUTODIFF, binder_of
 from quadrants.kernels.checkpoint_kernel import CheckpointKernel
 from quadrants.kernels.definition import KernelDefinition
+from quadrants.kernels.dispatch_records import EntryRecord
 from quadrants.kernels.fastcache_key import observe_call
 from quadrants.kernels.dispatch import (
     identified_objects,
@@ -113,6 +114,12 @@ class KernelMixin:
         return registry.get("template_mapper_of")(self)
 
     @property
+    def launch_context_buffer_cache(self):
+        """Upstream's kernel.launch_context_buffer_cache: its per-call memo of prepared launches, here a view of the
+        kernel's live dispatch entries and their launchers (lang/_launch_context_cache.py)."""
+        return registry.get("launch_context_cache_of")(self)
+
+    @property
     def materialized_kernels(self):
         """Upstream's kernel.materialized_kernels: one entry per specialization compiled since qd.reset() (the
         mapper's `materialized`, lang/_template_mapper.py)."""
@@ -167,6 +174,7 @@ def _make_fast_kernel_class():
             self.fn = definition.fn
             functools.update_wrapper(self, definition.fn)
             compile_fn = functools.partial(_fast_compile, weakref.ref(self))
+            self._mapped_by_spec = {}  # spec -> the mapper's (index, features) of the call that compiled it
             _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn,
                                     result_fn=definition.result_fn)
 
@@ -177,6 +185,7 @@ def _make_fast_kernel_class():
 
         def _release(self):
             self.clear()
+            self._mapped_by_spec.clear()
             self.definition.forget_compiled()
 
     return FastKernel
@@ -186,7 +195,7 @@ def _fast_compile(kernel_ref, spec, args):
     kernel = kernel_ref()
     _runtime.track_kernel(kernel)  # reset() empties the tracked set, so every compile registers again
     warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
-    kernel.mapper.record(args)
+    kernel._mapped_by_spec[spec] = kernel.mapper.record(args)
     observe_call(kernel.definition, args)
     return kernel.definition.compile(kernel, spec, ())
 
@@ -206,6 +215,7 @@ class Kernel(KernelMixin):
         self.definition = definition
         self.fn = definition.fn
         self._instances = {}  # template key -> entry; cleared, never replaced: the function holds its .get
+        self._entry_records = {}  # template key -> EntryRecord of its entry (kernels/dispatch_records.py)
         names = [p.name for p in definition.params]
         cached = definition.cached_struct_keys()
         self._last_launch = LastLaunch()
@@ -246,6 +256,7 @@ class Kernel(KernelMixin):
     def _release(self):
         """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
         self._instances.clear()
+        self._entry_records.clear()
         self.definition.forget_compiled()
 
     def _retry(self, key, args):
@@ -262,7 +273,8 @@ class Kernel(KernelMixin):
         definition = self.definition
         if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
                 or definition.view_positions or definition.reads_twins):
-            entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
+            entry = self._make_launcher((), key)  # only `int`/`float` params: one launcher per qd.init()
+            self._entry_records[key] = EntryRecord(entry)
         else:
             entry = self._discover(key, args)
 
@@ -297,15 +309,16 @@ class Kernel(KernelMixin):
         values = definition.slot_values(args)
         observe_call(definition, args)
         translation, regular, leaves = definition.discover(args, values)
-        self.mapper.record(args)
+        mapped = self.mapper.record(args)
         entry = self._make_entry(key, translation, regular, leaves, values)
-        kept = []
+        kept, finalizers = [], []
         for obj in identified_objects(tuple(values.values()), []):
             try:
-                weakref.finalize(obj, self._instances.pop, key, None)
+                finalizers.append(weakref.finalize(obj, _forget_entry, self._instances, self._entry_records, key))
             except TypeError:  # no weak references: the entry keeps the object alive instead
                 kept.append(obj)
         entry._kept = kept
+        self._entry_records[key] = EntryRecord(entry._qd_launcher, finalizers, mapped)
         return entry
 
     def _make_entry(self, key, translation, regular, leaves, values):
@@ -334,16 +347,21 @@ class Kernel(KernelMixin):
         holder.append(launcher)
         self.launch_stats = launch_stats_of(entries)
         roots = {p.name: k for k, p in enumerate(definition.params)}
-        return make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
+        entry = make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
+        entry._qd_launcher = launcher
+        return entry
 
-    def _make_launcher(self, template_values):
+    def _make_launcher(self, template_values, key=()):
         definition = self.definition
         holder = []
 
         def compile_fn(spec, args):
             warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
             self._last_launch.compiled()
-            self.mapper.record(args)
+            mapped = self.mapper.record(args)
+            record = self._entry_records.get(key)
+            if record is not None and record.mapped is None:
+                record.mapped = mapped
             observe_call(definition, args)
             return definition.compile(holder[0], spec, template_values)
 
@@ -352,6 +370,12 @@ class Kernel(KernelMixin):
         holder.append(launcher)
         self.launch_stats = launch_stats_of(definition.launcher_params())
         return launcher
+
+
+def _forget_entry(instances, records, key):
+    """An object an entry's key names died: the entry and its record go (the key's id() may be reused)."""
+    instances.pop(key, None)
+    records.pop(key, None)
 
 
 def _launched_values(definition, plan, template_values, flat_args):

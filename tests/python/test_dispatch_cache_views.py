@@ -1,0 +1,107 @@
+# tests/python/test_dispatch_cache_views.py: upstream's per-call cache surfaces (TemplateMapper.lookup, the kernel
+# mapper's _mapping_cache / _mapping_cache_tracker, launch_context_buffer_cache) over our dispatch entries.
+import dataclasses
+import gc
+
+import pytest
+
+import quadrants as qd
+from quadrants.lang._template_mapper import TemplateMapper
+from quadrants.lang.kernel_arguments import ArgMetadata
+
+
+@pytest.fixture(autouse=True)
+def _cpu():
+    qd.init(arch=qd.cpu)
+
+
+def test_a_direct_mapper_numbers_keys_and_memoizes_by_argument_identity():
+    t = qd.template()
+    mapper = TemplateMapper((ArgMetadata(t, "a"), ArgMetadata(qd.i32, "n")), template_slot_locations=(0,))
+    assert mapper.template_slot_locations == (0,)
+    assert mapper.lookup(False, (1, 5))[0] == 0
+    assert mapper.lookup(False, (2, 5))[0] == 1
+    assert mapper.lookup(False, (1, 6))[0] == 0  # a runtime number is no feature
+    assert len(mapper.mapping) == 2 and len(mapper._mapping_cache) == 3
+    with pytest.raises(TypeError, match="2 argument"):
+        mapper.lookup(False, (1,))
+
+
+def test_a_direct_mapper_forgets_a_call_when_an_argument_dies():
+    class Box:
+        pass
+
+    mapper = TemplateMapper((ArgMetadata(qd.template(), "box"),), (0,))
+    box = Box()
+    mapper.lookup(False, (box,))
+    assert len(mapper._mapping_cache_tracker) == 1
+    del box
+    gc.collect()
+    assert len(mapper._mapping_cache) == 0 and len(mapper._mapping_cache_tracker) == 0
+
+
+def test_a_direct_mapper_does_not_memoize_what_it_cannot_track():
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Slotted:
+        n: int
+
+    mapper = TemplateMapper((ArgMetadata(qd.template(), "s"),), (0,))
+    with pytest.warns(UserWarning, match="Template mapper caching disabled"):
+        assert mapper.lookup(False, (Slotted(1),))[0] == 0
+    assert len(mapper._mapping_cache) == 0
+
+
+def test_a_template_kernel_has_one_memo_entry_per_template_key():
+    @qd.kernel
+    def bump(flag: qd.template(), x: qd.template(), n: int):
+        if qd.static(flag):
+            x[None] += n
+
+    x = qd.field(qd.i32, shape=())
+    mapper, launches = bump._primal.mapper, bump._primal.launch_context_buffer_cache
+    assert len(mapper._mapping_cache) == 0 and len(launches._launch_ctx_cache) == 0
+    for n in (1, 2, 300, 4000):  # runtime numbers select no entry (upstream memoizes one per int object)
+        bump(True, x, n)
+    assert x[None] == 4303
+    assert len(mapper._mapping_cache) == 1 and len(mapper._mapping_cache_tracker) == 1
+    bump(False, x, 1)
+    assert len(mapper._mapping_cache) == 2 and len(launches._launch_ctx_cache_tracker) == 2
+    (index, features), _ = mapper._mapping_cache.values()
+    assert index == 0 and features[0] is True
+    assert all(callable(launcher) for launcher in launches._launch_ctx_cache.values())
+
+
+def test_a_template_kernel_entry_goes_with_the_object_its_key_names():
+    @qd.data_oriented
+    class State:
+        def __init__(self):
+            self.out = qd.ndarray(qd.i32, shape=())
+
+    @qd.kernel
+    def fill(s: qd.template()):
+        s.out[None] = 1
+
+    state = State()
+    fill(state)
+    (tracker,) = fill._primal.mapper._mapping_cache_tracker.values()
+    assert tracker[0] is None and len(tracker) == 2  # None, then the state's finalizer
+    del state, tracker
+    gc.collect()
+    assert len(fill._primal.mapper._mapping_cache) == 0
+    assert len(fill._primal.launch_context_buffer_cache._launch_ctx_cache) == 0
+
+
+def test_a_kernel_dispatched_in_cpp_counts_its_compiled_specializations_until_reset():
+    @qd.kernel
+    def inc(x: qd.types.ndarray()):
+        x[None] += 1
+
+    a = qd.ndarray(qd.i32, shape=())
+    inc(a)
+    inc(qd.ndarray(qd.i32, shape=()))  # the same specialization
+    assert len(inc._primal.mapper._mapping_cache) == 1
+    assert len(inc._primal.launch_context_buffer_cache._launch_ctx_cache) == 1
+    inc(qd.ndarray(qd.f32, shape=()))
+    assert len(inc._primal.mapper._mapping_cache) == 2
+    qd.reset()
+    assert len(inc._primal.mapper._mapping_cache) == 0
