@@ -105,3 +105,33 @@ def test_a_kernel_dispatched_in_cpp_counts_its_compiled_specializations_until_re
     assert len(inc._primal.mapper._mapping_cache) == 2
     qd.reset()
     assert len(inc._primal.mapper._mapping_cache) == 0
+
+
+def test_an_entry_records_the_member_plan_of_its_frozen_dataclass_arguments():
+    from quadrants.lang._func_base import _frozen_dc_plans
+
+    @dataclasses.dataclass(frozen=True)
+    class Inner:
+        b: qd.types.NDArray[qd.i32, 1]
+        unused: qd.types.NDArray[qd.i32, 1]
+
+    @dataclasses.dataclass(frozen=True)
+    class State:
+        a: qd.types.NDArray[qd.i32, 1]
+        inner: Inner
+        unused: qd.types.NDArray[qd.i32, 1]
+
+    @qd.kernel
+    def fill(state: State):
+        for i in range(2):
+            state.a[i] = 7
+            state.inner.b[i] = 8
+
+    assert len(_frozen_dc_plans) == 0  # qd.init() emptied it
+    arrays = [qd.ndarray(qd.i32, shape=(2,)) for _ in range(4)]
+    fill(State(arrays[0], Inner(arrays[1], arrays[2]), arrays[3]))
+    plans = {basename: plan for (_, _, basename), (_, plan) in _frozen_dc_plans.items()}
+    assert [member for member, _, _ in plans["state"]] == ["a", "inner"]
+    assert [(member, flat) for member, flat, _ in plans["__qd_state__qd_inner"]] == [("b", "__qd_state__qd_inner__qd_b")]
+    qd.reset()
+    assert len(_frozen_dc_plans) == 0

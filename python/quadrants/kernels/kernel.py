@@ -30,7 +30,7 @@ from quadrants.kernels.dispatch import (
     make_kernel_function,
     make_key_function,
 )
-from quadrants.kernels.launch_records import LastLaunch, flat_dataclass_names, launch_stats_of
+from quadrants.kernels.launch_records import LastLaunch, flat_dataclass_names, launch_stats_of, record_member_plans
 from quadrants.kernels.pitfalls import warn_about_pitfalls
 from quadrants.runtime import _core, init as _runtime
 from quadrants.types.enums import AutodiffMode
@@ -326,7 +326,8 @@ class Kernel(KernelMixin):
         definition = self.definition
         name = self.fn.__name__
         plan = leaves.plan
-        self.used_py_dataclass_parameters_by_key_enforcing[key] = flat_dataclass_names(definition, plan)
+        used = self.used_py_dataclass_parameters_by_key_enforcing[key] = flat_dataclass_names(definition, plan)
+        record_member_plans(definition, used)
         entries = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
         pending = {tuple(regular) + tuple(leaves.specs): translation}  # the first compile reuses discovery's IR
         held = _HeldValues(values)
