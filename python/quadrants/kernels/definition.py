@@ -65,6 +65,16 @@ class KernelParam:
         return self.annotation.launcher_entry(self.name)
 
 
+class DeferredDefinitionError(Exception):
+    """A kernel definition error that upstream reports only when the kernel is called (a dataclass parameter whose
+    member annotation kernels cannot take): kernel() makes a kernel whose every call raises `error`, so a program
+    that defines but never calls such a kernel still imports, as it does upstream."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
 def _kernel_params(fn, annotations):
     params = []
     for index, p in enumerate(inspect.signature(fn).parameters.values()):
@@ -91,9 +101,10 @@ def _kernel_params(fn, annotations):
         elif is_dataclass_type(annotation):
             try:
                 schema = dataclass_schema(annotation)
-            except MemberTypeError as exc:
-                raise _param_error(fn, p.name, f"Kernel parameter '{p.name}': {exc}.",
-                                   "annotate fields and other compile-time members qd.template().") from None
+            except MemberTypeError as exc:  # upstream reads member annotations when the kernel first compiles
+                raise DeferredDefinitionError(_param_error(fn, p.name, f"Kernel parameter '{p.name}': {exc}.",
+                                              "annotate fields and other compile-time members qd.template().")) \
+                    from None
             params.append(KernelParam(p.name, "struct", annotation, schema))
         elif isinstance(annotation, NdarrayType) or annotation is NdarrayType:
             params.append(KernelParam(p.name, "array", annotation if annotation is not NdarrayType else NdarrayType()))

@@ -21,7 +21,7 @@ from quadrants.frontend.compound_params import (
 )
 from quadrants.kernels.call_args import STREAM_WITH_AUTODIFF, binder_of
 from quadrants.kernels.checkpoint_kernel import CheckpointKernel
-from quadrants.kernels.definition import KernelDefinition
+from quadrants.kernels.definition import DeferredDefinitionError, KernelDefinition
 from quadrants.kernels.dispatch_records import EntryRecord
 from quadrants.kernels.fastcache_key import observe_call
 from quadrants.kernels.dispatch import (
@@ -470,7 +470,10 @@ def kernel(fn=None, **options):
     global _fast_kernel_class
     if getattr(fn, "_qd_pure", False):
         options.setdefault("pure", True)
-    definition = KernelDefinition(fn, options)
+    try:
+        definition = KernelDefinition(fn, options)
+    except DeferredDefinitionError as deferred:
+        return _failing_kernel(fn, deferred.error)
     if definition.needs_python_dispatch:
         compiled = Kernel(definition).function
     else:
@@ -478,6 +481,17 @@ def kernel(fn=None, **options):
             _fast_kernel_class = _make_fast_kernel_class()
         compiled = _fast_kernel_class(definition)
     return CheckpointKernel(compiled, definition) if options.get("checkpoints") else compiled
+
+
+def _failing_kernel(fn, error):
+    """A kernel whose definition upstream rejects only when it is called: each call raises `error` (a fresh copy, so
+    tracebacks do not pile up on one exception object)."""
+
+    @functools.wraps(fn)
+    def failing(*args, **kwargs):
+        raise type(error)(*error.args) from None
+
+    return failing
 
 
 _pure_warned = False
