@@ -274,6 +274,7 @@ class KernelDefinition:
         return translation
 
     last_graph_ir = None  # the IR text of a graph kernel's last translation
+    translation_found = False  # whether the last translation came from the translation cache (translation_cache.py)
 
     @property
     def graph_do_while_levels(self):

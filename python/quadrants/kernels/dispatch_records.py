@@ -14,14 +14,27 @@
 class EntryRecord:
     """One live entry: the launcher that runs it, the finalizers that drop it when an object its key names dies
     (upstream's tracker of weak references), and the mapper's (index, features) of the call that made it (None
-    until that call compiled)."""
+    until that call compiled); for kernels/observed_launch.py, the launcher's compile_fn (a CompileFn) and what
+    makes the function that gives the launcher's arguments from the call's (None: the call's own)."""
 
-    __slots__ = ("launcher", "finalizers", "mapped")
+    __slots__ = ("launcher", "finalizers", "mapped", "compile_fn", "flat_maker", "_flat")
 
-    def __init__(self, launcher, finalizers=(), mapped=None):
+    def __init__(self, launcher, finalizers=(), mapped=None, compile_fn=None, flat_maker=None):
         self.launcher = launcher
         self.finalizers = list(finalizers)
         self.mapped = mapped
+        self.compile_fn = compile_fn
+        self.flat_maker = flat_maker
+        self._flat = None
+
+    def launcher_args(self, args):
+        """The arguments the entry's launcher takes for a call with `args` (its function is made on first use:
+        only observed calls need it)."""
+        if self.flat_maker is None:
+            return args
+        if self._flat is None:
+            self._flat = self.flat_maker()
+        return self._flat(*args)
 
     def trackers(self):
         """Upstream's tracker list: None first (so an entry tracking no object is still truthy), then one live

@@ -27,9 +27,11 @@ from quadrants.kernels.fastcache_key import observe_call
 from quadrants.kernels.dispatch import (
     identified_objects,
     make_entry_function,
+    make_flat_args_function,
     make_kernel_function,
     make_key_function,
 )
+from quadrants.kernels import observed_launch
 from quadrants.kernels.launch_records import LastLaunch, flat_dataclass_names, launch_stats_of, record_member_plans
 from quadrants.kernels.pitfalls import warn_about_pitfalls
 from quadrants.runtime import _core, init as _runtime
@@ -126,6 +128,11 @@ class KernelMixin:
         return self.mapper.materialized
 
     @property
+    def func(self):
+        """Upstream's kernel.func: the decorated Python function."""
+        return self.definition.fn
+
+    @property
     def _primal(self):
         """Upstream's kernel._primal, the kernel object its tests read launch_stats from: the kernel itself."""
         return self
@@ -174,6 +181,7 @@ def _make_fast_kernel_class():
             self.fn = definition.fn
             functools.update_wrapper(self, definition.fn)
             compile_fn = functools.partial(_fast_compile, weakref.ref(self))
+            compile_fn = self._qd_compile = observed_launch.CompileFn(compile_fn)  # materialize may compile ahead
             self._mapped_by_spec = {}  # spec -> the mapper's (index, features) of the call that compiled it
             _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn,
                                     result_fn=definition.result_fn)
@@ -189,6 +197,12 @@ def _make_fast_kernel_class():
             self.definition.forget_compiled()
 
     return FastKernel
+
+
+def observe_calls(steps):
+    """Runs every kernel call through steps.ensure_compiled / materialize / launch_kernel (upstream's per-call
+    methods, which lang/kernel_impl.py's Kernel holds), or again straight to the launchers when steps is None."""
+    observed_launch.observe(steps, _fast_kernel_class)
 
 
 def _fast_compile(kernel_ref, spec, args):
@@ -231,6 +245,7 @@ class Kernel(KernelMixin):
         function._qd_kernel = self
         function._primal = self
         self.function = function
+        observed_launch.register(self)  # after self.function: observed calls replace its lookup
         # The kinds of arguments of the launcher built last (a new template key or argument layout builds one), which
         # is the last launch's as long as calls do not alternate between layouts (upstream records every launch).
         self.launch_stats = launch_stats_of([])
@@ -273,8 +288,8 @@ class Kernel(KernelMixin):
         definition = self.definition
         if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
                 or definition.view_positions or definition.reads_twins):
-            entry = self._make_launcher((), key)  # only `int`/`float` params: one launcher per qd.init()
-            self._entry_records[key] = EntryRecord(entry)
+            entry, compile_fn = self._make_launcher((), key)  # only `int`/`float` params: one per qd.init()
+            self._entry_records[key] = EntryRecord(entry, compile_fn=compile_fn)
         else:
             entry = self._discover(key, args)
 
@@ -318,7 +333,8 @@ class Kernel(KernelMixin):
             except TypeError:  # no weak references: the entry keeps the object alive instead
                 kept.append(obj)
         entry._kept = kept
-        self._entry_records[key] = EntryRecord(entry._qd_launcher, finalizers, mapped)
+        self._entry_records[key] = EntryRecord(entry._qd_launcher, finalizers, mapped, entry._qd_compile,
+                                               entry._qd_flat_maker)
         return entry
 
     def _make_entry(self, key, translation, regular, leaves, values):
@@ -344,12 +360,15 @@ class Kernel(KernelMixin):
                 found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
             return definition.compile_translation(holder[0], found, (key, spec))
 
+        compile_fn = observed_launch.CompileFn(compile_fn)
         launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn)
         holder.append(launcher)
         self.launch_stats = launch_stats_of(entries)
         roots = {p.name: k for k, p in enumerate(definition.params)}
-        entry = make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
-        entry._qd_launcher = launcher
+        arity, positions = len(definition.params), definition.runtime_positions
+        entry = make_entry_function(name, arity, positions, plan, roots, launcher)
+        entry._qd_launcher, entry._qd_compile = launcher, compile_fn
+        entry._qd_flat_maker = functools.partial(make_flat_args_function, name, arity, positions, plan, roots)
         return entry
 
     def _make_launcher(self, template_values, key=()):
@@ -366,11 +385,12 @@ class Kernel(KernelMixin):
             observe_call(definition, args)
             return definition.compile(holder[0], spec, template_values)
 
+        compile_fn = observed_launch.CompileFn(compile_fn)
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
                                   result_fn=definition.result_fn)
         holder.append(launcher)
         self.launch_stats = launch_stats_of(definition.launcher_params())
-        return launcher
+        return launcher, compile_fn
 
 
 def _forget_entry(instances, records, key):
@@ -479,6 +499,7 @@ def kernel(fn=None, **options):
     else:
         if _fast_kernel_class is None:
             _fast_kernel_class = _make_fast_kernel_class()
+            observed_launch.fast_class_made(_fast_kernel_class)
         compiled = _fast_kernel_class(definition)
     return CheckpointKernel(compiled, definition) if options.get("checkpoints") else compiled
 
