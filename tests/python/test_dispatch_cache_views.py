@@ -135,3 +135,17 @@ def test_an_entry_records_the_member_plan_of_its_frozen_dataclass_arguments():
     assert [(member, flat) for member, flat, _ in plans["__qd_state__qd_inner"]] == [("b", "__qd_state__qd_inner__qd_b")]
     qd.reset()
     assert len(_frozen_dc_plans) == 0
+
+
+def test_fe_ll_observations_report_compiled_code_found_in_a_cache(tmp_path):
+    @qd.kernel
+    def bump(a: qd.types.NDArray[qd.i32, 1]):
+        a[0] += 1
+
+    hits = []
+    for _ in range(3):
+        qd.init(arch=qd.cpu, offline_cache_file_path=str(tmp_path), offline_cache=True)
+        assert not bump._primal.fe_ll_cache_observations.cache_hit  # a new qd.init() starts a new record
+        bump(qd.ndarray(qd.i32, (1,)))
+        hits.append(bump._primal.fe_ll_cache_observations.cache_hit)
+    assert hits == [False, True, True]

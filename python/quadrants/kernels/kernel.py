@@ -56,6 +56,17 @@ class KernelMixin:
         self.definition.cache_observations = observations
 
     @property
+    def fe_ll_cache_observations(self):
+        """Upstream's report of its cache of compiled kernels (FeLlCacheObservations): cache_hit is set when a compile
+        since qd.init() was answered by a cache of compiled code (this process's, or the disk cache's index from IR
+        to library) instead of building it."""
+        return self.definition.fe_ll_observations
+
+    @fe_ll_cache_observations.setter
+    def fe_ll_cache_observations(self, observations):
+        self.definition.fe_ll_observations = observations
+
+    @property
     def _last_compiled_kernel_data(self):
         """Upstream's handle of the specialization compiled last (CompiledKernelData), None before and after
         qd.reset()."""
@@ -184,7 +195,7 @@ def _make_fast_kernel_class():
             compile_fn = self._qd_compile = observed_launch.CompileFn(compile_fn)  # materialize may compile ahead
             self._mapped_by_spec = {}  # spec -> the mapper's (index, features) of the call that compiled it
             _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn,
-                                    result_fn=definition.result_fn)
+                                    result_fn=definition.result_fn, qualname=definition.fn.__qualname__)
 
         @property
         def launch_stats(self):
@@ -361,7 +372,8 @@ class Kernel(KernelMixin):
             return definition.compile_translation(holder[0], found, (key, spec))
 
         compile_fn = observed_launch.CompileFn(compile_fn)
-        launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn)
+        launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn,
+                                  qualname=self.fn.__qualname__)
         holder.append(launcher)
         self.launch_stats = launch_stats_of(entries)
         roots = {p.name: k for k, p in enumerate(definition.params)}
@@ -387,7 +399,7 @@ class Kernel(KernelMixin):
 
         compile_fn = observed_launch.CompileFn(compile_fn)
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
-                                  result_fn=definition.result_fn)
+                                  result_fn=definition.result_fn, qualname=self.fn.__qualname__)
         holder.append(launcher)
         self.launch_stats = launch_stats_of(definition.launcher_params())
         return launcher, compile_fn
