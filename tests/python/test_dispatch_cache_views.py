@@ -27,6 +27,20 @@ def test_a_direct_mapper_numbers_keys_and_memoizes_by_argument_identity():
         mapper.lookup(False, (1,))
 
 
+def test_a_direct_mapper_tells_apart_a_data_oriented_object_whose_ndarray_was_rebound():
+    @qd.data_oriented
+    class State:
+        def __init__(self, x):
+            self.x = x
+
+    mapper = TemplateMapper((ArgMetadata(qd.template(), "s"),), (0,))
+    state = State(qd.ndarray(qd.i32, (2,)))
+    first = mapper.lookup(False, (state,))
+    assert mapper.lookup(False, (state,)) is first and len(mapper._mapping_cache) == 1
+    state.x = qd.ndarray(qd.f32, (2,))  # the same object, another member: not the memoized call
+    assert mapper.lookup(False, (state,)) is not first and len(mapper._mapping_cache) == 2
+
+
 def test_a_direct_mapper_forgets_a_call_when_an_argument_dies():
     class Box:
         pass

@@ -81,7 +81,7 @@ def _ndarray_ids(obj, out, seen):
     if id(obj) in seen:
         return out
     seen.add(id(obj))
-    for value in vars(obj).values():
+    for value in getattr(obj, "__dict__", {}).values():  # a data_oriented NamedTuple has no __dict__
         value = unwrap(value) if isinstance(value, Tensor) else value
         if isinstance(value, Ndarray):
             out.append(id(value))
