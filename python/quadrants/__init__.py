@@ -123,7 +123,7 @@ from quadrants.interop.torch_ops import torch_op  # noqa: F401
 
 # upstream's module paths: qd.lang (the kernel language's names, star-exported here too), qd.math, qd.profiler, ...
 from quadrants.lang import *  # noqa: F401,F403  kernel, func, math, atomics, ...
-from quadrants.lang import _template_mapper, exception, impl, ops  # noqa: F401
+from quadrants.lang import _launch_context_cache, _template_mapper, exception, impl, ops  # noqa: F401
 from quadrants import _lib, experimental, math, profiler  # noqa: F401,F811  (_lib: upstream's qd._lib.utils / .core)
 from quadrants import types  # noqa: F401,F811  qd.types is the package (qd.lang's star export names it as well)
 

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings/kernel_warnings.h"
+#include "jit/compiled_index.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
 #include "jit/tiered_build.h"
@@ -112,6 +113,8 @@ void bind_jit(nb::module_& m) {
   m.def("set_disk_cache_enabled", &set_disk_cache_enabled, nb::arg("enabled"),
         "Whether compiled kernels are kept in and loaded from the disk cache (qd.init(offline_cache=...)).");
   m.def("disk_cache_enabled", &disk_cache_enabled, "Whether the disk cache is in use.");
+  m.def("compiled_reuses", &jit::compiled_reuses,
+        "How many compiles this process answered from a cache of compiled kernels instead of building.");
   m.def("cache_dir_in_use", &cache_directory, "The kernel cache directory, after the privacy checks.");
   m.def(
       "set_cache_limit",

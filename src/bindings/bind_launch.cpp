@@ -1,6 +1,7 @@
 // src/bindings/bind_launch.cpp: _core.Launcher, a Python kernel's call: Python arguments converted into a
 // launch frame of the core's KernelLauncher (src/launch/), which picks, compiles and runs the variant.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -56,8 +57,12 @@ class Launcher {
  public:
   // cpu_only: the kernel is host code whatever qd.init chose (hand-written C++ kernels).
   // result_fn: None, or called with the tuple of a kernel's returned values (see returned()).
-  Launcher(std::string name, nb::list params, nb::object compile_fn, bool cpu_only, nb::object result_fn)
+  // qualname: the kernel function's qualified name, which an argument that does not fit its annotation names (as
+  // upstream's error names the function); the name when not given.
+  Launcher(std::string name, nb::list params, nb::object compile_fn, bool cpu_only, nb::object result_fn,
+           std::optional<std::string> qualname)
       : name_(std::move(name)),
+        qualname_(qualname ? *qualname : name_),
         params_(parse_params(params)),
         core_(name_, launch_params(params_), [this](const CompileRequest& r) { return compile(r); }, cpu_only),
         compile_fn_(std::move(compile_fn)) {
@@ -152,7 +157,7 @@ class Launcher {
                               std::string(nb::repr(obj).c_str()) + ": " + where(i) + ": expected an array (qd.ndarray, "
                               "numpy array, torch tensor or DLPack producer), but got " + describe_object(obj) + ".");
     }
-    check_annotation(params_[i], name_, obj, view, element_ndim);
+    check_annotation(params_[i], qualname_, obj, view, element_ndim);
     frame.add_array(i, view, element_ndim);
   }
 
@@ -305,6 +310,7 @@ class Launcher {
   friend int launcher_clear(PyObject* self);
 
   std::string name_;
+  std::string qualname_;  // for annotation errors (see the constructor)
   std::vector<ParamSpec> params_;
   KernelLauncher core_;  // the specializations and the launch itself
   nb::object compile_fn_;
@@ -373,8 +379,9 @@ void bind_launch(nb::module_& m) {
   });
   rethrow_pending = m.attr("_rethrow_pending").inc_ref().ptr();
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcher_slots))
-      .def(nb::init<std::string, nb::list, nb::object, bool, nb::object>(), nb::arg("name"), nb::arg("params"),
-           nb::arg("compile_fn").none(), nb::arg("cpu_only") = false, nb::arg("result_fn").none() = nb::none())
+      .def(nb::init<std::string, nb::list, nb::object, bool, nb::object, std::optional<std::string>>(),
+           nb::arg("name"), nb::arg("params"), nb::arg("compile_fn").none(), nb::arg("cpu_only") = false,
+           nb::arg("result_fn").none() = nb::none(), nb::arg("qualname").none() = nb::none())
       .def("set_globals", &Launcher::set_globals)
       .def("spec_of", &Launcher::spec_of, "The specialization (see compile_fn) that these arguments select.")
       .def("clear", &Launcher::clear, "Drops every compiled specialization.")

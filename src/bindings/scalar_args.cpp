@@ -37,7 +37,7 @@ class ScalarConverter {
                               std::string(nb::repr(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj)))).c_str()) +
                               ") cannot be converted into required type " + type + ": " + where_scalar(p) +
                               ": expected an integer for " + type + ", but got the float " +
-                              std::string(nb::repr(obj).c_str()) + "; convert it with int().");
+                              std::string(nb::repr(obj).c_str()) + ", which would truncate; convert it with int().");
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);

@@ -112,11 +112,15 @@ TieredCompile tiered_from_environment() {
 
 std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text, TieredCompile tiered) {
   std::string key = compiled_key(ir_text, tiered);
-  if (std::shared_ptr<const CompiledKernel> same = find_compiled(key)) return same;
+  if (std::shared_ptr<const CompiledKernel> same = find_compiled(key)) {
+    jit::note_compiled_reuse();
+    return same;
+  }
   std::string indexed = jit::index_key(key);
   if (!indexed.empty()) {
     if (std::shared_ptr<const CompiledKernel> found = jit::load_indexed(indexed)) {
       remember_compiled(key, found);
+      jit::note_compiled_reuse();
       return found;
     }
   }

@@ -4,6 +4,7 @@
 #include "codegen/cstyle_renderer.h"
 #include "codegen/cuda_renderer.h"
 #include "ir/ir_parser.h"
+#include "jit/compiled_index.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
 #include "jit/graph_condition.h"
@@ -46,7 +47,10 @@ jit::NvrtcImage compile_cached(const std::string& name, const std::string& sourc
   std::string image_path = base + (is_ptx ? ".ptx" : ".cubin");
   if (cached) {
     std::optional<std::string> image = jit::read_verified(image_path, key);
-    if (image && !image->empty()) return {{image->begin(), image->end()}, is_ptx};
+    if (image && !image->empty()) {
+      jit::note_compiled_reuse();
+      return {{image->begin(), image->end()}, is_ptx};
+    }
     std::string error;
     if (!jit::cache_writable() || !jit::try_write_file_atomically(base + ".cu", source, &error)) {
       if (!error.empty()) jit::warn_cache_not_writable(jit::cache_dir(), error);

@@ -202,6 +202,13 @@ std::shared_ptr<CompiledKernel> load_indexed(const std::string& key) {
 
 int index_hits() { return g_index_hits.load(); }
 
+namespace {
+std::atomic<int> g_compiled_reuses{0};
+}  // namespace
+
+void note_compiled_reuse() { g_compiled_reuses.fetch_add(1); }
+int compiled_reuses() { return g_compiled_reuses.load(); }
+
 }  // namespace qd::jit
 
 namespace qd {

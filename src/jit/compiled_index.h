@@ -25,4 +25,9 @@ void store_indexed(const std::string& key, const CompiledKernel& kernel, const s
 // How many compiles this process served from the index (for tests).
 int index_hits();
 
+// Counts a compile answered by a cache of compiled kernels (this process's table, the index, the CUDA image cache)
+// instead of building anything; compiled_reuses() is the count so far (upstream's fe_ll_cache_observations).
+void note_compiled_reuse();
+int compiled_reuses();
+
 }  // namespace qd::jit

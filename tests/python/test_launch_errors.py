@@ -68,7 +68,9 @@ def test_vector_annotation_checks_trailing_dimensions_of_plain_arrays():
             v[i] = v[i] * 2
 
     with raises_exactly(ValueError, "Invalid value for argument v - required element_shape=(3,), array with element "
-                        "shape of (2,) is provided: Kernel 'norms' argument 'v': expected trailing dimensions (3,) for "
+                        "shape of (2,) is provided: Kernel "
+                        "'test_vector_annotation_checks_trailing_dimensions_of_plain_arrays.<locals>.norms' argument 'v': "
+                        "expected trailing dimensions (3,) for "
                         "its vector/matrix elements, but got an array of shape (4, 2)."):
         norms(np.zeros((4, 2), dtype=np.float32))
 
@@ -107,7 +109,7 @@ def test_a_float_for_an_int_param():
     x = np.zeros(3, dtype=np.float32)
     with raises_exactly(qd.QuadrantsRuntimeTypeError, "Argument (1,) (type=<class 'float'>) cannot be converted into "
                         "required type i32: Kernel 'store' argument 'n': expected an integer for i32, but got the "
-                        "float 1.5; convert it with int()."):
+                        "float 1.5, which would truncate; convert it with int()."):
         store(x, 1.5, 1.0)
     assert x.tolist() == [0, 0, 0]
 

@@ -171,8 +171,20 @@ def test_tagging_reinterprets_the_physical_allocation():
     x._qd_layout = None
     assert x.shape == (4, 3) and x.layout is None
     np.testing.assert_array_equal(x.to_numpy(), canonical((4, 3)))
-    x._qd_layout = (0, 1)  # the identity is no tag
-    assert x._qd_layout is None and x.shape == (4, 3)
+    x._qd_layout = (0, 1)  # the identity changes no memory, but reads back as written (upstream keys it apart)
+    assert x._qd_layout == (0, 1) and x.layout is None and x.shape == (4, 3)
+    np.testing.assert_array_equal(raw_memory(x), before)
+    x._qd_layout = None
+    assert x._qd_layout is None
+
+
+def test_an_identity_tag_keys_the_fast_cache_apart_from_no_tag():
+    from quadrants.lang._fast_caching.args_hasher import stringify_obj_type
+
+    plain, tagged = qd.Vector.ndarray(3, qd.f32, (4,)), qd.Vector.ndarray(3, qd.f32, (4,))
+    tagged._qd_layout = (0,)
+    assert stringify_obj_type(False, ("x",), plain, None) == "[ndv-3-qd.f32-1]"
+    assert stringify_obj_type(False, ("x",), tagged, None) == "[ndv-3-qd.f32-1-L(0,)]"
 
 
 def test_vector_elements_stay_innermost():

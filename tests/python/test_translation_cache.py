@@ -459,3 +459,30 @@ def test_lambdas_of_one_line_and_a_field_without_storage_in_a_later_process(tmp_
     assert run("0", "finalize") == ["[1.0, 4.0, 9.0]", "[0, 1, 2, 3]"]
     assert run("1", "wait") == ["[11.0, 12.0, 13.0]", "not finalized"]
     assert run("0", "wait") == ["[1.0, 4.0, 9.0]", "not finalized"]
+
+
+def test_members_of_two_dtypes_under_one_template_key_are_both_kept(tmp_path):
+    """Two data_oriented objects whose ndarray member differs only in dtype read alike (the member is a leaf); their
+    variants differ in the leaves' specializations, so a later process finds both (the second store once replaced
+    the first, and every warm process translated both again)."""
+
+    @qd.data_oriented
+    class State:
+        def __init__(self, x):
+            self.x = x
+
+    @qd.kernel
+    def bump(s: qd.template()):
+        for i in range(4):
+            s.x[i] = s.x[i] + 1
+
+    hits = []
+    for _ in range(2):
+        qd.init(arch=qd.cpu, offline_cache_file_path=str(tmp_path), offline_cache=True)
+        before = translation_cache.stats["hits"]
+        for dtype in (qd.i32, qd.f32):
+            state = State(qd.ndarray(dtype, shape=(4,)))
+            bump(state)
+            assert state.x.to_numpy().tolist() == [1, 1, 1, 1]
+        hits.append(translation_cache.stats["hits"] - before)
+    assert hits == [0, 2]

@@ -112,6 +112,16 @@ def test_a_container_of_other_elements_names_both_element_types():
     assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
 
 
+def test_an_annotation_error_names_the_kernel_by_its_qualified_name():
+    @qd.kernel
+    def local_vec2(a: qd.types.NDArray[qd.types.vector(2, qd.i32), 2]):
+        pass
+
+    with pytest.raises(ValueError, match=r"Kernel 'test_an_annotation_error_names_the_kernel_by_its_qualified_name"
+                                         r"\.<locals>\.local_vec2' argument 'a'"):
+        local_vec2(qd.Matrix.ndarray(2, 3, qd.i32, shape=(4, 7)))
+
+
 def test_a_vector_container_of_another_dtype_is_an_element_type_error():
     with pytest.raises(ValueError, match=r"required element type: VectorType\[2, i32\], but \[Tensor \(2\) f32\]"):
         vec2_param(qd.Vector.ndarray(2, qd.f32, shape=(4, 7)))

@@ -24,6 +24,7 @@ class Ndarray(ArrayContainer):
 
     _kind = "ndarray"
     _memory_layout = None  # the layout tag (ndarray_layout.py); None: row-major, the shape as allocated
+    _identity_tag = None  # the identity order, when it was written as the tag (which changes no memory)
 
     @classmethod
     def _wrap(cls, array):
@@ -58,9 +59,11 @@ class Ndarray(ArrayContainer):
 
     @property
     def _qd_layout(self):
-        """Upstream's tag: the canonical axes outermost in memory first, or None for row-major. Setting it
-        reinterprets the row-major memory of the current physical shape in that order (ndarray_layout.py)."""
-        return self._memory_layout
+        """Upstream's tag: the canonical axes outermost in memory first, or None when untagged (an identity order
+        written as the tag reads back as written). Setting it reinterprets the row-major memory of the current
+        physical shape in that order (ndarray_layout.py)."""
+        layout = self._memory_layout
+        return self._identity_tag if layout is None else layout
 
     @_qd_layout.setter
     def _qd_layout(self, layout):

@@ -42,6 +42,10 @@ def set_layout(ndarray, layout):
     old = ndarray._memory_layout
     ndim = len(ndarray.shape)
     layout = None if layout is None else checked_layout(layout, ndim, "ndarray")
+    written = layout
+    # The identity order changes no memory, but upstream keys an ndarray tagged with it apart from an untagged one
+    # (its fast-cache key, its mapper's features), so the tag is remembered as written.
+    ndarray._identity_tag = layout if layout is not None and is_identity(layout) else None
     if is_identity(layout):
         layout = None
     if layout != old:
@@ -55,5 +59,5 @@ def set_layout(ndarray, layout):
             shape = tuple(shape[p] for p in _inverse(layout))
         ndarray._array, ndarray._shape, ndarray._memory_layout = array, shape, layout
     for twin in (ndarray.grad, ndarray.dual):
-        if twin is not None and twin._memory_layout != layout:
-            set_layout(twin, layout)
+        if twin is not None and twin._qd_layout != written:
+            set_layout(twin, written)

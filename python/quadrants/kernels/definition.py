@@ -29,7 +29,7 @@ from quadrants.frontend.tensor_params import is_tensor_annotation, slot_value, u
 from quadrants.frontend.translator import translate_kernel
 from quadrants.kernels.checkpoint_kernel import checkpoint_return_spec, resume_param
 from quadrants.kernels import translation_cache
-from quadrants.kernels.launch_records import CompiledKernelData, SrcLlCacheObservations
+from quadrants.kernels.launch_records import CompiledKernelData, FeLlCacheObservations, SrcLlCacheObservations
 from quadrants.kernels.pitfalls import warn_about_source
 from quadrants.kernels.translation_inputs import mentions, own_text
 from quadrants.runtime import _core, init as _runtime
@@ -65,6 +65,16 @@ class KernelParam:
         return self.annotation.launcher_entry(self.name)
 
 
+class DeferredDefinitionError(Exception):
+    """A kernel definition error that upstream reports only when the kernel is called (a dataclass parameter whose
+    member annotation kernels cannot take): kernel() makes a kernel whose every call raises `error`, so a program
+    that defines but never calls such a kernel still imports, as it does upstream."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
 def _kernel_params(fn, annotations):
     params = []
     for index, p in enumerate(inspect.signature(fn).parameters.values()):
@@ -91,9 +101,10 @@ def _kernel_params(fn, annotations):
         elif is_dataclass_type(annotation):
             try:
                 schema = dataclass_schema(annotation)
-            except MemberTypeError as exc:
-                raise _param_error(fn, p.name, f"Kernel parameter '{p.name}': {exc}.",
-                                   "annotate fields and other compile-time members qd.template().") from None
+            except MemberTypeError as exc:  # upstream reads member annotations when the kernel first compiles
+                raise DeferredDefinitionError(_param_error(fn, p.name, f"Kernel parameter '{p.name}': {exc}.",
+                                              "annotate fields and other compile-time members qd.template().")) \
+                    from None
             params.append(KernelParam(p.name, "struct", annotation, schema))
         elif isinstance(annotation, NdarrayType) or annotation is NdarrayType:
             params.append(KernelParam(p.name, "array", annotation if annotation is not NdarrayType else NdarrayType()))
@@ -164,6 +175,7 @@ class KernelDefinition:
         self.fn = fn
         self.options = options or {}  # @qd.kernel(graph=True, ...): graph allows qd.graph regions (graph_sections.py)
         self.cache_observations = SrcLlCacheObservations()  # what translation_cache.py did for the last translation
+        self.fe_ll_observations = FeLlCacheObservations()  # whether a compile since qd.init() reused compiled code
         self.compiled_by_key = {}  # specialization -> CompiledKernelData since qd.init() (upstream's record of them)
         self.last_compiled = None  # the CompiledKernelData compiled last
         self.annotations = _annotations(fn)
@@ -263,6 +275,7 @@ class KernelDefinition:
         return translation
 
     last_graph_ir = None  # the IR text of a graph kernel's last translation
+    translation_found = False  # whether the last translation came from the translation cache (translation_cache.py)
 
     @property
     def graph_do_while_levels(self):
@@ -312,6 +325,7 @@ class KernelDefinition:
         """qd.reset()/qd.init(): the compiled specializations are dropped with the launchers that held them."""
         self.compiled_by_key.clear()
         self.last_compiled = None
+        self.fe_ll_observations = FeLlCacheObservations()
 
     def compile_translation(self, launcher, translation, key=None):
         """Hands the translation's fields to the launcher and compiles its IR for the current target; the result is
@@ -322,13 +336,17 @@ class KernelDefinition:
         started = time.perf_counter()
         try:
             if config.is_cuda:
+                reuses = _core.compiled_reuses()
                 compiled = _core.compile_kernel_cuda(text, *config.cuda_properties["compute_capability"])
             else:
                 if _runtime.CHECK_CUDA_CODEGEN:  # CPU machines still compile-check the CUDA code
                     _core.compile_kernel_cuda(text, 9, 0)
+                reuses = _core.compiled_reuses()
                 compiled = _core.compile_kernel(text)
         except _core.KernelUserError as exc:
             raise _located_error(exc, line_sources) from None
+        if _core.compiled_reuses() > reuses:  # the compiled code came from a cache: upstream's FE-LL cache hit
+            self.fe_ll_observations.cache_hit = True
         config.compiled_functions += 1  # impl.get_runtime().get_num_compiled_functions()
         self.last_compiled = CompiledKernelData(compiled)
         if key is not None:

@@ -197,3 +197,13 @@ def make_entry_function(label, arity, regular_positions, plan, root_positions, l
     values += [_access(f"a{root_positions[leaf.path[0]]}", leaf.path[1:]) for leaf in plan]
     source = f"def entry({args}):\n    return _qd_launcher({', '.join(values)})\n"
     return _compile(source, "entry", f"kernel '{label}' entry", {"_qd_launcher": launcher})
+
+
+def make_flat_args_function(label, arity, regular_positions, plan, root_positions):
+    """flat(a0, ..., aN): the tuple an entry's launcher would be called with (make_entry_function), for a caller that
+    needs the launcher's arguments without launching (kernels/observed_launch.py)."""
+    args = ", ".join(f"a{k}" for k in range(arity))
+    values = [f"a{k}" for k in regular_positions]
+    values += [_access(f"a{root_positions[leaf.path[0]]}", leaf.path[1:]) for leaf in plan]
+    source = f"def flat({args}):\n    return ({''.join(v + ', ' for v in values)})\n"
+    return _compile(source, "flat", f"kernel '{label}' launcher arguments", {})

@@ -22,15 +22,18 @@ from quadrants.frontend.compound_params import (
 )
 from quadrants.kernels.call_args import STREAM_WITH_AUTODIFF, binder_of
 from quadrants.kernels.checkpoint_kernel import CheckpointKernel
-from quadrants.kernels.definition import KernelDefinition
+from quadrants.kernels.definition import DeferredDefinitionError, KernelDefinition
+from quadrants.kernels.dispatch_records import EntryRecord
 from quadrants.kernels.fastcache_key import observe_call
 from quadrants.kernels.dispatch import (
     identified_objects,
     make_entry_function,
+    make_flat_args_function,
     make_kernel_function,
     make_key_function,
 )
-from quadrants.kernels.launch_records import LastLaunch, flat_dataclass_names, launch_stats_of
+from quadrants.kernels import observed_launch
+from quadrants.kernels.launch_records import LastLaunch, flat_dataclass_names, launch_stats_of, record_member_plans
 from quadrants.kernels.pitfalls import warn_about_pitfalls
 from quadrants.runtime import _core, init as _runtime
 from quadrants.types.enums import AutodiffMode
@@ -52,6 +55,17 @@ class KernelMixin:
     @src_ll_cache_observations.setter
     def src_ll_cache_observations(self, observations):
         self.definition.cache_observations = observations
+
+    @property
+    def fe_ll_cache_observations(self):
+        """Upstream's report of its cache of compiled kernels (FeLlCacheObservations): cache_hit is set when a compile
+        since qd.init() was answered by a cache of compiled code (this process's, or the disk cache's index from IR
+        to library) instead of building it."""
+        return self.definition.fe_ll_observations
+
+    @fe_ll_cache_observations.setter
+    def fe_ll_cache_observations(self, observations):
+        self.definition.fe_ll_observations = observations
 
     @property
     def _last_compiled_kernel_data(self):
@@ -114,10 +128,21 @@ class KernelMixin:
         return registry.get("template_mapper_of")(self)
 
     @property
+    def launch_context_buffer_cache(self):
+        """Upstream's kernel.launch_context_buffer_cache: its per-call memo of prepared launches, here a view of the
+        kernel's live dispatch entries and their launchers (lang/_launch_context_cache.py)."""
+        return registry.get("launch_context_cache_of")(self)
+
+    @property
     def materialized_kernels(self):
         """Upstream's kernel.materialized_kernels: one entry per specialization compiled since qd.reset() (the
         mapper's `materialized`, lang/_template_mapper.py)."""
         return self.mapper.materialized
+
+    @property
+    def func(self):
+        """Upstream's kernel.func: the decorated Python function."""
+        return self.definition.fn
 
     @property
     def _primal(self):
@@ -168,8 +193,10 @@ def _make_fast_kernel_class():
             self.fn = definition.fn
             functools.update_wrapper(self, definition.fn)
             compile_fn = functools.partial(_fast_compile, weakref.ref(self))
+            compile_fn = self._qd_compile = observed_launch.CompileFn(compile_fn)  # materialize may compile ahead
+            self._mapped_by_spec = {}  # spec -> the mapper's (index, features) of the call that compiled it
             _core.Launcher.__init__(self, definition.fn.__name__, definition.launcher_params(), compile_fn,
-                                    result_fn=definition.result_fn)
+                                    result_fn=definition.result_fn, qualname=definition.fn.__qualname__)
 
         @property
         def launch_stats(self):
@@ -178,16 +205,23 @@ def _make_fast_kernel_class():
 
         def _release(self):
             self.clear()
+            self._mapped_by_spec.clear()
             self.definition.forget_compiled()
 
     return FastKernel
+
+
+def observe_calls(steps):
+    """Runs every kernel call through steps.ensure_compiled / materialize / launch_kernel (upstream's per-call
+    methods, which lang/kernel_impl.py's Kernel holds), or again straight to the launchers when steps is None."""
+    observed_launch.observe(steps, _fast_kernel_class)
 
 
 def _fast_compile(kernel_ref, spec, args):
     kernel = kernel_ref()
     _runtime.track_kernel(kernel)  # reset() empties the tracked set, so every compile registers again
     warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
-    kernel.mapper.record(args)
+    kernel._mapped_by_spec[spec] = kernel.mapper.record(args)
     observe_call(kernel.definition, args)
     return kernel.definition.compile(kernel, spec, ())
 
@@ -207,6 +241,7 @@ class Kernel(KernelMixin):
         self.definition = definition
         self.fn = definition.fn
         self._instances = {}  # template key -> entry; cleared, never replaced: the function holds its .get
+        self._entry_records = {}  # template key -> EntryRecord of its entry (kernels/dispatch_records.py)
         names = [p.name for p in definition.params]
         cached = definition.cached_struct_keys()
         self._last_launch = LastLaunch()
@@ -222,6 +257,7 @@ class Kernel(KernelMixin):
         function._qd_kernel = self
         function._primal = self
         self.function = function
+        observed_launch.register(self)  # after self.function: observed calls replace its lookup
         # The kinds of arguments of the launcher built last (a new template key or argument layout builds one), which
         # is the last launch's as long as calls do not alternate between layouts (upstream records every launch).
         self.launch_stats = launch_stats_of([])
@@ -247,6 +283,7 @@ class Kernel(KernelMixin):
     def _release(self):
         """qd.reset()/qd.init(): every launcher goes; the next call builds them under the new configuration."""
         self._instances.clear()
+        self._entry_records.clear()
         self.definition.forget_compiled()
 
     def _retry(self, key, args):
@@ -266,7 +303,8 @@ class Kernel(KernelMixin):
         definition = self.definition
         if not (definition.template_slots or definition.struct_positions or definition.value_struct_positions
                 or definition.view_positions or definition.reads_twins):
-            entry = self._make_launcher(())  # only `int`/`float` params: one launcher per qd.init()
+            entry, compile_fn = self._make_launcher((), key)  # only `int`/`float` params: one per qd.init()
+            self._entry_records[key] = EntryRecord(entry, compile_fn=compile_fn)
         else:
             entry = self._discover(key, args)
 
@@ -301,15 +339,17 @@ class Kernel(KernelMixin):
         values = definition.slot_values(args)
         observe_call(definition, args)
         translation, regular, leaves = definition.discover(args, values)
-        self.mapper.record(args)
+        mapped = self.mapper.record(args)
         entry = self._make_entry(key, translation, regular, leaves, values)
-        kept = []
+        kept, finalizers = [], []
         for obj in identified_objects(tuple(values.values()), []):
             try:
-                weakref.finalize(obj, self._instances.pop, key, None)
+                finalizers.append(weakref.finalize(obj, _forget_entry, self._instances, self._entry_records, key))
             except TypeError:  # no weak references: the entry keeps the object alive instead
                 kept.append(obj)
         entry._kept = kept
+        self._entry_records[key] = EntryRecord(entry._qd_launcher, finalizers, mapped, entry._qd_compile,
+                                               entry._qd_flat_maker)
         return entry
 
     def _make_entry(self, key, translation, regular, leaves, values):
@@ -317,7 +357,8 @@ class Kernel(KernelMixin):
         definition = self.definition
         name = self.fn.__name__
         plan = leaves.plan
-        self.used_py_dataclass_parameters_by_key_enforcing[key] = flat_dataclass_names(definition, plan)
+        used = self.used_py_dataclass_parameters_by_key_enforcing[key] = flat_dataclass_names(definition, plan)
+        record_member_plans(definition, used)
         entries = definition.launcher_params() + [leaf.launcher_entry() for leaf in plan]
         pending = {tuple(regular) + tuple(leaves.specs): translation}  # the first compile reuses discovery's IR
         held = _HeldValues(values)
@@ -334,28 +375,44 @@ class Kernel(KernelMixin):
                 found = definition.translate(spec[:n], held.values(), PlannedLeaves(plan, spec[n:]))
             return definition.compile_translation(holder[0], found, (key, spec))
 
-        launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn)
+        compile_fn = observed_launch.CompileFn(compile_fn)
+        launcher = _core.Launcher(name, entries, compile_fn, result_fn=definition.result_fn,
+                                  qualname=self.fn.__qualname__)
         holder.append(launcher)
         self.launch_stats = launch_stats_of(entries)
         roots = {p.name: k for k, p in enumerate(definition.params)}
-        return make_entry_function(name, len(definition.params), definition.runtime_positions, plan, roots, launcher)
+        arity, positions = len(definition.params), definition.runtime_positions
+        entry = make_entry_function(name, arity, positions, plan, roots, launcher)
+        entry._qd_launcher, entry._qd_compile = launcher, compile_fn
+        entry._qd_flat_maker = functools.partial(make_flat_args_function, name, arity, positions, plan, roots)
+        return entry
 
-    def _make_launcher(self, template_values):
+    def _make_launcher(self, template_values, key=()):
         definition = self.definition
         holder = []
 
         def compile_fn(spec, args):
             warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
             self._last_launch.compiled()
-            self.mapper.record(args)
+            mapped = self.mapper.record(args)
+            record = self._entry_records.get(key)
+            if record is not None and record.mapped is None:
+                record.mapped = mapped
             observe_call(definition, args)
             return definition.compile(holder[0], spec, template_values)
 
+        compile_fn = observed_launch.CompileFn(compile_fn)
         launcher = _core.Launcher(self.fn.__name__, definition.launcher_params(), compile_fn,
-                                  result_fn=definition.result_fn)
+                                  result_fn=definition.result_fn, qualname=self.fn.__qualname__)
         holder.append(launcher)
         self.launch_stats = launch_stats_of(definition.launcher_params())
-        return launcher
+        return launcher, compile_fn
+
+
+def _forget_entry(instances, records, key):
+    """An object an entry's key names died: the entry and its record go (the key's id() may be reused)."""
+    instances.pop(key, None)
+    records.pop(key, None)
 
 
 def _launched_values(definition, plan, template_values, flat_args):
@@ -474,14 +531,29 @@ def kernel(fn=None, **options):
     global _fast_kernel_class
     if getattr(fn, "_qd_pure", False):
         options.setdefault("pure", True)
-    definition = KernelDefinition(fn, options)
+    try:
+        definition = KernelDefinition(fn, options)
+    except DeferredDefinitionError as deferred:
+        return _failing_kernel(fn, deferred.error)
     if definition.needs_python_dispatch:
         compiled = Kernel(definition).function
     else:
         if _fast_kernel_class is None:
             _fast_kernel_class = _make_fast_kernel_class()
+            observed_launch.fast_class_made(_fast_kernel_class)
         compiled = _fast_kernel_class(definition)
     return CheckpointKernel(compiled, definition) if options.get("checkpoints") else compiled
+
+
+def _failing_kernel(fn, error):
+    """A kernel whose definition upstream rejects only when it is called: each call raises `error` (a fresh copy, so
+    tracebacks do not pile up on one exception object)."""
+
+    @functools.wraps(fn)
+    def failing(*args, **kwargs):
+        raise type(error)(*error.args) from None
+
+    return failing
 
 
 _pure_warned = False

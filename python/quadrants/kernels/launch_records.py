@@ -5,7 +5,7 @@ import enum
 import math
 from collections.abc import Callable
 
-from quadrants.frontend.flat_dataclass_names import PREFIX, create_flat_name
+from quadrants.frontend.flat_dataclass_names import PREFIX, create_flat_name, member_plan
 from quadrants.types.enums import AutodiffMode
 
 
@@ -139,8 +139,27 @@ def flat_dataclass_names(definition, plan):
     return names
 
 
+def record_member_plans(definition, used):
+    """Upstream's plan cache of frozen dataclass arguments (quadrants.lang._func_base._frozen_dc_plans): for each
+    frozen dataclass parameter, and each frozen dataclass nested in one, the members an entry's launches pass
+    (`used`: flat_dataclass_names of the entry's plan). Upstream fills it on launch; an entry here reads the same
+    members with the attribute loads of its generated function, so it is filled once, when the entry is made."""
+    for k in definition.struct_positions:
+        param = definition.params[k]
+        _record_plans(used, param.schema, param.name)
+
+
+def _record_plans(used, schema, basename):
+    if not schema.cls.__dataclass_params__.frozen:
+        return
+    member_plan(used, schema.cls, basename)
+    for member in schema.members.values():
+        if member.kind == "struct" and create_flat_name(basename, member.name) in used:
+            _record_plans(used, member.schema, create_flat_name(basename, member.name))
+
+
 CompiledKernelKeyType = tuple[Callable, int, AutodiffMode]  # (kernel function, specialization, autodiff mode)
 ArgsHash = tuple[int, ...]
 
 __all__ = ["ArgsHash", "CompiledKernelData", "CompiledKernelKeyType", "FeLlCacheObservations", "KernelBatchedArgType", "LaunchObservations",
-           "LaunchStats", "SrcLlCacheObservations", "launch_stats_of"]
+           "LaunchStats", "SrcLlCacheObservations", "launch_stats_of", "record_member_plans"]

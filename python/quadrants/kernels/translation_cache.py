@@ -395,8 +395,13 @@ def store(definition, key, recorder, translation, leaves):
             kept = json.loads(old)["variants"]
         except (ValueError, KeyError, TypeError):
             kept = []
-        reads = json.dumps(variant["reads"])
-        variants += [v for v in kept if isinstance(v, dict) and json.dumps(v.get("reads")) != reads]
+        # A variant replaces the one it would shadow: the same reads and, for a discovered plan, the same leaf
+        # specializations (an ndarray member of another dtype reads alike but needs its own variant).
+        def shadowing(v):
+            return json.dumps([v.get("reads"), v.get("leaf_specs")])
+
+        same = shadowing(variant)
+        variants += [v for v in kept if isinstance(v, dict) and shadowing(v) != same]
     data = json.dumps({"format": FORMAT, "key": key, "variants": variants[:_MAX_VARIANTS]}, separators=(",", ":"))
     store.write(key, _record_name(definition), data.encode(), _version())
     return True
@@ -418,11 +423,13 @@ def translate(definition, spec, slot_values, leaves, struct_values, config, run)
     observed = definition.cache_observations
     fastcache = observed.cache_key_generated
     observed.cache_validated = observed.cache_loaded = observed.cache_stored = False
+    definition.translation_found = False  # whether this translation came from the cache (any kernel)
     if not enabled() or definition.options.get("checkpoints"):
         stats["translated"] += 1
         return run(None)
     key, found = lookup(definition, spec, slot_values, leaves, struct_values, config)
     if found is not None:
+        definition.translation_found = True
         if fastcache:  # every recorded read held, so the IR is used
             observed.cache_validated = observed.cache_loaded = True
         if _VERIFY:

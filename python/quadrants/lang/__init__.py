@@ -63,6 +63,7 @@ from quadrants.kernels.perf_dispatch import perf_dispatch
 from quadrants.lang import (  # noqa: F401  upstream's paths under qd.lang
     _ndrange,  # qd.lang._ndrange
     field,  # qd.lang.field
+    kernel_impl,  # qd.lang.kernel_impl: the decorators, and Kernel's per-call steps that programs replace
     matrix,  # qd.lang.matrix
     simt,  # qd.simt: block, subgroup and grid operations
     util,  # qd.lang.util: upstream's helpers (to_numpy_type, has_pytorch)

@@ -1,7 +1,9 @@
 # python/quadrants/lang/_func_base.py: upstream's module of its kernel/func base class; here only its dataclass member
 # plan, _get_frozen_dc_plan (frontend/flat_dataclass_names.member_plan), and that plan's cache, for programs that
 # import them. Our kernels read a dataclass argument's leaves with the attribute loads of their generated entry
-# (kernels/dispatch.py) and do not go through this plan.
+# (kernels/dispatch.py); each entry records the plan of its frozen dataclass arguments here when it is made
+# (kernels/launch_records.record_member_plans). Upstream's per-instance `_qd_dc_unwrapped` has no counterpart: an
+# entry reads the members themselves on every launch.
 from quadrants.frontend.flat_dataclass_names import member_plan, member_plans
 
 _frozen_dc_plans = member_plans  # cleared by qd.reset()

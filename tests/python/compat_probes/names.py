@@ -129,6 +129,34 @@ def optimizer_hints():
     assert y.to_numpy().tolist() == [1, 2, 3, 4]
 
 
+@probe("`quadrants.lang.kernel_impl` (`kernel`, `func`, `pyfunc`, `real_func`, `data_oriented`, "
+       "`Kernel.ensure_compiled` / `materialize` / `launch_kernel`)")
+def kernel_impl_steps():
+    from quadrants.lang import kernel_impl
+
+    assert kernel_impl.kernel is qd.kernel and kernel_impl.func is qd.func
+    original = kernel_impl.Kernel.launch_kernel
+    seen = []
+
+    def launch_kernel(self, key, t_kernel, compiled_kernel_data, *args, qd_stream=None):
+        seen.append((self.func.__name__, key[1], compiled_kernel_data is None))
+        return original(self, key, t_kernel, compiled_kernel_data, *args, qd_stream=qd_stream)
+
+    @qd.kernel
+    def bump(x: qd.types.ndarray()):
+        x[0] += 1
+
+    a = qd.ndarray(qd.i32, (1,))
+    kernel_impl.Kernel.launch_kernel = launch_kernel
+    try:
+        bump(a)
+        bump(a)
+    finally:
+        kernel_impl.Kernel.launch_kernel = original
+    bump(a)  # straight to the launcher again: not seen
+    assert seen == [("bump", 0, True), ("bump", 0, False)] and a.to_numpy().tolist() == [3]
+
+
 @probe("`quadrants.lang.ast.symbol_resolver.ASTResolver`, `quadrants.lang.ast.transform_tree`, `quadrants.lang.kernel` "
        "(`Kernel`, `transform_tree`), `quadrants.lang._dataclass_util.create_flat_name`, "
        "`quadrants.lang._kernel_impl_dataclass` (`expand_func_arguments`, `unpack_ast_struct_expressions`, "
