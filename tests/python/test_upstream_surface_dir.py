@@ -43,7 +43,7 @@ def test_per_instance_attributes_still_answer():
     v = qd.Vector.field(3, qd.f32, shape=4)
     a = qd.Matrix.ndarray(2, 3, qd.i32, shape=5)
     assert x.shape == (2, 3) and x.dtype == qd.f32 and x.element_type == qd.f32
-    assert x.has_grad() and not x.has_dual() and isinstance(x.grad, qd.ScalarField) and x.dual is None
+    assert x.has_grad() and not x.has_dual() and isinstance(x.grad, qd.ScalarField) and x.dual is not None
     assert (v.n, v.m, v.element_type) == (3, 1, qd.types.vector(3, qd.f32)) and v.shape == (4,)
     assert (a.n, a.m, a.dtype, a.shape, a.grad) == (2, 3, qd.i32, (5,), None)
     with pytest.raises(AttributeError):

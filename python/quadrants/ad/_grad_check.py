@@ -28,7 +28,8 @@ class GradChecker:
                                f"{getattr(getattr(loss, 'dtype', None), 'name', type(loss).__name__)}: finite "
                                "differences in float32 are too coarse to check gradients.")
         for x in to_check:
-            if getattr(x, "grad", None) is None:
+            has_grad = getattr(x, "has_grad", None)  # a float field always has a .grad, maybe unplaced
+            if not (has_grad() if callable(has_grad) else getattr(x, "grad", None) is not None):
                 raise RuntimeError(f"qd.ad.Tape(grad_check=...) checks fields with gradients, but got "
                                    f"{type(x).__name__} without one.")
         self.loss = loss

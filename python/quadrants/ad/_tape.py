@@ -363,7 +363,8 @@ class FwdMode:
         if _open_fwd is not None or _open_tape is not None:
             raise RuntimeError("qd.ad.FwdMode cannot be nested or opened inside a qd.ad.Tape.")
         for what, c in (("loss", self.loss), ("param", self.param)):
-            if getattr(c, "dual", None) is None:
+            has_dual = getattr(c, "has_dual", None)  # a float field always has a .dual, maybe unplaced
+            if not (has_dual() if callable(has_dual) else getattr(c, "dual", None) is not None):
                 raise RuntimeError(f"Dual numbers of {what} are not allocated, please use qd.field(..., "
                                    "needs_dual=True) for all fields that are required by forward-mode autodiff.")
         shape = self.param.dual.to_numpy().shape

@@ -1,11 +1,18 @@
 # python/quadrants/base/log.py: qd._logging and qd.set_logging_level, through Python's logger "quadrants".
 #
-# Upstream logs through its C++ logger; here every message goes to logging.getLogger("quadrants"), so an
-# application routes, filters and formats quadrants' messages like any other library's. No handler is
-# installed: without logging configured, Python's last-resort handler shows warnings and errors on stderr.
+# Upstream logs through its C++ logger, which writes every message at or above the level to stderr, whatever the
+# program's own logging setup; its tests read warnings such as [FASTCACHE][INVALID_FUNC] from the process's stderr.
+# Here every message goes to logging.getLogger("quadrants"), which by default has one handler, stderr_handler: it
+# writes each message to the sys.stderr of the moment (so pytest's capsys/capfd and redirect_stderr see it) in
+# upstream's line format, and the logger does not propagate, so a program that configures the root logger does not
+# get each message twice. To route quadrants' messages through your own logging configuration instead:
+#     logging.getLogger("quadrants").removeHandler(qd._logging.stderr_handler)
+#     logging.getLogger("quadrants").propagate = True
 # Callers log through the module attributes (`_logging.info(...)`), never through saved references,
 # because applications (Genesis) replace `info`, `warn`, ... with their own functions.
 import logging
+
+import sys
 
 logger = logging.getLogger("quadrants")
 
@@ -29,6 +36,39 @@ _PYTHON_LEVELS = {
     ERROR: logging.ERROR,
     CRITICAL: logging.CRITICAL,
 }
+
+
+class _StderrHandler(logging.Handler):
+    """Writes records to sys.stderr as it is when each is emitted (a StreamHandler keeps the stream it was made
+    with, which would bypass a later redirection)."""
+
+    def emit(self, record):
+        try:
+            stream = sys.stderr
+            if stream is None:  # pythonw: no console
+                return
+            stream.write(self.format(record) + "\n")
+            stream.flush()
+        except Exception:  # noqa: BLE001 - logging's contract: a failing handler reports and goes on
+            self.handleError(record)
+
+
+class _UpstreamFormatter(logging.Formatter):
+    """Upstream's line: `[W 11/29/26 09:04:30.781 14506] [file.py:function@line] message`."""
+
+    def __init__(self):
+        super().__init__("[%(level_letter)s %(asctime)s.%(msecs)03d %(process)d] "
+                         "[%(filename)s:%(funcName)s@%(lineno)d] %(message)s", datefmt="%m/%d/%y %H:%M:%S")
+
+    def format(self, record):
+        record.level_letter = record.levelname[:1]
+        return super().format(record)
+
+
+stderr_handler = _StderrHandler()
+stderr_handler.setFormatter(_UpstreamFormatter())
+logger.addHandler(stderr_handler)
+logger.propagate = False
 
 
 def _python_level(level, what):

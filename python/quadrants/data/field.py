@@ -65,6 +65,14 @@ class NoStorage:
         raise QuadrantsRuntimeError(self.message)
 
 
+def _no_allocation(primal, attr):
+    """The error of using the .grad/.dual of a field that has none placed (upstream's words: 'no allocation')."""
+    asked = "needs_grad=True" if attr == "grad" else "needs_dual=True"
+    lazy = "qd.root.lazy_grad()" if attr == "grad" else "qd.root.lazy_dual()"
+    return (f"The {attr} of {primal._describe()} has no allocation: create the field with qd.field(..., {asked}), "
+            f"or place it before reading or writing it ({lazy}, or node.place(x.{attr})).")
+
+
 class Field(ArrayContainer):
     """A global array that kernels use directly (no argument needed); scalar elements."""
 
@@ -122,17 +130,20 @@ class Field(ArrayContainer):
             self._soa = True
 
     def _make_twins(self, needs_grad, needs_dual, shapeless):
-        """.grad/.dual: asked for on a field made with a shape, they are placed beside it. A float field made
-        without a shape has both, unplaced, as upstream: `place(x, x.grad)` or `qd.root.lazy_grad()` puts them
-        where the program wants them, and one asked for must be placed before a kernel compiles
+        """.grad/.dual: asked for on a field made with a shape, they are placed beside it. A float field has both
+        in any case, as upstream; those not asked for (or of a field made without a shape) stay unplaced until
+        `place(x, x.grad)` or `qd.root.lazy_grad()` puts them where the program wants them. Using an unplaced one
+        raises that it has no allocation, and one asked for must be placed before a kernel compiles
         (field_checks.py)."""
         for attr, wanted, twin in (("grad", needs_grad, grad_twin), ("dual", needs_dual, dual_twin)):
-            if not wanted and not (shapeless and self.dtype.numpy.kind == "f"):
+            if not wanted and self.dtype.numpy.kind != "f":
                 continue
             name = f"{self.name}.{attr}" if self.name else None
             made = twin(self, lambda n=name: type(self)(self.dtype, None, self._element_shape, _twin=True, name=n), bool(wanted))
             if made is not None:
                 made._follows_primal = bool(wanted) and not shapeless
+                if not wanted:
+                    made._array = NoStorage(_no_allocation(self, attr))
                 if wanted and shapeless:
                     field_checks.twin_needed(attr, made, self)
                 if getattr(self, "_qd_layout", None) is not None:  # laid out as the primal (field_order.py)
@@ -152,7 +163,7 @@ class Field(ArrayContainer):
             raise TypeError(f"Cannot pickle {self._describe()}: it lives under pointer, bitmasked or dynamic SNodes, "
                             "whose activity a pickle would not keep; pickle x.to_numpy() instead.")
         offset = self._layout.offset if self._layout is not None else None
-        grad = self.grad.to_numpy() if self.grad is not None else None
+        grad = self.grad.to_numpy() if self.has_grad() else None
         return _unpickle_field, (self._pickle_class(), self.dtype, self.shape, self._element_shape, self.name, offset,
                                  self.to_numpy(), grad, getattr(self, "_qd_layout", None), getattr(self, "_soa", False))
 

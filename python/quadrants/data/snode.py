@@ -82,6 +82,7 @@ class SNode:
         self._lengths = None  # dynamic: i32 length per cell of the parent
         self._slots = None  # a pooled pointer: i32 chunk slot and state per cell (field_layout.py)
         self._next = None  # a pooled pointer: the next unused chunk slot (1-element i32)
+        self._allocated_before = 0  # _num_dynamically_allocated when deactivate_all() last released the cells
         self.chunk_size = chunk_size
         self._axis_extent = dict(parent._axis_extent) if parent is not None else {}
         for axis, extent in zip(self._axes, self._extents):
@@ -284,8 +285,14 @@ class SNode:
     @property
     def _num_dynamically_allocated(self):
         """Cells given memory so far: chunks handed out by a pooled pointer (the CPU), active cells of a
-        pointer with dense storage (CUDA, or nested in another pointer); 0 for other nodes."""
+        pointer with dense storage (CUDA, or nested in another pointer); 0 for other nodes. As upstream's
+        allocator count, deactivation does not lower it: upstream keeps a deactivated cell's memory for reuse, so
+        the count is the most cells held at once, over deactivate_all() calls (a qd.deactivate() of single cells
+        of a mask-backed pointer is not seen: their count drops back until they are active again)."""
         self._check_usable()
+        return max(self._allocated_before, self._allocated_now())
+
+    def _allocated_now(self):
         if self._pooled:
             return self._next._array.get([0]) - 1
         if self._kind == "pointer":
@@ -347,6 +354,8 @@ class SNode:
                         cleared.add(id(field))
                         field._zero_storage()
         for node in nodes:
+            if node._kind == "pointer":  # the cells' memory stays allocated upstream, for reuse
+                node._allocated_before = max(node._allocated_before, node._allocated_now())
             for hidden in (node._mask, node._lengths, node._slots):
                 if hidden is not None:
                     hidden.fill(0)

@@ -79,7 +79,9 @@ class Tensor:
 
     def __repr__(self):
         layout = "" if self.layout is None else f", layout={self.layout}"
-        return (f"qd.{type(self).__name__}(backend={self.backend.name}, shape={tuple(self._impl.shape)}, "
+        shape = self._impl.shape  # None for a field not placed yet (a float field's .grad without needs_grad)
+        shape = shape if shape is None else tuple(shape)
+        return (f"qd.{type(self).__name__}(backend={self.backend.name}, shape={shape}, "
                 f"dtype={self._impl.dtype}{layout})")
 
 

@@ -32,13 +32,12 @@ class CheckpointSite:
 
 
 class CheckpointTable:
-    """The kernel's checkpoints in source order. flag_arg_ids: per site, the position of its yield_on array among
-    the IR params of the last translation (-1 for implicit ones), which the translator fills in."""
+    """The kernel's checkpoints in source order (the yield_on arrays' IR positions: checkpoint_translate.py's
+    flag_arg_ids, from a translation)."""
 
     def __init__(self, sites):
         self.sites = sites
         self.index_of = {id(site.node): k for k, site in enumerate(sites)}
-        self.flag_arg_ids = [-1] * len(sites)
 
     @property
     def labels(self):

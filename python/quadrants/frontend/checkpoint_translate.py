@@ -11,8 +11,10 @@
 # Rejects: qd.checkpoint where the table has no entry for it (outside the kernel's top level or a do_while body
 #   directly in it), a yield_on that is not a 0-d qd.i32 ndarray argument.
 import ast
+import re
 
 from quadrants.frontend.checkpoint_scan import checkpoint_table, is_checkpoint_call
+from quadrants.frontend.graph_do_while_levels import param_names
 from quadrants.frontend.ir_builder import Stmt, _sexpr_end
 from quadrants.frontend.values import ArrayRef
 
@@ -41,14 +43,6 @@ class CheckpointTranslator:
         """After the body: the return of a launch that ran to its end."""
         if self.checkpoint_sites is not None:
             self.builder.emit(f"return (const i32 {NOT_DONE})")
-
-    def record_checkpoint_flags(self, param_texts):
-        """Each yield_on's position among the kernel's final IR params (upstream's checkpoint_yield_on_cpp_arg_ids)."""
-        if self.checkpoint_sites is None:
-            return
-        positions = {text.split(" ", 2)[1]: k for k, text in enumerate(param_texts)}
-        table = self.checkpoint_sites
-        table.flag_arg_ids = [positions.get(self.checkpoint_flags.get(k), -1) for k in range(len(table.sites))]
 
     def checkpoint_index(self, node):
         """The index of the checkpoint that `node` (a With or a For) is, None where it is no checkpoint."""
@@ -100,6 +94,25 @@ class CheckpointTranslator:
         """At the end of a qd.graph.do_while body: later iterations run every checkpoint again."""
         if self.checkpoint_sites is not None:
             self.builder.emit(f"assign {self.resume_name} (const i32 0)")
+
+
+# The yield test translate_checkpoint emits: "(bin and (bin le (var RESUME) (const i32 K)) (bin ne (load FLAG () ())
+# (const i32 0)))", whose K is the checkpoint's index and FLAG its yield_on array's IR name.
+_YIELD_TEST = re.compile(r"\(bin and \(bin le \(var [^()\s]+\) \(const i32 (\d+)\)\) "
+                         r"\(bin ne \(load ([^()\s]+) \(\) \(\)\) \(const i32 0\)\)\)")
+
+
+def flag_arg_ids(ir_text, count):
+    """Upstream's checkpoint_yield_on_cpp_arg_ids: per checkpoint (count of them), the position of its yield_on
+    array among the IR params of a translation (ir_text, None before one), -1 for one without (or not translated).
+    Read from the IR, so a translation the cache gave back (translation_cache.py) answers as a fresh one."""
+    ids = [-1] * count
+    if ir_text:
+        position = {name: k for k, name in enumerate(param_names(ir_text))}
+        for index, flag in _YIELD_TEST.findall(ir_text):
+            if int(index) < count:
+                ids[int(index)] = position.get(flag, -1)
+    return ids
 
 
 def _guarded(stmt, guard):

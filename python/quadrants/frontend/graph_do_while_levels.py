@@ -50,8 +50,8 @@ def _scan(stmts, parent, levels):
                 _scan(inner, parent, levels)
 
 
-def flag_positions(ir_text):
-    """The position among the kernel's IR parameters of each graph_do_while flag, in the order the loops appear."""
+def param_names(ir_text):
+    """The names of a kernel's IR parameters, in order."""
     start = ir_text.find("(params ")
     names = []
     if start >= 0:
@@ -67,7 +67,12 @@ def flag_positions(ir_text):
                     break
                 depth -= 1
             k += 1
-    position = {name: k for k, name in enumerate(names)}
+    return names
+
+
+def flag_positions(ir_text):
+    """The position among the kernel's IR parameters of each graph_do_while flag, in the order the loops appear."""
+    position = {name: k for k, name in enumerate(param_names(ir_text))}
     return [position.get(flag, -1) for flag in _LOOP.findall(ir_text)]
 
 

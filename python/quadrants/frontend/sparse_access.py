@@ -496,8 +496,10 @@ def field_attribute(tr, ref, attr):
     if attr == "fill":  # the field's own fill() would run once, while the kernel compiles
 
         return BoundFunc(fill, ref)
-    # A float field has an unplaced gradient/dual upstream, which kernels cannot use; an integer field has none.
-    if attr in ("grad", "dual") and getattr(ref.field, attr, None) is None and ref.field.dtype.numpy.kind == "f":
+    # A float field has a gradient/dual, unplaced unless asked for or placed, which kernels cannot use; an integer
+    # field has none.
+    twin = getattr(ref.field, attr, None) if attr in ("grad", "dual") else None
+    if attr in ("grad", "dual") and ref.field.dtype.numpy.kind == "f" and (twin is None or twin._place_node is None):
         kind, name = ("Gradient" if attr == "grad" else "Dual"), getattr(ref.field, "name", None) or ref.label
         raise tr.fail(f"{kind} {name}.{attr} has not been placed, check whether `needs_{attr}=True` is set for "
                       f"field '{name}'", hint=f"create the field with needs_{attr}=True.")

@@ -518,7 +518,6 @@ def translate_kernel(fn, name, params, spec, slot_values, returns, config, leave
         ndim = getattr(ref, "storage_ndim", ref.ndim)  # a sparse field's pool has a dim more (sparse_access.py)
         contiguous = int(getattr(container._array, "is_contiguous", True))  # a component view is strided
         param_texts.append(f"(array {ref.name} {ref.dtype_name} {ndim} ({shape}) {contiguous} 1)")
-    tr.record_checkpoint_flags(param_texts)
     options = (
         f"(options (default_fp {tr.default_fp}) (default_ip {tr.default_ip}) "
         f"(debug {int(bool(config.debug))}) (fast_math {int(bool(config.fast_math))}){bounds_option(config)} "

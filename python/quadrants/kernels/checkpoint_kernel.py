@@ -12,7 +12,7 @@ from quadrants.base.dtypes import i32
 from quadrants.base.errors import QuadrantsSyntaxError
 from quadrants.frontend.checkpoint import GraphStatus
 from quadrants.frontend.checkpoint_scan import checkpoint_table
-from quadrants.frontend.checkpoint_translate import NOT_DONE, RESUME_PARAM
+from quadrants.frontend.checkpoint_translate import NOT_DONE, RESUME_PARAM, flag_arg_ids
 from quadrants.frontend.return_values import return_spec
 from quadrants.frontend.source import function_source
 
@@ -101,6 +101,15 @@ class CheckpointKernel:
         return self
 
     @property
+    def src_ll_cache_observations(self):
+        """What the translation cache did for the last call, as upstream's fast cache reports it (fastcache_key.py)."""
+        return self.definition.cache_observations
+
+    @src_ll_cache_observations.setter
+    def src_ll_cache_observations(self, observations):
+        self.definition.cache_observations = observations
+
+    @property
     def checkpoint_user_labels_by_cp_id(self):
         return self._table().labels
 
@@ -110,7 +119,7 @@ class CheckpointKernel:
 
     @property
     def checkpoint_yield_on_cpp_arg_ids(self):
-        return list(self._table().flag_arg_ids)
+        return flag_arg_ids(self.definition.last_graph_ir, len(self._table().sites))
 
 
 class _BoundCheckpointKernel:

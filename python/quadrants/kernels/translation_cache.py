@@ -45,7 +45,9 @@
 #   process to process anyway;
 # - environment variables other than the qd.init options above (QD_ARCH and the like reach the key through them),
 #   and the C++ compiler and its flags: they are keyed by the compiled-library cache behind the IR;
-# - kernels with @qd.kernel(checkpoints=...) are never cached.
+# - a checkpoints kernel's table (frontend/checkpoint_scan.py: its labels, read from the module when each launch
+#   scans the source again; which `with` is a checkpoint, which the translation's own reads check too); the
+#   positions of its yield_on arrays are read from the IR (checkpoint_translate.flag_arg_ids).
 # QD_TRANSLATION_CACHE=verify translates every hit again and raises if the IR, the globals or the line sources
 # differ: the whole test suite run warm in that mode is the check that this list is complete.
 # The disk format is JSON with a format number, one record per key in the cache's kernel records
@@ -424,7 +426,7 @@ def translate(definition, spec, slot_values, leaves, struct_values, config, run)
     fastcache = observed.cache_key_generated
     observed.cache_validated = observed.cache_loaded = observed.cache_stored = False
     definition.translation_found = False  # whether this translation came from the cache (any kernel)
-    if not enabled() or definition.options.get("checkpoints"):
+    if not enabled():
         stats["translated"] += 1
         return run(None)
     key, found = lookup(definition, spec, slot_values, leaves, struct_values, config)

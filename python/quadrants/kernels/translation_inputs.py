@@ -377,7 +377,7 @@ def container_description(container):
         layout = container._layout
         parts.append(layout.offset if layout is not None else None)
         parts.append(tuple(getattr(container, "_element_index", ()) or ()))
-        parts.append((container.grad is not None, container.dual is not None))
+        parts.append((container.has_grad(), container.has_dual()))  # placed ones: a float field has both anyway
         if container._quant is not None:  # where its bits are in its word field (data/bitpacked.py)
             parts.append(container._quant.describe())
     return ("container", tuple(repr(p) for p in parts))
