@@ -323,6 +323,9 @@ def test_ndarray_element_size_and_count():
 # --- smaller helpers upstream's tests call ----------------------------------------------------------
 def test_dtype_to_string_is_its_short_name():
     assert [t.to_string() for t in (qd.f32, qd.i64, qd.u1)] == ["f32", "i64", "u1"]
+    # str() too, as upstream's (f"{dtype}" and print show it); repr() keeps the qd. prefix, for messages
+    assert [str(t) for t in (qd.f32, qd.i64, qd.u1)] == ["f32", "i64", "u1"]
+    assert f"{qd.u8} {qd.u8!r}" == "u8 qd.u8"
 
 
 def test_has_clangpp_looks_on_path(monkeypatch):

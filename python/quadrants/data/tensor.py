@@ -80,7 +80,7 @@ class Tensor:
     def __repr__(self):
         layout = "" if self.layout is None else f", layout={self.layout}"
         return (f"qd.{type(self).__name__}(backend={self.backend.name}, shape={tuple(self._impl.shape)}, "
-                f"dtype={self._impl.dtype}{layout})")
+                f"dtype={self._impl.dtype!r}{layout})")
 
 
 class _ElementTensor(Tensor):
