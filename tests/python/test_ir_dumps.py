@@ -91,3 +91,40 @@ def test_print_ir_prints_the_passes_and_the_tasks_to_stdout(monkeypatch, capfd):
     assert tasks in captured.out
     assert "// IR after check_names" not in captured.out  # printed only after the passes that changed the kernel
     assert "// IR" not in captured.err
+
+
+def test_a_struct_for_over_sparse_cells_keeps_its_name(monkeypatch, capfd):
+    # On the CPU a struct-for under a pointer or a dynamic node loops over their cells (sparse_loops.py), a
+    # parallel_for of its own making: it carries the name too.
+    monkeypatch.delenv("QD_DUMP_IR", raising=False)
+    qd.init(arch=qd.cpu, print_ir=True, offline_cache=False)
+    x = qd.field(qd.i32)
+    qd.root.pointer(qd.i, 4).dense(qd.i, 8).place(x)
+    items = qd.field(qd.i32)
+    qd.root.dense(qd.i, 64).dynamic(qd.j, 8).place(items)
+
+    @qd.kernel
+    def fill():
+        for i in range(3, 5):
+            x[i] = i
+        for i in range(64):
+            qd.append(items.parent(), i, i)
+
+    @qd.kernel
+    def named_sparse_loops():
+        qd.loop_config(name="over pointer cells")
+        for i in x:
+            x[i] += 1
+        qd.loop_config(name="over lists")
+        for i, j in items:
+            items[i, j] += 1
+
+    fill()
+    capfd.readouterr()
+    named_sparse_loops()
+    out = capfd.readouterr().out
+    offload = out[out.index("// IR after offload\n// kernel named_sparse_loops"):]
+    tasks = [line for line in offload.splitlines() if line.startswith("// task")]
+    assert tasks == ["// task 0: parallel_for loop_name=over pointer cells",
+                     "// task 1: parallel_for loop_name=over lists"]
+    assert (x[4], x[0], x[8], items[7, 0]) == (5, 1, 0, 8)  # cell 0 (x[0:8]) is active, cell 1 is not

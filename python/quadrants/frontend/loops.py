@@ -10,7 +10,7 @@ import warnings
 
 from quadrants.data.field_order import loop_axes
 from quadrants.frontend import builtins as qd_builtins
-from quadrants.frontend.ir_builder import Expr, Stmt, string_text
+from quadrants.frontend.ir_builder import Expr, Stmt, name_clause
 from quadrants.frontend.loop_space import LoopSpace
 from quadrants.frontend.sparse_access import FieldRef
 from quadrants.frontend.sparse_loops import sparse_iteration_space
@@ -212,13 +212,15 @@ class LoopTranslator:
 
     def parallel_loop(self, node, targets, space, loop_name=None):
         """One parallel_for over the product of the bounds; it iterates from 0, the begins are added back."""
-        if space.blocked is not None and space.blocked(self, node, targets):
+        if space.blocked is not None and space.blocked(self, node, targets, loop_name):
             return  # a struct-for over sparse blocks or lists: parallel over them (sparse_loops.py)
         loc = self.builder.loc
         serialize, block_dim = self.pending_loop_config or (False, 0)
         self.pending_loop_config = None
         if serialize and _breaks_directly(node.body):
-            self.serial_loop(node, targets, space)  # a serial `for` can break; a parallel_for cannot
+            # A serial `for` can break; a parallel_for cannot. It runs in the serial task around it, which has no
+            # name of its own, so a loop_name is not shown for it.
+            self.serial_loop(node, targets, space)
             return
         extents = [self.ops.text(end if _is_zero(begin) else self.extent(begin, end)) for begin, end in space.bounds]
         offsets = [begin for begin, _ in space.bounds]
@@ -228,7 +230,7 @@ class LoopTranslator:
                                                                      "parallel"))
         order = space.axes or range(len(index_names))  # the IR nests its dimensions in the order they are listed
         head = (f"parallel_for ({' '.join(index_names[d] for d in order)}) ({' '.join(extents[d] for d in order)}) "
-                f"(config (block_dim {block_dim}) (serialize {int(serialize)}){_name_clause(loop_name)})")
+                f"(config (block_dim {block_dim}) (serialize {int(serialize)}){name_clause(loop_name)})")
         self.builder.emit(head, [block], loc=loc)
 
     def extent(self, begin, end):
@@ -427,8 +429,3 @@ def _assigned_names(stmts):
             for target in targets:
                 names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     return names
-
-
-def _name_clause(loop_name):
-    """The parallel_for config's `(name "...")` for qd.loop_config(name=...) (docs/IR.md); "" for an unnamed loop."""
-    return f" (name {string_text(loop_name)})" if loop_name else ""

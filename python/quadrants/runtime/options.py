@@ -17,8 +17,8 @@ APPLIED = "applied"
 IGNORED = "ignored"
 
 _COMPILER = "quadrants has its own compiler pipeline and no such setting"
-_LLVM = ("quadrants does not use LLVM; qd.init(print_ir=True) prints its IR after each pass, and QD_DUMP_IR=1 writes it "
-         "to files in debug_dump_path")
+_LLVM = ("quadrants does not use LLVM; qd.init(print_ir=True) prints its IR after each pass, and QD_DUMP_IR=1 "
+         "writes it to files in debug_dump_path")
 _DEVICE_MEMORY = "quadrants allocates device memory per array, on demand, with no preallocated pool"
 _NO_BACKEND = "quadrants has no mesh, quantized-type, Metal or Vulkan support"
 _DEBUGGER = "quadrants never attaches a debugger or rewrites tracebacks"
