@@ -108,8 +108,10 @@ void bind_jit(nb::module_& m) {
         "('array', name, dtype, ndim, element_shape).");
   m.def("print_ir", &print_ir, nb::arg("ir_text"), "Parses IR text and prints it in canonical form.");
   m.def("run_passes", &run_passes, nb::arg("ir_text"), "The IR text after every compiler pass.");
-  m.def("set_print_ir", &qd::ir::set_ir_dump_requested, nb::arg("on"),
-        "qd.init(print_ir=...): print each kernel's IR to stderr after every pass that changed it.");
+  m.def("set_print_ir", &qd::ir::set_print_ir, nb::arg("on"),
+        "qd.init(print_ir=...): print each kernel's IR to stdout after every pass that changed it.");
+  m.def("set_ir_dump_path", &qd::ir::set_ir_dump_path, nb::arg("path"),
+        "qd.init(debug_dump_path=...): the directory QD_DUMP_IR=1 writes each compile's per-pass IR files to.");
   m.def("set_disk_cache_enabled", &set_disk_cache_enabled, nb::arg("enabled"),
         "Whether compiled kernels are kept in and loaded from the disk cache (qd.init(offline_cache=...)).");
   m.def("disk_cache_enabled", &disk_cache_enabled, "Whether the disk cache is in use.");

@@ -2,6 +2,7 @@
 #include "codegen/cuda_renderer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -506,8 +507,19 @@ void CudaRenderer::emit_task_locals(size_t k, const TaskPlan& plan) {
   }
 }
 
+// qd_KERNEL_taskK, then _NAME for a loop named with qd.loop_config(name=...), so profilers (nsys, ncu) show the
+// name, as upstream's; characters a C identifier cannot hold become '_'.
+static std::string task_function_name(const std::string& kernel, size_t k, const TaskPlan& plan) {
+  std::string name = "qd_" + kernel + "_task" + std::to_string(k);
+  const ParallelFor* loop = plan.loop && !plan.body.empty() ? as<ParallelFor>(plan.body[0]) : nullptr;
+  if (!loop || loop->name.empty()) return name;
+  name += "_";
+  for (char c : loop->name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
 void CudaRenderer::emit_task(size_t k, const TaskPlan& plan) {
-  function_ = "qd_" + kernel_.name + "_task" + std::to_string(k);
+  function_ = task_function_name(kernel_.name, k, plan);
   out_ += entry_signature() + " {\n";
   indent_ = 2;
   if (args_by_value_) emit_line("const QdArg* const args = qd_args.a;");

@@ -81,9 +81,9 @@ Stmt For::make(std::string var, Expr begin, Expr end, Block body, SourceLoc loc)
   return std::make_shared<For>(std::move(var), std::move(begin), std::move(end), std::move(body), loc);
 }
 Stmt ParallelFor::make(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize,
-                       Block body, SourceLoc loc, std::vector<Privatized> privatized) {
+                       Block body, SourceLoc loc, std::vector<Privatized> privatized, std::string name) {
   return std::make_shared<ParallelFor>(std::move(vars), std::move(extents), block_dim, serialize, std::move(body),
-                                       loc, std::move(privatized));
+                                       loc, std::move(privatized), std::move(name));
 }
 Stmt GraphDoWhile::make(std::string cond, Block body, SourceLoc loc) {
   return std::make_shared<GraphDoWhile>(std::move(cond), std::move(body), loc);

@@ -322,12 +322,15 @@ struct ParallelFor : StmtNode {
   bool serialize;
   Block body;
   std::vector<Privatized> privatized;  // set by privatize_atomics
+  // qd.loop_config(name=...): names the loop's task (upstream's loop_name): in IR dumps and in the CUDA
+  // function's name, so profilers show it. "" when unnamed. Passes that rebuild the loop keep it.
+  std::string name;
   static Stmt make(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize,
-                   Block body, SourceLoc loc = {}, std::vector<Privatized> privatized = {});
+                   Block body, SourceLoc loc = {}, std::vector<Privatized> privatized = {}, std::string name = "");
   ParallelFor(std::vector<std::string> vars, std::vector<Expr> extents, int block_dim, bool serialize, Block body,
-              SourceLoc loc, std::vector<Privatized> privatized)
+              SourceLoc loc, std::vector<Privatized> privatized, std::string name)
       : StmtNode(kKind, loc), vars(std::move(vars)), extents(std::move(extents)), block_dim(block_dim),
-        serialize(serialize), body(std::move(body)), privatized(std::move(privatized)) {}
+        serialize(serialize), body(std::move(body)), privatized(std::move(privatized)), name(std::move(name)) {}
 };
 
 // qd.graph.do_while(COND): runs `body` once, then again while the single i32 element of the 0-d array param

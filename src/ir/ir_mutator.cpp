@@ -262,7 +262,7 @@ Block IRMutator::visit_parallel_for(const ParallelFor& s, const Stmt& self) {
   for (const Expr& e : s.extents) extents.push_back(mutate(e));
   Block body = mutate(s.body);
   if (extents == s.extents && body == s.body) return {self};
-  return {ParallelFor::make(s.vars, extents, s.block_dim, s.serialize, body, s.loc, s.privatized)};
+  return {ParallelFor::make(s.vars, extents, s.block_dim, s.serialize, body, s.loc, s.privatized, s.name)};
 }
 Block IRMutator::visit_graph_do_while(const GraphDoWhile& s, const Stmt& self) {
   Block body = mutate(s.body);

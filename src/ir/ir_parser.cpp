@@ -333,12 +333,24 @@ Stmt parse_parallel_for(const SExpr& e, SourceLoc loc) {
     fail(e, "a parallel_for needs one or more loop variables and one extent per variable.");
   }
   const SExpr& config = form(e.items[3], "config", -1);
-  if (config.items.size() < 3) fail(config, "expected (config (block_dim N) (serialize 0|1) PRIVATIZED...).");
+  if (config.items.size() < 3) {
+    fail(config, "expected (config (block_dim N) (serialize 0|1) [(name \"NAME\")] PRIVATIZED...).");
+  }
   int block_dim = static_cast<int>(parse_int(form(config.items[1], "block_dim", 1).items[1]));
   bool serialize = parse_flag(form(config.items[2], "serialize", 1).items[1]);
+  size_t next = 3;
+  std::string name;
+  const SExpr* named = next < config.items.size() ? &config.items[next] : nullptr;
+  if (named && named->is_list && !named->items.empty() && !named->items[0].is_list && named->items[0].atom == "name") {
+    const SExpr& text = form(*named, "name", 1).items[1];
+    if (!text.is_string || text.atom.empty()) fail(text, "expected the loop's name as a non-empty string.");
+    name = text.atom;
+    ++next;
+  }
   std::vector<Privatized> privatized;
-  for (size_t i = 3; i < config.items.size(); ++i) privatized.push_back(parse_privatized(config.items[i]));
-  return ParallelFor::make(vars, extents, block_dim, serialize, parse_block(e.items[4]), loc, std::move(privatized));
+  for (size_t i = next; i < config.items.size(); ++i) privatized.push_back(parse_privatized(config.items[i]));
+  return ParallelFor::make(vars, extents, block_dim, serialize, parse_block(e.items[4]), loc, std::move(privatized),
+                           std::move(name));
 }
 
 // (call NAME (ARG...) (RESULT...)): ARG is an expression, or (ref NAME) for a local passed by reference.

@@ -141,8 +141,10 @@ std::string print_stmt_body(const Stmt& s, const std::string& indent) {
       for (size_t i = 0; i < p.extents.size(); ++i) extents += (i ? " " : "") + print_expr(p.extents[i]);
       std::string privatized;
       for (const Privatized& entry : p.privatized) privatized += " " + print_privatized(entry);
+      std::string name = p.name.empty() ? "" : " (name " + quote(p.name) + ")";
       return "(parallel_for (" + vars + ") (" + extents + ") (config (block_dim " + std::to_string(p.block_dim) +
-             ") (serialize " + (p.serialize ? "1" : "0") + ")" + privatized + ") " + print_block(p.body, indent) + ")";
+             ") (serialize " + (p.serialize ? "1" : "0") + ")" + name + privatized + ") " + print_block(p.body, indent) +
+             ")";
     }
     case StmtKind::return_: {
       std::string out = "(return";
@@ -205,6 +207,8 @@ std::string format_float(double value) {
   if (out.find_first_of(".en") == std::string::npos) out += ".0";
   return out;
 }
+
+std::string print_statement(const Stmt& stmt, const std::string& indent) { return print_stmt(stmt, indent); }
 
 std::string print_simt(const Simt& m);
 

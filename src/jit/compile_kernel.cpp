@@ -14,6 +14,7 @@
 #include "codegen/codegen.h"
 #include "ir/ir_parser.h"
 #include "ir/ir_printer.h"
+#include "ir/tasks.h"
 #include "jit/compiled_index.h"
 #include "jit/compiler.h"
 #include "jit/disk_cache.h"
@@ -65,17 +66,6 @@ void remember_compiled(const std::string& key, const std::shared_ptr<const Compi
     for (auto it = table.begin(); it != table.end();) it = it->second.expired() ? table.erase(it) : std::next(it);
     sweep_at = std::max<size_t>(64, 2 * table.size());
   }
-}
-
-int count_tasks(const ir::Kernel& kernel) {
-  int tasks = 0;
-  bool in_serial_run = false;
-  for (const ir::Stmt& s : kernel.body) {
-    bool loop = ir::as<ir::ParallelFor>(s) != nullptr;
-    if (loop || !in_serial_run) ++tasks;
-    in_serial_run = !loop;
-  }
-  return tasks;
 }
 
 // The optimized build when it is loaded or cached; else the quick build (loaded, cached or compiled now), with
@@ -148,7 +138,7 @@ std::shared_ptr<const CompiledKernel> compile_kernel(const std::string& ir_text,
   out->assert_messages = std::move(generated.assert_messages);
   out->warnings = kernel.warnings;
   out->library = lib.handle;
-  out->num_tasks = count_tasks(kernel);
+  out->num_tasks = static_cast<int>(ir::split_into_tasks(kernel).size());
   out->optimized = std::move(optimized);
   // The index names the optimized library, also while it is still compiling in the background (a process that
   // finds it missing takes the full path, as before the index).

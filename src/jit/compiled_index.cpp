@@ -109,7 +109,7 @@ std::string read_text_file(const std::string& path) {
 
 std::string index_key(const std::string& compiled_key) {
   ir::DebugSwitches switches = ir::debug_switches();
-  if (switches.dump_ir || switches.verify_ir) return "";
+  if (switches.print_ir || switches.dump_ir || switches.verify_ir) return "";
   std::string environment = library_environment();
   if (environment.empty() || core_identity().empty()) return "";
   return Hasher().add(kMagic).add(compiled_key).add(environment).add(core_identity()).hex();

@@ -262,7 +262,7 @@ class TypeInference : public IRMutator {
     for (Expr& e : extents) e = cast_to(e, t);
     Block body = scoped(p.body, p.vars, t);
     if (extents == p.extents && body == p.body) return {self};
-    return {ParallelFor::make(p.vars, extents, p.block_dim, p.serialize, body, p.loc)};
+    return {ParallelFor::make(p.vars, extents, p.block_dim, p.serialize, body, p.loc, {}, p.name)};
   }
   Block visit_return(const Return& r, const Stmt& self) override {
     if (function_) return function_return(r, self);

@@ -1,9 +1,7 @@
 // src/passes/pipeline.cpp: the order of the passes, one line each, and what runs between them.
-#include <cstdio>
-
 #include "ir/debug_switches.h"
-#include "ir/ir_printer.h"
 #include "ir/verifier.h"
+#include "passes/ir_dumps.h"
 #include "passes/passes.h"
 
 namespace qd::passes {
@@ -33,16 +31,16 @@ ir::Kernel run_pipeline(const ir::Kernel& input) { return run_pipeline(input, ir
 
 ir::Kernel run_pipeline(const ir::Kernel& input, const ir::DebugSwitches& debug) {
   if (debug.verify_ir) ir::verify(input, ir::Stage::parsed);
+  IrDumps dumps(debug, input);
   ir::Kernel kernel = input;
   for (const PassEntry& pass : kPipeline) {
     ir::Kernel next = pass.run(kernel);
     if (debug.verify_ir) ir::verify(next, pass.ensures);
-    // Unchanged nodes are shared, so a pass changed the kernel exactly when the body vector differs.
-    if (debug.dump_ir && next.body != kernel.body) {
-      std::fprintf(stderr, "// IR after %s\n%s", pass.name, ir::print_kernel(next).c_str());
-    }
+    dumps.after_pass(pass.name, kernel, next);
     kernel = std::move(next);
   }
+  // The renderers launch the result task by task (src/ir/tasks.h); the dump shows that split, upstream's offload.
+  dumps.after_offload(kernel);
   return kernel;
 }
 

@@ -111,7 +111,7 @@ class PlainLocalAtomics : public IRMutator {
     Block body = scoped(s.body, s.vars);
     --parallel_depth_;
     if (body == s.body) return {self};
-    return {ParallelFor::make(s.vars, s.extents, s.block_dim, s.serialize, body, s.loc, s.privatized)};
+    return {ParallelFor::make(s.vars, s.extents, s.block_dim, s.serialize, body, s.loc, s.privatized, s.name)};
   }
 
   Scopes scopes_;
@@ -296,7 +296,7 @@ Block privatize_top_level(const Kernel& kernel, const Block& block, std::set<std
         eligible ? privatized_targets(kernel, *loop, kernel_locals) : std::vector<Privatized>{};
     body.push_back(targets.empty() ? s
                                    : ParallelFor::make(loop->vars, loop->extents, loop->block_dim, loop->serialize,
-                                                       loop->body, loop->loc, std::move(targets)));
+                                                       loop->body, loop->loc, std::move(targets), loop->name));
   }
   return body;
 }

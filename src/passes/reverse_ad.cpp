@@ -267,7 +267,8 @@ class AdjointEmitter {
   // (reversing every coordinate reverses the row-major order).
   void parallel_reverse(const Entry& e, Block& out) {
     if (!e.loop->serialize) {
-      out.push_back(ParallelFor::make(e.vars, e.bounds, e.loop->block_dim, false, region(*e.body, true), e.loc));
+      out.push_back(ParallelFor::make(e.vars, e.bounds, e.loop->block_dim, false, region(*e.body, true), e.loc, {},
+                                      e.loop->name));
       return;
     }
     std::vector<std::string> reversed;
@@ -280,7 +281,7 @@ class AdjointEmitter {
     }
     Block iteration = region(*e.body, true);
     body.insert(body.end(), iteration.begin(), iteration.end());
-    out.push_back(ParallelFor::make(reversed, e.bounds, e.loop->block_dim, true, body, e.loc));
+    out.push_back(ParallelFor::make(reversed, e.bounds, e.loop->block_dim, true, body, e.loc, {}, e.loop->name));
   }
   static Expr zero(DtypeCode t) { return is_float(t) ? constant(t, 0.0) : Const::make_int(t, 0); }
   Expr var(const std::string& v) const { return Var::make(v, type(v)); }

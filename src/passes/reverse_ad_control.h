@@ -107,7 +107,8 @@ class BreakContinueLowering {
       out.push_back(While::make(w->cond, lowered, s->loc));
     } else {
       const ParallelFor& p = *as<ParallelFor>(s);
-      out.push_back(ParallelFor::make(p.vars, p.extents, p.block_dim, p.serialize, lowered, s->loc, p.privatized));
+      out.push_back(
+          ParallelFor::make(p.vars, p.extents, p.block_dim, p.serialize, lowered, s->loc, p.privatized, p.name));
     }
     return out;
   }

@@ -223,6 +223,20 @@ def test_loop_config_block_dim_and_serialize():
     assert [(parallel, block_dim) for _, parallel, block_dim in compiled.tasks] == [(True, 256), (False, 1)]
 
 
+def test_a_named_loop_names_its_task_function():
+    @qd.kernel
+    def k(x: qd.types.ndarray()):
+        qd.loop_config(name="fill x/2")  # upstream's loop_name, shown by profilers; not a C identifier as given
+        for i in x:
+            x[i] = i
+        for i in x:
+            x[i] += 1
+
+    compiled = compile_cuda(k, array("i32"))
+    assert [name for name, _, _ in compiled.tasks] == ["qd_k_task0_fill_x_2", "qd_k_task1"]
+    assert "void qd_k_task0_fill_x_2(" in compiled.source
+
+
 def test_template_arguments_and_fields_as_globals():
     field = qd.field(qd.f32, shape=(4, 4))
     velocity = qd.Vector.field(2, qd.f32, shape=(8,))

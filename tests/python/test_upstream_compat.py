@@ -197,6 +197,25 @@ def test_default_ip_set_on_the_runtime_is_used_by_later_kernels():
     assert impl.get_runtime().default_fp is qd.f64 and qd.cfg.default_fp is qd.f64
 
 
+def test_set_default_ip_and_fp_take_upstreams_choices_and_reach_later_kernels():
+    impl.get_runtime().set_default_ip(qd.i64)
+    assert qd.cfg.default_ip is qd.i64 and qd.cfg.default_up is qd.u64 and impl.get_runtime().default_ip is qd.i64
+
+    @qd.kernel
+    def floor_div() -> int:
+        a = 1e15 + 1e9
+        return (a // 1e10) * (1 << 30)  # an i64 result: i32 would wrap
+
+    assert floor_div() == 100000 << 30
+    impl.get_runtime().set_default_fp(qd.f64)
+    assert qd.cfg.default_fp is qd.f64
+    with pytest.raises(ValueError, match=r"set_default_ip\(...\) expects qd.i32 or qd.i64, but got qd.u32"):
+        impl.get_runtime().set_default_ip(qd.u32)  # the attribute takes it; upstream's setter does not
+    with pytest.raises(ValueError, match=r"set_default_fp\(...\) expects qd.f16, qd.f32 or qd.f64, but got qd.i32"):
+        impl.get_runtime().set_default_fp(qd.i32)
+    assert qd.cfg.default_ip is qd.i64 and qd.cfg.default_fp is qd.f64
+
+
 def test_default_types_take_only_their_kind():
     with pytest.raises(ValueError, match=r"default_ip = \.\.\. expects an integer dtype, but got qd.f32"):
         impl.get_runtime().default_ip = qd.f32
@@ -304,6 +323,9 @@ def test_ndarray_element_size_and_count():
 # --- smaller helpers upstream's tests call ----------------------------------------------------------
 def test_dtype_to_string_is_its_short_name():
     assert [t.to_string() for t in (qd.f32, qd.i64, qd.u1)] == ["f32", "i64", "u1"]
+    # str() too, as upstream's (f"{dtype}" and print show it); repr() keeps the qd. prefix, for messages
+    assert [str(t) for t in (qd.f32, qd.i64, qd.u1)] == ["f32", "i64", "u1"]
+    assert f"{qd.u8} {qd.u8!r}" == "u8 qd.u8"
 
 
 def test_has_clangpp_looks_on_path(monkeypatch):

@@ -23,7 +23,7 @@ _SUPPORTED = (qdt.i32, qdt.u32, qdt.f32, qdt.i64, qdt.u64, qdt.f64)
 def _checked(dtype, log256_max_n, what):
     """Upstream's compile-time checks: the element dtype is one of the six it supports, the depth at most 4."""
     if dtype not in _SUPPORTED:
-        raise NotImplementedError(f"qd.algorithms.{what}: dtype {dtype} is not supported; the device-wide operations "
+        raise NotImplementedError(f"qd.algorithms.{what}: dtype {dtype!r} is not supported; the device-wide operations "
                                   f"take {', '.join(d.name for d in _SUPPORTED)}.")
     _validate_log256_max_n(log256_max_n)
 

@@ -27,6 +27,10 @@ class DataType:
     def __repr__(self):
         return f"qd.{self.name}"
 
+    def __str__(self):
+        """The short name, as upstream's str(dtype) and to_string(): 'f32'. Messages show repr(), 'qd.f32'."""
+        return self.name
+
     # Each dtype is a singleton compared by identity: copies and unpickled dtypes are the same object.
     def __reduce__(self):
         return to_dtype, (self.name,)

@@ -82,7 +82,7 @@ class Tensor:
         shape = self._impl.shape  # None for a field not placed yet (a float field's .grad without needs_grad)
         shape = shape if shape is None else tuple(shape)
         return (f"qd.{type(self).__name__}(backend={self.backend.name}, shape={shape}, "
-                f"dtype={self._impl.dtype}{layout})")
+                f"dtype={self._impl.dtype!r}{layout})")
 
 
 class _ElementTensor(Tensor):

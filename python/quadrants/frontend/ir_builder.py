@@ -33,6 +33,11 @@ def string_text(text):
     return f'"{escaped}"'
 
 
+def name_clause(loop_name):
+    """A parallel_for config's `(name "...")` for qd.loop_config(name=...) (docs/IR.md); "" for an unnamed loop."""
+    return f" (name {string_text(loop_name)})" if loop_name else ""
+
+
 class Stmt:
     """One IR statement: `(HEAD BLOCK...)`, optionally wrapped as `(loc LINE COL ...)`."""
 

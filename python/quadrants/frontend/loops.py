@@ -10,7 +10,7 @@ import warnings
 
 from quadrants.data.field_order import loop_axes
 from quadrants.frontend import builtins as qd_builtins
-from quadrants.frontend.ir_builder import Expr, Stmt
+from quadrants.frontend.ir_builder import Expr, Stmt, name_clause
 from quadrants.frontend.loop_space import LoopSpace
 from quadrants.frontend.sparse_access import FieldRef
 from quadrants.frontend.sparse_loops import sparse_iteration_space
@@ -34,7 +34,7 @@ class LoopTranslator:
                 raise self.fail("'qd.static' cannot be nested", node=inner, hint="write 'qd.static(...)' once.")
             self.unroll(node, self.visit(iter_node))
             return
-        self.check_loop_name(node)
+        loop_name = self.take_loop_name(node)
         if func is _py_builtins.range:
             self.check_range_differentiable(node)
             space = self.range_space(iter_node)
@@ -55,22 +55,24 @@ class LoopTranslator:
         if checks_names:
             self.check_fresh_loop_targets(targets, node.target)
         if self.top_level:  # the kernel's top level, or a func's inlined there (enter_function)
-            self.parallel_loop(node, targets, space)
+            self.parallel_loop(node, targets, space, loop_name)
         else:
             self.serial_loop(node, targets, space)
 
-    def check_loop_name(self, node):
-        """qd.loop_config(name=...) names the GPU kernel of a top-level loop upstream; on a loop nested in another
-        for-loop the name is dropped, and upstream warns so (a while loop or qd.static unrolling does not count)."""
+    def take_loop_name(self, node):
+        """qd.loop_config(name=...) names the task of a top-level loop (the parallel_for's `(name ...)`, shown in IR
+        dumps and in CUDA function names), as upstream names its GPU kernel; on a loop nested in another for-loop
+        the name is dropped, and upstream warns so (a while loop or qd.static unrolling does not count)."""
         name, self.pending_loop_name = self.pending_loop_name, None
         if name is None or self.for_loop_depth == 0:
-            return
+            return name
         self.reads.uncacheable("a warning")  # a cached translation would not warn again
         warnings.warn_explicit(
             f"qd.loop_config(name={name!r}) is on a for-loop nested inside another for-loop, so the name is ignored: "
             "only top-level loops (of the kernel, a qd.checkpoint or a qd.graph_do_while) become separately named GPU "
             "kernels. Move the loop to the top level, or unroll the outer loop with qd.static(range(...)).",
             UserWarning, self.ctx.source.filename, node.lineno)
+        return None
 
     def check_range_differentiable(self, node):
         """Upstream's rule for reverse mode without AD stacks (qd.init(ad_stack_experimental_enabled=False)): a
@@ -208,15 +210,17 @@ class LoopTranslator:
                     for t, offset, step in zip(targets, offsets, space.steps)]
         return [self.names.fresh(f"_{targets[0]}{k}") for k in range(len(offsets))]
 
-    def parallel_loop(self, node, targets, space):
+    def parallel_loop(self, node, targets, space, loop_name=None):
         """One parallel_for over the product of the bounds; it iterates from 0, the begins are added back."""
-        if space.blocked is not None and space.blocked(self, node, targets):
+        if space.blocked is not None and space.blocked(self, node, targets, loop_name):
             return  # a struct-for over sparse blocks or lists: parallel over them (sparse_loops.py)
         loc = self.builder.loc
         serialize, block_dim = self.pending_loop_config or (False, 0)
         self.pending_loop_config = None
         if serialize and _breaks_directly(node.body):
-            self.serial_loop(node, targets, space)  # a serial `for` can break; a parallel_for cannot
+            # A serial `for` can break; a parallel_for cannot. It runs in the serial task around it, which has no
+            # name of its own, so a loop_name is not shown for it.
+            self.serial_loop(node, targets, space)
             return
         extents = [self.ops.text(end if _is_zero(begin) else self.extent(begin, end)) for begin, end in space.bounds]
         offsets = [begin for begin, _ in space.bounds]
@@ -226,7 +230,7 @@ class LoopTranslator:
                                                                      "parallel"))
         order = space.axes or range(len(index_names))  # the IR nests its dimensions in the order they are listed
         head = (f"parallel_for ({' '.join(index_names[d] for d in order)}) ({' '.join(extents[d] for d in order)}) "
-                f"(config (block_dim {block_dim}) (serialize {int(serialize)}))")
+                f"(config (block_dim {block_dim}) (serialize {int(serialize)}){name_clause(loop_name)})")
         self.builder.emit(head, [block], loc=loc)
 
     def extent(self, begin, end):

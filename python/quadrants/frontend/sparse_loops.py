@@ -9,7 +9,7 @@
 #   entries, so a loop costs what was appended, not the lists' capacity.
 from quadrants.data.snode import SNode
 from quadrants.data.struct_field import StructField
-from quadrants.frontend.ir_builder import Expr, Stmt
+from quadrants.frontend.ir_builder import Expr, Stmt, name_clause
 from quadrants.frontend.loop_space import LoopSpace
 from quadrants.frontend.sparse_access import FieldRef, _hidden, _is_active_at, _load, _text
 from quadrants.frontend.sparse_grads import activity_array
@@ -33,18 +33,18 @@ def sparse_iteration_space(tr, value, grouped):
     if guard_node is not None:
         space.guard = lambda tr, index_names, kind: _skip_inactive(tr, node, guard_node, space, index_names, kind)
         if guard_node._kind == "pointer" and not tr.config.is_cuda:
-            space.blocked = lambda tr, loop, targets: _blocked_loop(tr, loop, targets, node, guard_node, offset,
-                                                                    grouped)
+            space.blocked = lambda tr, loop, targets, loop_name: _blocked_loop(
+                tr, loop, targets, node, guard_node, offset, grouped, loop_name)
         elif guard_node._kind == "dynamic" and not tr.config.is_cuda:
-            space.blocked = lambda tr, loop, targets: _listed_loop(tr, loop, targets, node, guard_node, offset,
-                                                                   grouped)
+            space.blocked = lambda tr, loop, targets, loop_name: _listed_loop(
+                tr, loop, targets, node, guard_node, offset, grouped, loop_name)
     return space
 
 
 _MIN_LISTS = 64  # the fewest lists for which a struct-for runs parallel over lists rather than positions
 
 
-def _listed_loop(tr, loop, targets, node, snode, offset, grouped):
+def _listed_loop(tr, loop, targets, node, snode, offset, grouped, loop_name):
     """A struct-for over a field placed in dynamic `snode`, on the CPU: a parallel_for over the lists (the
     parent's cells) with a serial loop over each list's [0, length), so the loop costs the entries appended,
     not the capacity (a million-entry list per cell is a common layout). An inactive ancestor has emptied the
@@ -79,12 +79,12 @@ def _listed_loop(tr, loop, targets, node, snode, offset, grouped):
     listed = Stmt(f"for {position} (const int 0) {_text(tr, length)}")
     listed.blocks = [body]
     extents = " ".join(f"(const int {parent._axis_extent[a]})" for a in parent.dims)
-    tr.builder.emit(f"parallel_for ({' '.join(cells)}) ({extents}) (config (block_dim {block_dim}) (serialize 0))",
-                    [[listed]], loc=loc)
+    tr.builder.emit(f"parallel_for ({' '.join(cells)}) ({extents}) (config (block_dim {block_dim}) (serialize 0)"
+                    f"{name_clause(loop_name)})", [[listed]], loc=loc)
     return True
 
 
-def _blocked_loop(tr, loop, targets, node, snode, offset, grouped):
+def _blocked_loop(tr, loop, targets, node, snode, offset, grouped, loop_name):
     """A struct-for over `node` whose activity a pointer `snode` decides, on the CPU: a parallel_for over
     the pointer's cells that skips inactive ones at once, with serial loops over each active cell's
     block (a `continue` in the body goes on to the block's next element). Returns False to leave the
@@ -121,8 +121,8 @@ def _blocked_loop(tr, loop, targets, node, snode, offset, grouped):
     tr.builder.emit(f"if (un not {_text(tr, active)})", [[Stmt("continue")], []])
     block = tr.builder.close() + body
     extents = " ".join(f"(const int {snode._axis_extent[a]})" for a in snode.dims)
-    tr.builder.emit(f"parallel_for ({' '.join(cells)}) ({extents}) (config (block_dim {block_dim}) (serialize 0))",
-                    [block], loc=loc)
+    tr.builder.emit(f"parallel_for ({' '.join(cells)}) ({extents}) (config (block_dim {block_dim}) (serialize 0)"
+                    f"{name_clause(loop_name)})", [block], loc=loc)
     return True
 
 

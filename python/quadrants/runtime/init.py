@@ -251,13 +251,15 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     if gpu_stack < 0:  # resolve() checked that it is an int
         raise ValueError(f"qd.init(cuda_stack_limit=...) expects the bytes of stack per CUDA thread as an int (0: "
                          f"the driver's default), but got {gpu_stack!r}.")
+    dump_path = _option_writes.dump_path_text(values["debug_dump_path"], "qd.init(debug_dump_path=...)")
     if "log_level" in kwargs or os.environ.get("QD_LOG_LEVEL"):
         _logging.set_logging_level(values["log_level"])
     resolved = _resolve_arch(_requested_arch(arch, enable_fallback), enable_fallback)
     _ir_load_envs.check(resolved, bool(values["offline_cache"]), bool(src_ll_cache))
     reset()
 
-    _core.set_print_ir(bool(values["print_ir"]))  # QD_DUMP_IR=1 dumps whatever this says
+    _core.set_print_ir(bool(values["print_ir"]))
+    _core.set_ir_dump_path(dump_path)
     _core.set_num_threads(threads)
     _core.set_disk_cache_enabled(bool(values["offline_cache"]))
     _cache.apply_cache_path(values["offline_cache_file_path"])
@@ -274,7 +276,7 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     values.update(
         arch=resolved, default_fp=fp, default_ip=ip, default_up=_dtypes.u64 if ip is _dtypes.i64 else _dtypes.u32,
         check_out_of_bound=debug or values["check_out_of_bound"], offline_cache=bool(values["offline_cache"]),
-        print_ir=bool(values["print_ir"]) or _dumping_ir(), kernel_profiler=bool(values["kernel_profiler"]),
+        print_ir=bool(values["print_ir"]), kernel_profiler=bool(values["kernel_profiler"]),
         cpu_max_num_threads=threads or _core.num_threads(),
     )
     global _config
@@ -288,10 +290,6 @@ def init(arch=None, default_fp=None, default_ip=None, _test_mode=False, enable_f
     if _test_mode:  # upstream's test mode hands back the settings that live outside qd.cfg
         return _init_options.SubmoduleOptions(values)
     return None
-
-
-def _dumping_ir():
-    return os.environ.get("QD_DUMP_IR") == "1"
 
 
 def reset():

@@ -74,6 +74,18 @@ def _print_ir(config, value):
     return value
 
 
+def dump_path_text(value, what):
+    """debug_dump_path, a str (options.py checked the type), naming the directory QD_DUMP_IR=1 writes to."""
+    if not value:
+        raise ValueError(f"{what} expects the directory for QD_DUMP_IR=1's IR files, but got an empty string.")
+    return value
+
+
+def _debug_dump_path(config, value):
+    _core.set_ir_dump_path(dump_path_text(value, "qd.cfg.debug_dump_path = ..."))
+    return value
+
+
 def _kernel_profiler(config, value):
     _core.set_kernel_profiling(value)
     return value
@@ -142,6 +154,7 @@ _HANDLERS = {
     "default_ip": _default_type("default_ip", (_dtypes.i32, _dtypes.i64, _dtypes.u32, _dtypes.u64, _dtypes.i8,
                                                _dtypes.i16, _dtypes.u8, _dtypes.u16)),
     "print_ir": _print_ir,
+    "debug_dump_path": _debug_dump_path,
     "kernel_profiler": _kernel_profiler,
     "log_level": _log_level,
     "cpu_max_num_threads": _cpu_max_num_threads,

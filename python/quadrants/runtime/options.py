@@ -17,7 +17,8 @@ APPLIED = "applied"
 IGNORED = "ignored"
 
 _COMPILER = "quadrants has its own compiler pipeline and no such setting"
-_LLVM = "quadrants does not use LLVM; start Python with QD_DUMP_IR=1 to print its IR after each pass"
+_LLVM = ("quadrants does not use LLVM; qd.init(print_ir=True) prints its IR after each pass, and QD_DUMP_IR=1 "
+         "writes it to files in debug_dump_path")
 _DEVICE_MEMORY = "quadrants allocates device memory per array, on demand, with no preallocated pool"
 _NO_BACKEND = "quadrants has no mesh, quantized-type, Metal or Vulkan support"
 _DEBUGGER = "quadrants never attaches a debugger or rewrites tracebacks"
@@ -83,7 +84,7 @@ OPTIONS = {
     "print_kernel_llvm_ir_optimized": (False, IGNORED, _LLVM),
     "print_kernel_asm": (False, IGNORED, _LLVM),
     "print_kernel_amdgcn": (False, IGNORED, _LLVM),
-    "debug_dump_path": ("/tmp/ir/", IGNORED, _LLVM),
+    "debug_dump_path": ("/tmp/ir/", APPLIED, None),  # where QD_DUMP_IR=1 writes the per-pass IR files
     "device_memory_GB": (1.0, IGNORED, _DEVICE_MEMORY),
     "device_memory_fraction": (0.0, IGNORED, _DEVICE_MEMORY),
     "quant_opt_store_fusion": (True, IGNORED, _NO_BACKEND),

@@ -139,6 +139,17 @@ class PyQuadrants:
     def default_up(self):
         return current_cfg().default_up
 
+    def set_default_fp(self, fp):
+        """Upstream's setter: the default float type for kernels compiled from now on; f16, f32 or f64 only."""
+        _set_default_type("default_fp", fp, lambda dtype: dtype in (_dtypes.f16, _dtypes.f32, _dtypes.f64),
+                          "qd.f16, qd.f32 or qd.f64", "set_default_fp(...)")
+
+    def set_default_ip(self, ip):
+        """Upstream's setter: the default int type (and default_up, its unsigned twin) for kernels compiled from now
+        on; i32 or i64 only (the default_ip attribute also takes other integer types, as upstream's)."""
+        _set_default_type("default_ip", ip, lambda dtype: dtype in (_dtypes.i32, _dtypes.i64), "qd.i32 or qd.i64",
+                          "set_default_ip(...)")
+
 
 class _CompilingCallable:
     """get_runtime().compiling_callable (see there)."""
@@ -150,15 +161,16 @@ class _CompilingCallable:
 _COMPILING_CALLABLE = _CompilingCallable()
 
 
-def _set_default_type(what, dtype, accepts):
-    """get_runtime().default_fp/default_ip = dtype: the current configuration and qd.cfg take it."""
+def _set_default_type(what, dtype, accepts, expected=None, call=None):
+    """get_runtime().default_fp/default_ip = dtype, or set_default_fp/ip(dtype): the current configuration and
+    qd.cfg take it."""
     try:
         resolved = _dtypes.to_dtype(dtype)
     except TypeError:
         resolved = None
     if resolved is None or not accepts(resolved):
-        kind = "a floating-point" if what == "default_fp" else "an integer"
-        raise ValueError(f"get_runtime().{what} = ... expects {kind} dtype, but got {dtype!r}.")
+        kind = expected or ("a floating-point dtype" if what == "default_fp" else "an integer dtype")
+        raise ValueError(f"get_runtime().{call or what + ' = ...'} expects {kind}, but got {dtype!r}.")
     setattr(_runtime.config().options, what, resolved)  # as qd.cfg.<what> = ...: the Config and default_up follow
 
 
