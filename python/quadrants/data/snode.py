@@ -160,7 +160,11 @@ class SNode:
                 self.place(*leaves, offset=offset)
                 _placed_struct(item, self.shape, leaves[0]._place_node)
             elif isinstance(item, ArrayContainer) and item._kind == "field":
-                self._place_field(item, offset)
+                entry_fields = item._entry_fields()
+                if entry_fields is not None:  # a vector/matrix field whose entries have dtypes of their own
+                    self.place(*entry_fields, offset=offset)
+                else:
+                    self._place_field(item, offset)
             else:
                 raise QuadrantsRuntimeError(f"place() takes fields, but got {type(item).__name__}.")
         return self
