@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 
 DEFAULT_REPO = "/work/.mirror/Genesis-Embodied-AI+quadrants/repo"
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -165,6 +166,32 @@ def export_tests(repo, destination, expand_gpu=False):
         f.write(PLUGIN_SOURCE)
     with open(os.path.join(destination, "sitecustomize.py"), "w") as f:
         f.write(SITECUSTOMIZE_SOURCE)
+
+
+def test_requirements(repo):
+    """The distributions upstream's `test` group names (its pyproject.toml), without versions or markers; empty
+    when repo is a tar (it carries no pyproject.toml) or the snapshot has none."""
+    if os.path.isfile(repo):
+        return []
+    shown = subprocess.run(["git", "-C", repo, "show", "HEAD:pyproject.toml"], capture_output=True, text=True)
+    if shown.returncode != 0:
+        return []
+    project = tomllib.loads(shown.stdout)
+    group = project.get("dependency-groups", {}).get("test") or project.get("project", {}).get(
+        "optional-dependencies", {}).get("test", [])
+    return [re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0] for requirement in group
+            if isinstance(requirement, str)]  # an {include-group = ...} entry names no distribution
+
+
+def missing_requirements(python, names):
+    """Which of the distributions `names` the interpreter `python` does not have installed."""
+    probe = ("import importlib.metadata as m, json, sys\n"
+             "def missing(n):\n"
+             "    try:\n        m.distribution(n)\n        return False\n"
+             "    except m.PackageNotFoundError:\n        return True\n"
+             "print(json.dumps([n for n in sys.argv[1:] if missing(n)]))")
+    done = subprocess.run([python, "-c", probe, *names], capture_output=True, text=True)
+    return json.loads(done.stdout) if done.returncode == 0 else []
 
 
 def chosen_files(test_dir, patterns):
@@ -460,6 +487,13 @@ def main():
     args = parser.parse_args(argv[:split])
     args.pytest_args = argv[split + 1:]  # after --: passed to pytest (e.g. -k expr)
 
+    # Upstream's tests assume its `test` dependency group (pytest-xdist, pyright, ...): a test that needs a missing one fails
+    # here for that reason, not for quadrants'. Said up front and at the end, and recorded in the summary.
+    missing = missing_requirements(args.python, test_requirements(args.repo))
+    note = (f"note: {args.python} lacks upstream's test requirements {', '.join(missing)}; tests that use them fail "
+            f"for that reason (install them with: {args.python} -m pip install {' '.join(missing)})") if missing else ""
+    if note:
+        print(note, flush=True)
     root = tempfile.mkdtemp(prefix="qd_upstream_tests_")
     try:
         export_tests(args.repo, root, expand_gpu=args.arch != "cpu")
@@ -478,12 +512,14 @@ def main():
         passed, total = print_pass_rate(per_file, failed_imports)
         if args.causes:
             print_causes(per_file, args.causes)
+        if note:
+            print("\n" + note)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({name: sorted(results.values(), key=lambda r: r["test"]) for name, results in
                            per_file.items()}, f, indent=1)
             with open(os.path.splitext(args.json)[0] + ".summary.json", "w") as f:
-                json.dump({"passed": passed, "tests": total, "files": list(per_file),
+                json.dump({"passed": passed, "tests": total, "files": list(per_file), "missing_test_requirements": missing,
                            "failed_at_import": {n: {"tests": c, "counted": how} for n, (c, how) in
                                                 failed_imports.items()}}, f, indent=1)
     finally:
