@@ -233,8 +233,11 @@ def run_file(root, name, args):
     events_path = os.path.join(root, f".outcomes_{flat}.jsonl")
     log_path = os.path.join(root, f".log_{flat}.txt")
     python_path = os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")])
+    # The interpreter's folder first on PATH, as in the activated environment upstream's tests run in: tools they
+    # start that look for `python` there (pyright, for the packages it resolves) find the one under test.
+    search_path = os.pathsep.join([os.path.dirname(args.python), os.environ.get("PATH", "")])
     env = dict(os.environ, QD_WANTED_ARCHS=args.arch, QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1",
-               PYTHONPATH=python_path, QD_UPSTREAM_PYTHONPATH=python_path)
+               PYTHONPATH=python_path, QD_UPSTREAM_PYTHONPATH=python_path, PATH=search_path)
     # tests/ on the path too: a few upstream files `import test_utils` rather than `from tests import test_utils`.
     env.pop("QD_ARCH", None)  # would override the arch each test asks for
     started_file = time.time()
@@ -486,6 +489,8 @@ def main():
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.pytest_args = argv[split + 1:]  # after --: passed to pytest (e.g. -k expr)
+    if os.sep in args.python:  # a path relative to here: the files run from the exported root
+        args.python = os.path.abspath(args.python)
 
     # Upstream's tests assume its `test` dependency group (pytest-xdist, pyright, ...): a test that needs a missing one fails
     # here for that reason, not for quadrants'. Said up front and at the end, and recorded in the summary.

@@ -104,3 +104,31 @@ def test_missing_upstream_test_requirements_are_named(tmp_path):
         assert json.load(f)["missing_test_requirements"] == ["qd-no-such-distribution"]
     with open(out) as f:
         assert [r["outcome"] for r in json.load(f)["test_plain.py"]] == ["failed"]
+
+
+PATH_FILE = '''
+import os
+import shutil
+import sys
+
+
+def test_python_on_path_is_the_interpreter_under_test():
+    assert os.path.dirname(shutil.which("python")) == os.path.dirname(sys.executable)
+'''
+
+
+def test_tools_that_look_for_python_on_path_find_the_interpreter_under_test(tmp_path):
+    """As in upstream's activated environment: pyright (test_pyi_stubs.py) resolves packages with the `python` on
+    PATH, which must be the interpreter the tests run under, not whatever the caller's PATH names first."""
+    tar_path = tmp_path / "tests.tar"
+    with tarfile.open(tar_path, "w") as tar:
+        data = PATH_FILE.encode()
+        info = tarfile.TarInfo("tests/python/test_path.py")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    out = tmp_path / "out.json"
+    env = dict(os.environ, PATH="/usr/bin:/bin")  # no venv on it
+    subprocess.run([sys.executable, SCRIPT, "test_path.py", "--repo", str(tar_path), "--python", sys.executable,
+                    "--count-python", str(tmp_path / "none"), "--json", str(out)], check=True, capture_output=True,
+                   env=env)
+    assert [r["outcome"] for r in json.loads(out.read_text())["test_path.py"]] == ["passed"]

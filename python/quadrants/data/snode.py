@@ -16,11 +16,12 @@ from quadrants.base.errors import QuadrantsRuntimeError
 from quadrants.data import shared_cells, snode_layout, zero_copy
 from quadrants.data.container import ArrayContainer
 from quadrants.data.grads import dual_twin, grad_twin
-from quadrants.runtime import init as _runtime
+from quadrants.runtime import _core, init as _runtime
 from quadrants.types.enums import SNodeGradType
 
 _KINDS_WITH_MASKS = ("pointer", "bitmasked")
-MAX_AXES = 8
+# Upstream's quadrants_max_num_indices (12): the core's array dims less the two a matrix element takes.
+MAX_AXES = _core.max_ndim - 2
 
 
 class Axis:
@@ -40,7 +41,7 @@ class Axis:
         return hash(self.value)
 
     def __repr__(self):
-        return f"qd.{'ijklmnop'[self.value]}"
+        return f"qd.{'ijkl'[self.value]}" if self.value < 4 else f"qd.axes({self.value})"
 
 
 def axes(*values):
@@ -508,6 +509,9 @@ def field_node_for_shape(shape, role="primal"):
     node = _current_root_node()
     if not shape:
         return node
+    if len(shape) > MAX_AXES:
+        raise ValueError(f"A field has at most {MAX_AXES} dims (upstream's maximum dimensionality), but the shape "
+                         f"{tuple(shape)} has {len(shape)}.")
     return shared_cells.node_for(role, shape, node._tree, lambda: node._child(
         "dense", axes(*range(len(shape))), list(shape), allow_empty=True))
 
