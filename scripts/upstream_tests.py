@@ -492,8 +492,8 @@ def main():
     if os.sep in args.python:  # a path relative to here: the files run from the exported root
         args.python = os.path.abspath(args.python)
 
-    # Upstream's tests assume its `test` dependency group (pytest-xdist, pyright, ...): a test that needs a missing one fails
-    # here for that reason, not for quadrants'. Said up front and at the end, and recorded in the summary.
+    # Upstream's tests assume its `test` dependency group (pytest-xdist, pyright, ...): a test that needs a missing
+    # one fails here for that reason, not for quadrants'. Said up front and at the end, and recorded in the summary.
     missing = missing_requirements(args.python, test_requirements(args.repo))
     note = (f"note: {args.python} lacks upstream's test requirements {', '.join(missing)}; tests that use them fail "
             f"for that reason (install them with: {args.python} -m pip install {' '.join(missing)})") if missing else ""
@@ -524,7 +524,8 @@ def main():
                 json.dump({name: sorted(results.values(), key=lambda r: r["test"]) for name, results in
                            per_file.items()}, f, indent=1)
             with open(os.path.splitext(args.json)[0] + ".summary.json", "w") as f:
-                json.dump({"passed": passed, "tests": total, "files": list(per_file), "missing_test_requirements": missing,
+                json.dump({"passed": passed, "tests": total, "files": list(per_file),
+                           "missing_test_requirements": missing,
                            "failed_at_import": {n: {"tests": c, "counted": how} for n, (c, how) in
                                                 failed_imports.items()}}, f, indent=1)
     finally:

@@ -169,7 +169,8 @@ const QdArg* LaunchFrame::run(const Specialization& spec, CUstream stream) {
   last_tasks.store(spec.num_tasks, std::memory_order_relaxed);
   total_ = launcher_.arg_names_.size();
   // A variant compiled by this call may have more globals than the frame made room for.
-  if (total_ + spec.globals.size() > capacity_) use_storage(launcher_.params_.size(), total_ + spec.globals.size(), true);
+  size_t needed = total_ + spec.globals.size();
+  if (needed > capacity_) use_storage(launcher_.params_.size(), needed, true);
   for (const std::shared_ptr<Array>& global : spec.globals) pack_view(global->view(), packed_[total_++]);
   if (spec.cuda) return run_on_cuda(spec, stream);
   size_t count = spec.returns.size();
