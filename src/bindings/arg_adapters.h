@@ -67,7 +67,9 @@ class ArgSlots {
 // allocation), the buffer protocol, __cuda_array_interface__ producers, then any __dlpack__
 // producer. Returns false when obj is none of these; throws TypeError/ValueError for an array
 // quadrants cannot use (e.g. complex dtype).
-bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder);
+// quadrants' own arrays set `lent` to their view (the argument keeps it alive; not copied per call, an ArrayView
+// being 256 bytes); others are converted into `view`, and `lent` is null.
+bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder);
 
 // Whether obj is one of quadrants' own arrays (a qd.ndarray or qd.field, bare, in its container, or in a
 // qd.Tensor wrapper) rather than an external one; argument errors word the two cases as upstream does.
