@@ -16,12 +16,13 @@ from quadrants.base.errors import QuadrantsRuntimeError
 from quadrants.data import shared_cells, snode_layout, zero_copy
 from quadrants.data.container import ArrayContainer
 from quadrants.data.grads import dual_twin, grad_twin
-from quadrants.runtime import _core, init as _runtime
+from quadrants.runtime import init as _runtime
 from quadrants.types.enums import SNodeGradType
 
 _KINDS_WITH_MASKS = ("pointer", "bitmasked")
-# Upstream's quadrants_max_num_indices (12): the core's array dims less the two a matrix element takes.
-MAX_AXES = _core.max_ndim - 2
+# Upstream's quadrants_max_num_indices: a field's dims. Its array has as many more as its element has (the core's
+# QD_MAX_NDIM, 14, leaves a matrix's two; runtime/_core's max_ndim), which the core checks when it is allocated.
+MAX_AXES = 12
 
 
 class Axis:
