@@ -24,9 +24,10 @@ if ! $PY -c "import torch" 2>/dev/null; then
 fi
 # nvidia-cuda-nvrtc: NVRTC for compile-checking generated CUDA on machines without a GPU; distributed and ray:
 # the scale-out examples' tests (ray: about 45 s and 285 MB the first time); sphinx and myst-parser: the
-# documentation site (scripts/build_docs.sh, tests/python/test_docs.py).
+# documentation site (scripts/build_docs.sh, tests/python/test_docs.py); pytest-xdist and pyright: upstream's
+# tests that drive them (scripts/upstream_tests.py names any of upstream's test group that is missing).
 $PY -m pip install -q numpy pytest hypothesis nanobind scikit-build-core array-api-compat nvidia-cuda-nvrtc \
-  "dask[distributed]" ray sphinx myst-parser 2>&1 \
+  "dask[distributed]" ray sphinx myst-parser pytest-xdist pyright 2>&1 \
   | { grep -v "^WARNING: Location" || true; }
 
 bash scripts/build.sh

@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 
 DEFAULT_REPO = "/work/.mirror/Genesis-Embodied-AI+quadrants/repo"
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -167,6 +168,32 @@ def export_tests(repo, destination, expand_gpu=False):
         f.write(SITECUSTOMIZE_SOURCE)
 
 
+def test_requirements(repo):
+    """The distributions upstream's `test` group names (its pyproject.toml), without versions or markers; empty
+    when repo is a tar (it carries no pyproject.toml) or the snapshot has none."""
+    if os.path.isfile(repo):
+        return []
+    shown = subprocess.run(["git", "-C", repo, "show", "HEAD:pyproject.toml"], capture_output=True, text=True)
+    if shown.returncode != 0:
+        return []
+    project = tomllib.loads(shown.stdout)
+    group = project.get("dependency-groups", {}).get("test") or project.get("project", {}).get(
+        "optional-dependencies", {}).get("test", [])
+    return [re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0] for requirement in group
+            if isinstance(requirement, str)]  # an {include-group = ...} entry names no distribution
+
+
+def missing_requirements(python, names):
+    """Which of the distributions `names` the interpreter `python` does not have installed."""
+    probe = ("import importlib.metadata as m, json, sys\n"
+             "def missing(n):\n"
+             "    try:\n        m.distribution(n)\n        return False\n"
+             "    except m.PackageNotFoundError:\n        return True\n"
+             "print(json.dumps([n for n in sys.argv[1:] if missing(n)]))")
+    done = subprocess.run([python, "-c", probe, *names], capture_output=True, text=True)
+    return json.loads(done.stdout) if done.returncode == 0 else []
+
+
 def chosen_files(test_dir, patterns):
     """The test files anywhere under tests/python matching any pattern, as paths relative to it, top level first,
     each group in name order. A pattern without a slash matches a file's name, one with a slash its path."""
@@ -206,8 +233,11 @@ def run_file(root, name, args):
     events_path = os.path.join(root, f".outcomes_{flat}.jsonl")
     log_path = os.path.join(root, f".log_{flat}.txt")
     python_path = os.pathsep.join([os.path.join(root, "tests"), os.environ.get("PYTHONPATH", "")])
+    # The interpreter's folder first on PATH, as in the activated environment upstream's tests run in: tools they
+    # start that look for `python` there (pyright, for the packages it resolves) find the one under test.
+    search_path = os.pathsep.join([os.path.dirname(args.python), os.environ.get("PATH", "")])
     env = dict(os.environ, QD_WANTED_ARCHS=args.arch, QD_UPSTREAM_OUTCOMES=events_path, PYTHONDONTWRITEBYTECODE="1",
-               PYTHONPATH=python_path, QD_UPSTREAM_PYTHONPATH=python_path)
+               PYTHONPATH=python_path, QD_UPSTREAM_PYTHONPATH=python_path, PATH=search_path)
     # tests/ on the path too: a few upstream files `import test_utils` rather than `from tests import test_utils`.
     env.pop("QD_ARCH", None)  # would override the arch each test asks for
     started_file = time.time()
@@ -459,7 +489,16 @@ def main():
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.pytest_args = argv[split + 1:]  # after --: passed to pytest (e.g. -k expr)
+    if os.sep in args.python:  # a path relative to here: the files run from the exported root
+        args.python = os.path.abspath(args.python)
 
+    # Upstream's tests assume its `test` dependency group (pytest-xdist, pyright, ...): a test that needs a missing
+    # one fails here for that reason, not for quadrants'. Said up front and at the end, and recorded in the summary.
+    missing = missing_requirements(args.python, test_requirements(args.repo))
+    note = (f"note: {args.python} lacks upstream's test requirements {', '.join(missing)}; tests that use them fail "
+            f"for that reason (install them with: {args.python} -m pip install {' '.join(missing)})") if missing else ""
+    if note:
+        print(note, flush=True)
     root = tempfile.mkdtemp(prefix="qd_upstream_tests_")
     try:
         export_tests(args.repo, root, expand_gpu=args.arch != "cpu")
@@ -478,12 +517,15 @@ def main():
         passed, total = print_pass_rate(per_file, failed_imports)
         if args.causes:
             print_causes(per_file, args.causes)
+        if note:
+            print("\n" + note)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({name: sorted(results.values(), key=lambda r: r["test"]) for name, results in
                            per_file.items()}, f, indent=1)
             with open(os.path.splitext(args.json)[0] + ".summary.json", "w") as f:
                 json.dump({"passed": passed, "tests": total, "files": list(per_file),
+                           "missing_test_requirements": missing,
                            "failed_at_import": {n: {"tests": c, "counted": how} for n, (c, how) in
                                                 failed_imports.items()}}, f, indent=1)
     finally:

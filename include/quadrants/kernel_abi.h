@@ -8,8 +8,10 @@
 
 #include <stdint.h>
 
-#define QD_MAX_NDIM 8
-#define QD_ABI_VERSION 1
+// Dims of an array argument, element dims included: upstream's 12 field/ndarray dims (its
+// quadrants_max_num_indices) plus a matrix element's two.
+#define QD_MAX_NDIM 14
+#define QD_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {

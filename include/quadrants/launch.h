@@ -13,6 +13,7 @@
 // exported with `kernel.export_ir(*example_args)`), or runs a kernel it compiled itself with launch_kernel.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -118,6 +119,7 @@ class LaunchHooks {
 
 struct Specialization;  // src/launch/specialization.h
 class LaunchFrame;      // src/launch/launch_frame.h: one call, as the Python bindings make it
+struct FrameStorage;    // src/launch/launch_frame.h: the arguments of a frame with more than fit its stack
 
 // One kernel: its parameters, its compiled variants and its launches. Not synchronized: launch it from one
 // thread at a time, or under a lock of the caller's that LaunchHooks::release() gives up while kernels run
@@ -125,7 +127,6 @@ class LaunchFrame;      // src/launch/launch_frame.h: one call, as the Python bi
 class KernelLauncher {
  public:
   // compile: called on a miss. cpu_only: the kernel is host code whatever the target (hand-written C++ kernels).
-  // Throws ValueError when the parameters fill more than 512 kernel parameters.
   KernelLauncher(std::string name, std::vector<LaunchParam> params, CompileCallback compile, bool cpu_only = false);
   ~KernelLauncher();
   KernelLauncher(const KernelLauncher&) = delete;  // owns loaded code
@@ -148,9 +149,6 @@ class KernelLauncher {
 
   // Launches go to `target` from now on, whatever current_target() says (launch_kernel pins its kernel's).
   void pin_target(Target target) { pinned_ = target; }
-
-  // Throws ValueError unless the arguments and `count` globals fit the 512 parameters a kernel may have.
-  void check_globals(size_t count) const;
 
   const std::string& name() const { return name_; }
   const std::vector<LaunchParam>& params() const { return params_; }
@@ -178,6 +176,10 @@ class KernelLauncher {
   const Specialization* last_ = nullptr;
   std::vector<bool> staging_warned_;  // per parameter: the host-staging notice was given
   std::vector<bool> realign_warned_;  // per parameter: the realignment notice was given
+  size_t most_globals_ = 0;  // the most globals a variant has appended after the arguments
+  // The argument buffer of a frame too large for the stack, kept between launches (launch_frame.h); taken and
+  // given back atomically, so a launch nested in another's compile makes its own.
+  std::atomic<FrameStorage*> spare_storage_{nullptr};
 };
 
 // Runs `kernel` on the CPU's thread pool over args, one per kernel parameter (fields it uses as globals

@@ -430,8 +430,9 @@ std::string describe_object(PyObject* obj) {
   return std::string(nb::str(module).c_str()) + "." + name;
 }
 
-bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder) {
+bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder) {
   element_ndim = 0;
+  lent = nullptr;
   if (tensor_wrapper_type && PyObject_TypeCheck(obj, tensor_wrapper_type)) {
     // qd.Tensor wraps a field or ndarray: upstream kernels take the wrapper wherever they take what it wraps.
     static PyObject* impl_name = PyUnicode_InternFromString("_impl");
@@ -444,16 +445,16 @@ bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot
     static PyObject* array_name = PyUnicode_InternFromString("_array");
     nb::object core_array = nb::steal(PyObject_GetAttr(obj, array_name));
     if (!core_array.is_valid()) throw nb::python_error();
-    const Array& array = nb::cast<const Array&>(core_array);
-    view = array.view();  // throws after qd.reset()
+    const Array& array = nb::cast<const Array&>(core_array);  // the container keeps it alive
     element_ndim = array.element_ndim();
+    lent = &array.view();  // not copied; throws after qd.reset()
     return true;
   }
   if (Py_TYPE(obj) == numpy_type && view_from_numpy(obj, view)) return true;
   if (nb::isinstance<Array>(obj)) {
-    const Array& array = nb::cast<const Array&>(nb::handle(obj));
-    view = array.view();
+    const Array& array = nb::cast<const Array&>(nb::handle(obj));  // the argument itself keeps it alive
     element_ndim = array.element_ndim();
+    lent = &array.view();
     return true;
   }
   if (const DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj))) {

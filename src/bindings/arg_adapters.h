@@ -13,7 +13,7 @@
 namespace qd::bindings {
 
 // Keeps alive what one argument's conversion borrowed. Trivially constructible on purpose: a launch
-// keeps kMaxKernelArgs of these on the stack and initializes only the ones it uses.
+// keeps kInlineKernelArgs of these on the stack and initializes only the ones it uses.
 struct ArgSlot {
   Py_buffer buffer;
   bool has_buffer;
@@ -27,10 +27,15 @@ struct ArgSlot {
   CUstream producer_stream;
 };
 
-// The slots of one launch; releases exactly the first n on scope exit.
+// The slots of one launch; releases exactly the first n on scope exit. A kernel with more parameters than
+// kInlineKernelArgs (rare: a vector parameter counts once here) gets its slots from the heap.
 class ArgSlots {
  public:
-  explicit ArgSlots(size_t n) : n_(n) {
+  explicit ArgSlots(size_t n) : n_(n), slots_(inline_slots_) {
+    if (n > static_cast<size_t>(kInlineKernelArgs)) {
+      heap_.reset(new ArgSlot[n]);
+      slots_ = heap_.get();
+    }
     for (size_t i = 0; i < n; ++i) {
       slots_[i].has_buffer = false;
       slots_[i].keep = nullptr;
@@ -53,14 +58,18 @@ class ArgSlots {
 
  private:
   size_t n_;
-  ArgSlot slots_[kMaxKernelArgs];
+  ArgSlot* slots_;
+  std::unique_ptr<ArgSlot[]> heap_;
+  ArgSlot inline_slots_[kInlineKernelArgs];
 };
 
 // Tried in order: quadrants containers, numpy arrays, torch tensors (DLPack C exchange API, no
 // allocation), the buffer protocol, __cuda_array_interface__ producers, then any __dlpack__
 // producer. Returns false when obj is none of these; throws TypeError/ValueError for an array
 // quadrants cannot use (e.g. complex dtype).
-bool view_from_object(PyObject* obj, ArrayView& view, int& element_ndim, ArgSlot& holder);
+// quadrants' own arrays set `lent` to their view (the argument keeps it alive; not copied per call, an ArrayView
+// being 256 bytes); others are converted into `view`, and `lent` is null.
+bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder);
 
 // Whether obj is one of quadrants' own arrays (a qd.ndarray or qd.field, bare, in its container, or in a
 // qd.Tensor wrapper) rather than an external one; argument errors word the two cases as upstream does.

@@ -73,7 +73,6 @@ class Launcher {
 
   // Called by compile_fn: the fields of the variant being compiled.
   void set_globals(const std::vector<std::shared_ptr<Array>>& globals) {
-    core_.check_globals(globals.size());
     pending_globals_ = globals;
   }
 
@@ -142,11 +141,12 @@ class Launcher {
 
   // Parameter i's Python array into the frame, checked against its annotation first.
   void add_array(LaunchFrame& frame, size_t i, PyObject* obj, ArgSlot& holder) {
-    ArrayView view;
+    ArrayView converted;
+    const ArrayView* lent = nullptr;
     int element_ndim = 0;
     bool is_array = false;
     try {
-      is_array = view_from_object(obj, view, element_ndim, holder);
+      is_array = view_from_object(obj, converted, lent, element_ndim, holder);
     } catch (const TypeError& e) {  // an array quadrants cannot use: say which argument
       throw TypeError(where(i) + ": " + e.what());
     } catch (const ValueError& e) {
@@ -157,6 +157,7 @@ class Launcher {
                               std::string(nb::repr(obj).c_str()) + ": " + where(i) + ": expected an array (qd.ndarray, "
                               "numpy array, torch tensor or DLPack producer), but got " + describe_object(obj) + ".");
     }
+    const ArrayView& view = lent ? *lent : converted;
     check_annotation(params_[i], qualname_, obj, view, element_ndim);
     frame.add_array(i, view, element_ndim);
   }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "quadrants/errors.h"
+#include "quadrants/kernel_abi.h"
 
 namespace qd::ir {
 namespace {
@@ -471,7 +472,9 @@ Param parse_param(const SExpr& e) {
   Param p{Param::Kind::array, atom(e.items[1], "a parameter name"), parse_type(e.items[2]),
           static_cast<int>(parse_int(e.items[3])), {}, parse_flag(e.items[5]), parse_flag(e.items[6])};
   for (const SExpr& d : list(e.items[4], "element dims").items) p.element_shape.push_back(static_cast<int>(parse_int(d)));
-  if (p.ndim < 0 || p.total_dims() > 8) fail(e, "an array has 0 to 8 dims in all, outer and element dims together.");
+  if (p.ndim < 0 || p.total_dims() > QD_MAX_NDIM) {
+    fail(e, "an array has 0 to " + std::to_string(QD_MAX_NDIM) + " dims in all, outer and element dims together.");
+  }
   return p;
 }
 

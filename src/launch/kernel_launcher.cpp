@@ -1,5 +1,6 @@
 // src/launch/kernel_launcher.cpp: a kernel's parameters and compiled variants, the compile on a miss, and the
 // C++ call; the per-call work itself is LaunchFrame's (launch_frame.cpp).
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <shared_mutex>
@@ -20,14 +21,9 @@ KernelLauncher::KernelLauncher(std::string name, std::vector<LaunchParam> params
     first_slot_.push_back(arg_names_.size());
     for (int k = 0; k < p.count; ++k) arg_names_.push_back(p.name);
   }
-  if (arg_names_.size() > static_cast<size_t>(kMaxKernelArgs)) {
-    throw ValueError("Kernel '" + name_ + "' has " + std::to_string(arg_names_.size()) +
-                     " parameters (vector and matrix entries count one each); at most " +
-                     std::to_string(kMaxKernelArgs) + " are supported.");
-  }
 }
 
-KernelLauncher::~KernelLauncher() = default;
+KernelLauncher::~KernelLauncher() { delete spare_storage_.exchange(nullptr); }
 
 void KernelLauncher::clear() {
   std::unique_lock<std::shared_mutex> no_kernel_running(launch_gate());  // variants own loaded code
@@ -39,13 +35,6 @@ int KernelLauncher::quick_variants() const {
   int count = 0;
   for (const std::unique_ptr<Specialization>& variant : variants_) count += variant->upgrade ? 1 : 0;
   return count;
-}
-
-void KernelLauncher::check_globals(size_t count) const {
-  if (arg_names_.size() + count > static_cast<size_t>(kMaxKernelArgs)) {
-    throw ValueError("Kernel '" + name_ + "' uses too many fields and arguments (at most " +
-                     std::to_string(kMaxKernelArgs) + ").");
-  }
 }
 
 std::string KernelLauncher::where(size_t param) const {
@@ -89,8 +78,8 @@ const Specialization& KernelLauncher::compile(const uint64_t* key, Target target
   } else {
     throw ValueError("Kernel '" + name_ + "': the compile callback returned no kernel.");
   }
-  check_globals(compiled.globals.size());
   check_variant(key, *params, compiled.globals.size());
+  most_globals_ = std::max(most_globals_, compiled.globals.size());  // later frames make room for them up front
   variant->globals = std::move(compiled.globals);
   // Fields are named by the parameter names the kernel IR gave them.
   variant->arg_names = arg_names_;

@@ -43,8 +43,41 @@ struct UnlockOnExit {
 int last_launch_tasks() { return last_tasks.load(std::memory_order_relaxed); }
 
 LaunchFrame::LaunchFrame(KernelLauncher& launcher, LaunchHooks& hooks, Mode mode)
-    : launcher_(launcher), hooks_(hooks), mode_(mode), target_(launcher.target()) {
-  for (size_t i = 0; i < launcher.params_.size(); ++i) key_[i] = 0;
+    : launcher_(launcher),
+      hooks_(hooks),
+      mode_(mode),
+      target_(launcher.target()),
+      key_(inline_key_),
+      packed_(inline_packed_),
+      capacity_(kInlineKernelArgs) {
+  size_t params = launcher.params_.size();
+  size_t args = launcher.arg_names_.size() + launcher.most_globals_;
+  if (params > kInlineKernelArgs || args > kInlineKernelArgs) use_storage(params, args, false);
+  for (size_t i = 0; i < params; ++i) key_[i] = 0;
+}
+
+LaunchFrame::~LaunchFrame() {
+  if (storage_) delete launcher_.spare_storage_.exchange(storage_.release());  // for the next launch
+}
+
+// Puts the key and the packed arguments in storage of at least this size: the launcher's spare, else new. keep:
+// the arguments are packed already (run() found more globals than there was room for) and move along.
+void LaunchFrame::use_storage(size_t params, size_t args, bool keep) {
+  if (!storage_) {
+    storage_.reset(launcher_.spare_storage_.exchange(nullptr));
+    if (!storage_) storage_ = std::make_unique<FrameStorage>();
+    if (storage_->key.size() < params) storage_->key.resize(params);
+    if (storage_->packed.size() < args) storage_->packed.resize(args);
+    if (keep) {  // from the inline arrays, which held them all
+      std::copy(key_, key_ + params, storage_->key.data());
+      std::copy(packed_, packed_ + launcher_.arg_names_.size(), storage_->packed.data());
+    }
+  } else if (storage_->packed.size() < args) {
+    storage_->packed.resize(args);
+  }
+  key_ = storage_->key.data();
+  packed_ = storage_->packed.data();
+  capacity_ = storage_->packed.size();
 }
 
 LaunchFrame::Extras& LaunchFrame::extras() {
@@ -135,6 +168,9 @@ const QdArg* LaunchFrame::run(const Specialization& spec, CUstream stream) {
   if (spec.upgrade) swap_in_optimized(spec);  // tiered compile; before the gate is taken: the swap needs it free
   last_tasks.store(spec.num_tasks, std::memory_order_relaxed);
   total_ = launcher_.arg_names_.size();
+  // A variant compiled by this call may have more globals than the frame made room for.
+  size_t needed = total_ + spec.globals.size();
+  if (needed > capacity_) use_storage(launcher_.params_.size(), needed, true);
   for (const std::shared_ptr<Array>& global : spec.globals) pack_view(global->view(), packed_[total_++]);
   if (spec.cuda) return run_on_cuda(spec, stream);
   size_t count = spec.returns.size();

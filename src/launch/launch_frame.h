@@ -12,15 +12,24 @@
 
 namespace qd {
 
-// Made on the stack for one call (about 78 KB, the most arguments a kernel takes); allocates nothing unless an
-// argument is copied, a variant compiled or more than 16 values returned. KernelLauncher::launch and the Python bindings both call through
-// it: the caller writes scalars into slots(), hands each array to add_array(), then select() and run().
+// The arguments of a frame whose kernel takes more than kInlineKernelArgs of them (with its globals): its
+// launcher keeps one between launches, so those launches allocate nothing either once it is large enough.
+struct FrameStorage {
+  std::vector<uint64_t> key;   // per parameter
+  std::vector<QdArg> packed;   // per kernel parameter, globals included
+};
+
+// Made on the stack for one call (about 62 KB: kInlineKernelArgs arguments); allocates nothing unless an argument
+// is copied, a variant compiled, more than 16 values returned or, the first time, more arguments packed than the
+// stack part holds. KernelLauncher::launch and the Python bindings both call through it: the caller writes scalars
+// into slots(), hands each array to add_array(), then select() and run().
 class LaunchFrame {
  public:
   // describe: only say what the arguments select (the Python launcher's spec_of): arrays that would be
   // copied get the copy's strides and device in their signature, and no copy is made.
   enum class Mode { run, describe };
   LaunchFrame(KernelLauncher& launcher, LaunchHooks& hooks, Mode mode = Mode::run);
+  ~LaunchFrame();
   LaunchFrame(const LaunchFrame&) = delete;
   LaunchFrame& operator=(const LaunchFrame&) = delete;
 
@@ -64,6 +73,7 @@ class LaunchFrame {
       out.strides[d] = view.strides[d];
     }
   }
+  void use_storage(size_t params, size_t args, bool keep);
   void add_moved_array(size_t param, ArrayView view, int element_ndim);
   void place(size_t param, ArrayView& view, int element_ndim);
   void realign(size_t param, ArrayView& view, int element_ndim);
@@ -87,8 +97,13 @@ class LaunchFrame {
   size_t total_ = 0;  // QdArgs packed by run(): the arguments', then the globals'
   std::unique_ptr<Extras> extras_;
   QdArg inline_returns_[kInlineReturns];
-  uint64_t key_[kMaxKernelArgs];
-  QdArg packed_[kMaxKernelArgs];  // last: only the used part of it is touched
+  // The key and the packed arguments: the inline arrays, or storage_ (the launcher's, given back when done).
+  uint64_t* key_;
+  QdArg* packed_;
+  size_t capacity_;  // QdArgs packed_ holds
+  std::unique_ptr<FrameStorage> storage_;
+  uint64_t inline_key_[kInlineKernelArgs];
+  QdArg inline_packed_[kInlineKernelArgs];  // last: only the used part of it is touched
 };
 
 }  // namespace qd

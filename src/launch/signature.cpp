@@ -3,6 +3,8 @@
 
 namespace qd {
 
+static_assert(QD_MAX_NDIM < 16, "outer and element dims each take 4 bits of a signature");
+
 // Bits: dtype 0-7, outer dims 8-11, contiguous 12, writable 13, device kind 14-15, element dims 16-19, then
 // the first two element extents, 16 bits each, from bit 20.
 uint64_t array_signature(const ArrayView& view, int element_ndim) {

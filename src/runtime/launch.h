@@ -10,10 +10,12 @@
 
 namespace qd {
 
-// Arguments are packed on the launching thread's stack (144 bytes each, so 72 KiB at most): as many
-// as upstream takes (its tests pass 512 ndarrays), without a heap allocation per launch. A CUDA
-// launch slot (runtime/cuda/launch.cpp) holds as many.
-inline constexpr int kMaxKernelArgs = 512;
+// A kernel may take any number of arguments, as upstream's (a qd.types.vector(1024) parameter fills 1024 QdArgs).
+// A launch packs up to this many on the launching thread's stack (240 bytes each, 60 KiB): kernels with more
+// pack theirs in a buffer their launcher keeps for the next call (src/launch/launch_frame.h), so neither kind
+// allocates per launch. A CUDA launch slot (runtime/cuda/launch.cpp) holds as many; more go through a buffer of
+// their own.
+inline constexpr int kInlineKernelArgs = 256;
 
 // Launches hold this shared while a kernel runs; freeing memory a kernel may use (qd.reset(),
 // dropping compiled variants, resizing the pool) takes it exclusively, so it waits for them.

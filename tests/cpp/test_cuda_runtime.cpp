@@ -76,9 +76,9 @@ TEST(CudaCopy, HostToHostNeedsNoDriver) {
 TEST(CudaAbi, LaunchBufferOffsetsMatchTheTestKernels) {
   // The PTX in test_cuda_runtime_launch.cpp reads these offsets directly.
   EXPECT_EQ(offsetof(QdArg, shape), 8u);
-  EXPECT_EQ(offsetof(QdArg, strides), 72u);
-  EXPECT_EQ(offsetof(QdArg, scalar), 136u);
-  EXPECT_EQ(sizeof(QdArg), 144u);
+  EXPECT_EQ(offsetof(QdArg, strides), 120u);
+  EXPECT_EQ(offsetof(QdArg, scalar), 232u);
+  EXPECT_EQ(sizeof(QdArg), 240u);
   EXPECT_EQ(offsetof(QdKernelError, index), 16u);
 }
 

@@ -19,7 +19,7 @@ using testing::host_view;
 
 // Three tasks with the launcher's signature (args, frame, error, error_flag), written for PTX ISA
 // 7.0 / sm_52 so that any driver since CUDA 11 can JIT them. QdArg offsets: data 0, shape 8,
-// strides 72, scalar 136, size 144 (checked in test_cuda_runtime.cpp), so args[1].scalar is at 280.
+// strides 120, scalar 232, size 240 (checked in test_cuda_runtime.cpp), so args[1].scalar is at 472.
 //   qd_test_fill:   args[0].data[i * strides[0]] = float(i) for i < shape[0], grid-stride
 //   qd_test_return: *(int64_t*)frame = args[1].scalar.i + 1
 //   qd_test_report: the first caller records an out-of-bounds index args[1].scalar.i for arg 0, dim 0
@@ -39,7 +39,7 @@ constexpr const char* kTestPtx = R"PTX(
   ld.global.u64 %rd2, [%rd1];
   cvta.to.global.u64 %rd2, %rd2;
   ld.global.u64 %rd3, [%rd1+8];
-  ld.global.u64 %rd4, [%rd1+72];
+  ld.global.u64 %rd4, [%rd1+120];
   mov.u32 %r1, %ctaid.x;
   mov.u32 %r2, %ntid.x;
   mov.u32 %r3, %tid.x;
@@ -69,7 +69,7 @@ fill_done:
   cvta.to.global.u64 %rd1, %rd1;
   ld.param.u64 %rd2, [return_frame];
   cvta.to.global.u64 %rd2, %rd2;
-  ld.global.u64 %rd3, [%rd1+280];
+  ld.global.u64 %rd3, [%rd1+472];
   add.s64 %rd3, %rd3, 1;
   st.global.u64 [%rd2], %rd3;
   ret;
@@ -95,7 +95,7 @@ fill_done:
   st.global.u32 [%rd2+4], %r1;
   st.global.u32 [%rd2+8], %r2;
   st.global.u32 [%rd2+12], %r1;
-  ld.global.u64 %rd4, [%rd3+280];
+  ld.global.u64 %rd4, [%rd3+472];
   st.global.u64 [%rd2+16], %rd4;
 report_done:
   ret;

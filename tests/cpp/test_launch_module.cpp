@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "quadrants/errors.h"
@@ -116,9 +117,41 @@ TEST_F(LaunchModule, ChecksArgumentsAgainstParametersAndTheVariant) {
             "Kernel 'integer' argument 'n': expected an integer for i32, but got a float.");
   EXPECT_EQ(error_of<ValueError>([&] { integer.launch({KernelArg::of_int(1)}); }),
             "Kernel 'integer': the compile callback returned no kernel.");
-  std::vector<LaunchParam> too_many(513, {LaunchParam::Kind::scalar, "s", DtypeCode::i32, 1, 0});
-  EXPECT_EQ(error_of<ValueError>([&] { KernelLauncher("wide", too_many, nullptr); }),
-            "Kernel 'wide' has 513 parameters (vector and matrix entries count one each); at most 512 are supported.");
+}
+
+// More scalars than a launch packs on its stack (kInlineKernelArgs): the launcher's argument storage, made by the
+// first launch and reused by the next, which must see its own values.
+TEST_F(LaunchModule, ManyScalarsGoInTheLaunchersStorage) {
+  constexpr int kCount = 600;
+  std::string params;
+  std::vector<std::string> terms;
+  std::vector<LaunchParam> launch_params;
+  for (int k = 0; k < kCount; ++k) {
+    params += " (scalar s" + std::to_string(k) + " i32)";
+    terms.push_back("(arg s" + std::to_string(k) + ")");
+    launch_params.push_back({LaunchParam::Kind::scalar, "s" + std::to_string(k), DtypeCode::i32, 1, 0});
+  }
+  while (terms.size() > 1) {  // a balanced sum: shallow for the parser and the C compiler
+    std::vector<std::string> pairs;
+    for (size_t k = 0; k + 1 < terms.size(); k += 2) pairs.push_back("(bin add " + terms[k] + " " + terms[k + 1] + ")");
+    if (terms.size() % 2) pairs.push_back(terms.back());
+    terms.swap(pairs);
+  }
+  std::string ir = "(kernel wide (options (default_fp f32) (default_ip i32) (debug 0) (fast_math 0))\n (params" +
+                   params + ") (returns i32) (body (return " + terms[0] + ")))";
+  int compiles = 0;
+  KernelLauncher launcher("wide", launch_params, [&](const CompileRequest&) {
+    ++compiles;
+    return CompiledVariant{compile_kernel(ir), nullptr, {}};
+  });
+  for (int scale : {1, 3}) {
+    std::vector<KernelArg> args;
+    for (int k = 0; k < kCount; ++k) args.push_back(KernelArg::of_int(k * scale));
+    std::vector<QdArg> returned = launcher.launch(args);
+    ASSERT_EQ(returned.size(), 1u);
+    EXPECT_EQ(returned[0].scalar.i, scale * kCount * (kCount - 1) / 2);
+  }
+  EXPECT_EQ(compiles, 1);
 }
 
 TEST_F(LaunchModule, GlobalsFollowTheArguments) {

@@ -300,10 +300,10 @@ def test_missing_nvrtc_says_where_it_looked():
     assert "/nonexistent/nvrtc/libnvrtc.so.13" in out
 
 
-@pytest.mark.parametrize("count, by_value", [(28, True), (29, False)])
+@pytest.mark.parametrize("count, by_value", [(16, True), (17, False)])
 def test_kernels_with_few_parameters_take_them_by_value(count, by_value):
-    # 28 QdArgs and the three pointers fit the 4 KB of kernel parameters every device takes; a launch of
-    # such a kernel uploads no argument buffer. More go through the launch slot, as before.
+    # 16 QdArgs (240 bytes each) and the three pointers fit the 4 KB of kernel parameters every device takes; a
+    # launch of such a kernel uploads no argument buffer. More go through the launch slot, as before.
     params = " ".join(f"(array a{k} f32 1 () 1 1)" for k in range(count))
     body = "(store a0 ((var i)) () (load a{} ((var i)) ()))".format(count - 1)
     text = (f"(kernel many (options (default_fp f32) (default_ip i32) (debug 0) (fast_math 0)) (params {params}) "

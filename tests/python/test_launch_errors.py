@@ -169,8 +169,8 @@ UNSUPPORTED = {
     "numpy_complex64": (lambda: np.zeros(3, dtype=np.complex64), TypeError, "buffer format 'Zf'"),
     "torch_complex64": (lambda: torch.zeros(3, dtype=torch.complex64), TypeError, "DLPack dtype (code 5, 64 bits"),
     "torch_bfloat16": (lambda: torch.zeros(3, dtype=torch.bfloat16), TypeError, "DLPack dtype (code 4, 16 bits"),
-    "numpy_9_dims": (lambda: np.zeros((1,) * 9, dtype=np.float32), ValueError, "up to 8 dimensions, but got 9"),
-    "torch_9_dims": (lambda: torch.zeros((1,) * 9), ValueError, "up to 8 dimensions, but the DLPack tensor has 9"),
+    "numpy_15_dims": (lambda: np.zeros((1,) * 15, dtype=np.float32), ValueError, "up to 14 dimensions, but got 15"),
+    "torch_15_dims": (lambda: torch.zeros((1,) * 15), ValueError, "up to 14 dimensions, but the DLPack tensor has 15"),
 }
 
 

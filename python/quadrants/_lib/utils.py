@@ -2,7 +2,7 @@
 # programs call to reach the compiled core. quadrants' core needs no loading tricks; these answer with it.
 import platform
 
-from quadrants._lib import core as _core_queries
+from quadrants._lib.core import quadrants_python as _core_queries
 
 
 def import_qd_python_core():

@@ -111,6 +111,10 @@ class Field(ArrayContainer):
         """The scalar dtype of the field's entries."""
         return self._dtype
 
+    def _entry_fields(self):
+        """The fields placing this one places instead of it (matrix_field.py), or None: it is placed itself."""
+        return None
+
     def has_grad(self):
         """Whether this field has a gradient field that is placed (needs_grad=True, qd.root.lazy_grad(), or
         placed by the program)."""

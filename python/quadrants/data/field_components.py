@@ -31,7 +31,9 @@ class ComponentField(ScalarField):
         self._element_index = tuple(element_index)
         name = f"{parent.name}[{', '.join(map(str, element_index))}]" if parent.name else None
         super().__init__(parent.dtype, None, (), _twin=True, name=name)
-        self._quant_type = parent._quant_type  # a component of a quantized vector is packed on its own
+        # A component of a quantized vector is packed on its own, with its entry's own type where they differ.
+        entry_quants = parent._entry_quants
+        self._quant_type = entry_quants[self._element_index] if entry_quants is not None else parent._quant_type
         if parent._place_node is not None:
             self._bind_to_parent()
 
@@ -170,6 +172,8 @@ def composed_to_numpy(field, dtype, keep_dims):
     shape = composed_shape(field)
     parts = [m.to_numpy(dtype) for m in members]
     data = np.stack(parts, axis=-1).reshape(shape + field._element_shape)
+    if field.m != 1:  # _export_shape would ask for the array a composed field does not have
+        return data
     return data.reshape(field._export_shape(keep_dims))
 
 

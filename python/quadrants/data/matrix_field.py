@@ -2,10 +2,11 @@
 #
 # Placed as a whole, the field is one array with the element dims last; placed component by component
 # (get_scalar_field(), field_components.py), it is "composed" of scalar fields and Python scope goes through them.
+# A field whose entries have dtypes of their own (dtype=[[...]], matrix_entry_types.py) is always composed.
 import numpy as np
 
 from quadrants.base import registry
-from quadrants.data import field_components
+from quadrants.data import field_components, matrix_entry_types
 from quadrants.data.container import ArrayContainer, MatrixContainer
 from quadrants.data.element_ref import element_ref
 from quadrants.data.field import Field
@@ -14,8 +15,19 @@ from quadrants.data.field import Field
 class MatrixField(MatrixContainer, Field):
     """A field of vectors (element shape (n,)) or matrices (element shape (n, m))."""
 
+    _entry_quants = None  # {entry index: its quant type or None} when the entries' dtypes differ
+
     def __init__(self, dtype, shape, element_shape, **kwargs):
-        super().__init__(dtype, shape, self._checked_element_shape(element_shape), **kwargs)
+        element_shape = self._checked_element_shape(element_shape)
+        dtype, entry_quants = matrix_entry_types.split_entry_types(dtype, element_shape)
+        if entry_quants is not None:
+            matrix_entry_types.check_options(kwargs)
+            self._entry_quants = entry_quants
+        super().__init__(dtype, shape, element_shape, **kwargs)
+
+    def _entry_fields(self):
+        """Entries of different dtypes have no array in common: placing the field places each of them."""
+        return field_components.all_members(self) if self._entry_quants is not None else None
 
     def _pickle_class(self):
         return MatrixField

@@ -20,7 +20,9 @@ from quadrants.runtime import init as _runtime
 from quadrants.types.enums import SNodeGradType
 
 _KINDS_WITH_MASKS = ("pointer", "bitmasked")
-MAX_AXES = 8
+# Upstream's quadrants_max_num_indices: a field's dims. Its array has as many more as its element has (the core's
+# QD_MAX_NDIM, 14, leaves a matrix's two; runtime/_core's max_ndim), which the core checks when it is allocated.
+MAX_AXES = 12
 
 
 class Axis:
@@ -40,7 +42,7 @@ class Axis:
         return hash(self.value)
 
     def __repr__(self):
-        return f"qd.{'ijklmnop'[self.value]}"
+        return f"qd.{'ijkl'[self.value]}" if self.value < 4 else f"qd.axes({self.value})"
 
 
 def axes(*values):
@@ -161,7 +163,11 @@ class SNode:
                 self.place(*leaves, offset=offset)
                 _placed_struct(item, self.shape, leaves[0]._place_node)
             elif isinstance(item, ArrayContainer) and item._kind == "field":
-                self._place_field(item, offset)
+                entry_fields = item._entry_fields()
+                if entry_fields is not None:  # a vector/matrix field whose entries have dtypes of their own
+                    self.place(*entry_fields, offset=offset)
+                else:
+                    self._place_field(item, offset)
             else:
                 raise QuadrantsRuntimeError(f"place() takes fields, but got {type(item).__name__}.")
         return self
@@ -513,6 +519,9 @@ def field_node_for_shape(shape, role="primal"):
     node = _current_root_node()
     if not shape:
         return node
+    if len(shape) > MAX_AXES:
+        raise ValueError(f"A field has at most {MAX_AXES} dims (upstream's maximum dimensionality), but the shape "
+                         f"{tuple(shape)} has {len(shape)}.")
     return shared_cells.node_for(role, shape, node._tree, lambda: node._child(
         "dense", axes(*range(len(shape))), list(shape), allow_empty=True))
 

@@ -12,6 +12,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "quadrants/cuda.h"
 #include "quadrants/cuda_jit.h"
@@ -30,10 +32,11 @@ constexpr int kSlots = 64;
 constexpr cuda::CUresult kNoBinaryForGpu = 209;
 constexpr cuda::CUresult kInvalidPtx = 218;
 constexpr cuda::CUresult kUnsupportedPtxVersion = 222;
-// A slot holds the most arguments a launcher packs (kMaxKernelArgs QdArgs, 72 KB for 512), the error
-// record and flag, and a frame of up to 4 KB; a larger frame is cleared on the device instead.
+// A slot holds the arguments a launch packs on its stack (kInlineKernelArgs QdArgs, 60 KB), the error record and
+// flag, and a frame of up to 4 KB; a larger frame is cleared on the device instead, and more arguments go in a
+// launch buffer of their own, uploaded from pageable memory (upload_large_arguments).
 constexpr size_t kSlotBytes =
-    (kMaxKernelArgs * sizeof(QdArg) + sizeof(QdKernelError) + 16 + 4096 + 4095) / 4096 * 4096;
+    (kInlineKernelArgs * sizeof(QdArg) + sizeof(QdKernelError) + 16 + 4096 + 4095) / 4096 * 4096;
 
 // A ring of launch slots per device: slot i is kSlotBytes of pinned memory and as many of device
 // memory, reusable once events[i] has completed.
@@ -96,6 +99,15 @@ void upload_arguments(const LaunchSlot& slot, cuda::CUdeviceptr dst, const void*
   if (args_bytes > 0) std::memcpy(pinned, args, args_bytes);  // args may be null for a kernel without any
   std::memset(pinned + args_bytes, 0, bytes - args_bytes);
   cuda::check(cuda::driver().cuMemcpyHtoDAsync(dst, pinned, bytes, stream), "cuMemcpyHtoDAsync(kernel arguments)");
+}
+
+// As upload_arguments, for more arguments than a slot holds: from a pageable copy, which the driver has taken by
+// the time the call returns, so the copy may go when it does.
+void upload_large_arguments(cuda::CUdeviceptr dst, const void* args, size_t args_bytes, size_t bytes,
+                            CUstream stream) {
+  std::vector<char> host(bytes, 0);
+  std::memcpy(host.data(), args, args_bytes);
+  cuda::check(cuda::driver().cuMemcpyHtoDAsync(dst, host.data(), bytes, stream), "cuMemcpyHtoDAsync(kernel arguments)");
 }
 
 using cuda::LoadedTask;
@@ -357,7 +369,11 @@ cuda::KernelGraph* graph_of(LoadedModule& loaded, const CudaCompiledKernel& kern
     return nullptr;
   }
   Layout layout = layout_for(num_args, kernel.frame_bytes);
-  QD_ASSERT(layout.frame <= kSlotBytes, "graph_of(): more arguments than a launch slot holds");
+  if (layout.frame > kSlotBytes) {  // every replay refills the graph's buffer through a slot
+    loaded.graph_unavailable = "the kernel has more arguments (" + std::to_string(num_args) + ") than a launch " +
+                               "slot holds (" + std::to_string(kInlineKernelArgs) + ")";
+    return nullptr;
+  }
   loaded.graph = cuda::KernelGraph::build(kernel, loaded.tasks, dev, layout, &loaded.graph_unavailable);
   return loaded.graph.get();
 }
@@ -451,7 +467,6 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
     return {};
   }
   Layout layout = layout_for(kernel->args_by_value ? 0 : num_args, kernel->frame_bytes);
-  QD_ASSERT(layout.frame <= kSlotBytes, "launch_cuda(): more arguments than a launch slot holds");
   bool fits = layout.total <= kSlotBytes;
   std::optional<LaunchSlot> slot(std::in_place, device_id, stream);
   LaunchBuffer own{dev, stream, fits ? 0 : cuda::allocate_device(dev, layout.total, stream)};
@@ -459,7 +474,11 @@ std::vector<QdArg> launch_cuda(const std::shared_ptr<const CudaCompiledKernel>& 
   const cuda::DriverApi& api = cuda::driver();
   // Arguments, a cleared error record and a zeroed frame, uploaded together when they fit a slot.
   size_t upload_bytes = fits ? layout.total : layout.frame;
-  upload_arguments(*slot, base, args, layout.error, upload_bytes, stream);
+  if (upload_bytes <= kSlotBytes) {
+    upload_arguments(*slot, base, args, layout.error, upload_bytes, stream);
+  } else {
+    upload_large_arguments(base, args, layout.error, upload_bytes, stream);
+  }
   if (!fits) {
     cuda::check(api.cuMemsetD8Async(base + layout.frame, 0, layout.total - layout.frame, stream),
                 "cuMemsetD8Async(kernel frame)");

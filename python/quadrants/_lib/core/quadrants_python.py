@@ -1,6 +1,6 @@
-# python/quadrants/_lib/core.py: the queries programs make of upstream's compiled core module
-# (`from quadrants._lib import core`), answered from quadrants' own runtime. Our compiled core is
-# quadrants._core; this module holds no logic of its own.
+# python/quadrants/_lib/core/quadrants_python.py: the queries programs make of upstream's compiled core module
+# (quadrants._lib.core.quadrants_python, also reached as `from quadrants._lib import core`), answered from
+# quadrants' own runtime. Our compiled core is quadrants._core; this module holds no logic of its own.
 import ctypes
 import os
 
