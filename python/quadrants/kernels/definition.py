@@ -7,6 +7,7 @@ import textwrap
 import time
 
 from quadrants.base import log as _logging
+from quadrants.base.gc_pause import collector_paused
 from quadrants.base.errors import QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.data.buffer_view import BufferView
 from quadrants.data.field_checks import check_placed
@@ -261,8 +262,9 @@ class KernelDefinition:
                 if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(source.tree)):
                     raise source.error(source.tree, "Kernel has a return type but does not have a return statement.",
                                        "return a value, or remove the return annotation.", kind="syntax")
-            return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
-                                    self.return_spec, config, leaves, struct_values, options, reads)
+            with collector_paused():
+                return translate_kernel(self.fn, self.fn.__name__, self.params, spec, slot_values,
+                                        self.return_spec, config, leaves, struct_values, options, reads)
 
         if sparse_ad:  # the autodiff passes over sparse fields are not the kernel's own translation: not cached
             return run(None)
