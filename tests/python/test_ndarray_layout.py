@@ -183,8 +183,8 @@ def test_an_identity_tag_keys_the_fast_cache_apart_from_no_tag():
 
     plain, tagged = qd.Vector.ndarray(3, qd.f32, (4,)), qd.Vector.ndarray(3, qd.f32, (4,))
     tagged._qd_layout = (0,)
-    assert stringify_obj_type(False, ("x",), plain, None) == "[ndv-3-qd.f32-1]"
-    assert stringify_obj_type(False, ("x",), tagged, None) == "[ndv-3-qd.f32-1-L(0,)]"
+    assert stringify_obj_type(False, ("x",), plain, None) == "[ndv-3-f32-1]"
+    assert stringify_obj_type(False, ("x",), tagged, None) == "[ndv-3-f32-1-L(0,)]"
 
 
 def test_vector_elements_stay_innermost():

@@ -220,7 +220,7 @@ def observe_calls(steps):
 def _fast_compile(kernel_ref, spec, args):
     kernel = kernel_ref()
     _runtime.track_kernel(kernel)  # reset() empties the tracked set, so every compile registers again
-    warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=3)
+    warn_about_pitfalls(kernel.fn.__name__, kernel.definition.launcher_params(), spec, args, stacklevel=4)
     kernel._mapped_by_spec[spec] = kernel.mapper.record(args)
     observe_call(kernel.definition, args)
     return kernel.definition.compile(kernel, spec, ())
@@ -365,7 +365,7 @@ class Kernel(KernelMixin):
         holder = []
 
         def compile_fn(spec, flat_args):
-            warn_about_pitfalls(name, entries, spec, flat_args, stacklevel=5)
+            warn_about_pitfalls(name, entries, spec, flat_args, stacklevel=6)
             self._last_launch.compiled()
             found = pending.pop(spec, None)
             pending.clear()
@@ -392,7 +392,7 @@ class Kernel(KernelMixin):
         holder = []
 
         def compile_fn(spec, args):
-            warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=4)
+            warn_about_pitfalls(self.fn.__name__, definition.launcher_params(), spec, args, stacklevel=5)
             self._last_launch.compiled()
             mapped = self.mapper.record(args)
             record = self._entry_records.get(key)

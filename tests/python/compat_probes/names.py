@@ -323,3 +323,25 @@ def fast_caching_modules():
     assert function_hasher.validate_hashed_function_infos(function_hasher.hash_functions([info]))
     assert config_hasher.hash_device_caps().startswith("T") and PythonSideCache().cache_folder
     assert config_hasher.hash_compile_config() and src_hasher.create_cache_key(False, info, [], [])
+
+
+@probe("`qd.Vector.field(n, dtype=[...])`, `qd.Matrix.field(n, m, dtype=[[...], ...])`: one dtype per entry "
+       "(e.g. a quantized float beside a quantized fixed-point entry, bit-packed together)")
+def matrix_entries_of_their_own_types():
+    qfl = qd.types.quant.float(exp=8, frac=5, signed=True)
+    qfx = qd.types.quant.fixed(bits=10, signed=True, scale=0.1)
+    w = qd.Vector.field(2, dtype=[qfl, qfx])
+    pack = qd.BitpackedFields(max_num_bits=32)
+    pack.place(w.get_scalar_field(0), w.get_scalar_field(1))
+    qd.root.dense(qd.i, 2).place(pack)
+    w[1] = [1.5, 2.5]
+
+    @qd.kernel
+    def double():
+        w[0] = w[1] * 2
+
+    double()
+    assert w.dtype == qd.f32
+    np.testing.assert_allclose(w.to_numpy(), [[3.0, 5.0], [1.5, 2.5]], rtol=1e-6)
+    m = qd.Matrix.field(2, 2, dtype=[[qd.f32, qd.f32], [qd.f32, qd.f32]], shape=1)  # one dtype: a plain field
+    assert m.dtype == qd.f32

@@ -110,7 +110,7 @@ def checkpoints():
     prog = impl.get_runtime().prog  # the note: upstream's checkpoint counters are not there
     assert not hasattr(prog, "get_graph_num_checkpoints_on_last_call")
     assert not hasattr(prog, "get_graph_last_yield_cp_id_on_last_call")
-    assert not hasattr(staged, "src_ll_cache_observations")
+    assert hasattr(staged, "src_ll_cache_observations")  # its translation is cached as any kernel's
 
 
 @probe("`@qd.kernel(graph=True)` on CUDA: a CUDA graph of the kernel's tasks, replayed; "
