@@ -148,6 +148,12 @@ class CpuRenderer : public CStyleRenderer {
   std::string private_update(const Atomic& a) override {
     std::string update = accumulator_update(a);
     if (update.empty()) update = own_update(a);
+    // A serial task (the kernel's statements outside parallel loops, a loop with serialize=True) runs on the
+    // launching thread alone, and the kernel's tasks run one after another: no other thread of the launch
+    // updates the element meanwhile, so its atomics are plain updates, as upstream demotes the atomics of its
+    // serial tasks. Genesis' constraint counters (`qd.atomic_add(n_constraints[i_b], 1)` in serialized loops
+    // over environments) are such atomics.
+    if (update.empty() && serial_) update = plain_update(a);
     if (!update.empty()) return update;
     std::string op(atomic_op_name(a.op)), value = "(" + type_name(*a.type) + ")(" + expr(a.value) + ")";
     auto copy = a.local ? private_arrays_.end() : private_arrays_.find(a.ref.array);
@@ -227,6 +233,7 @@ class CpuRenderer : public CStyleRenderer {
 
   void emit_parallel_for(const ParallelFor& loop) override {
     if (uses_simt(loop.body)) return emit_simt_parallel_for(loop);
+    SerialScope scope(serial_, loop.serialize);
     std::string t = type_name(*loop.extents[0]->type);
     emit_line("{");
     indent_ += 2;
@@ -256,6 +263,16 @@ class CpuRenderer : public CStyleRenderer {
   }
 
   std::map<std::string, std::string> private_arrays_;  // array -> private copy, in a private chunk body
+
+  // Whether the code being emitted runs on one thread alone (see private_update): the kernel's top level is;
+  // a parallel loop's body is when the loop is serialized.
+  bool serial_ = true;
+  struct SerialScope {
+    SerialScope(bool& flag, bool serial) : flag_(flag), saved_(flag) { flag_ = serial; }
+    ~SerialScope() { flag_ = saved_; }
+    bool& flag_;
+    bool saved_;
+  };
 };
 
 // A block/subgroup index or exchange of the thread running the body (emit_simt_thread's locals).
@@ -319,6 +336,7 @@ void CpuRenderer::emit_simt_thread(const ParallelFor& loop, const std::string& t
 // arrays; the threads of a block run as fibers when the body waits for other threads (qd_simt.h),
 // else one after another.
 void CpuRenderer::emit_simt_parallel_for(const ParallelFor& loop) {
+  SerialScope scope(serial_, false);  // a block's threads interleave at its barriers: atomics stay atomic
   int block_dim = loop.block_dim > 0 ? loop.block_dim : kSimtDefaultBlockDim;
   if (block_dim > kSimtMaxBlockDim) {
     throw CompileError("Kernel '" + kernel_.name + "': qd.loop_config(block_dim=" + std::to_string(block_dim) +

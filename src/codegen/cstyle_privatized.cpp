@@ -71,14 +71,20 @@ void CStyleRenderer::enter_own_arrays(const ParallelFor& loop) {
 }
 
 // No other iteration reaches the element (own_element_atomics.cpp) and no other array of the loop shares its
-// memory (the version this is emitted in runs only then), so the atomic's combine step is done plainly; it
-// returns the old value as the atomic does. Half and bool elements keep their atomics (their update steps
-// are not the plain ones).
+// memory (the version this is emitted in runs only then), so the atomic's combine step is done plainly.
 std::string CStyleRenderer::own_update(const Atomic& a) {
-  if (a.local || !own_arrays_.count(a.ref.array) || *a.type == DtypeCode::f16 || *a.type == DtypeCode::u1) return "";
+  return a.local || !own_arrays_.count(a.ref.array) ? "" : plain_update(a);
+}
+
+// Half and bool elements keep their atomics (their update steps are not the plain ones).
+std::string CStyleRenderer::plain_update(const Atomic& a) {
+  if (a.local || *a.type == DtypeCode::f16 || *a.type == DtypeCode::u1) return "";
   std::string t = type_name(*a.type), cast = "(" + t + ")(";
   std::string operands = (a.expected ? cast + expr(a.expected) + "), " : "") + cast + expr(a.value) + ")";
-  return "qd_local_" + std::string(atomic_op_name(a.op)) + "(&" + element(a.ref) + ", " + operands + ")";
+  std::string target = kernel_.options.checks_bounds()
+                           ? "qd_checked_ptr(a_" + a.ref.array + ", " + element_offset(a.ref) + ")"
+                           : "&" + element(a.ref);
+  return "qd_local_" + std::string(atomic_op_name(a.op)) + "(" + target + ", " + operands + ")";
 }
 
 std::string CStyleRenderer::accumulator_target(const Accumulator& acc) {

@@ -61,6 +61,10 @@ class CStyleRenderer {
   // plain read-modify-write replacing an atomic on such an array ("" for others).
   void enter_own_arrays(const ir::ParallelFor& loop);
   std::string own_update(const ir::Atomic& a);
+  // An atomic on an array element done as a plain read-modify-write (qd_local_<op>, returning the old value), or ""
+  // where that is not possible (a local, a half or bool element). For code that no other thread runs beside:
+  // own arrays (above) and serial tasks (cpu_renderer.cpp).
+  std::string plain_update(const ir::Atomic& a);
   std::set<std::string> own_arrays_;
 
   // qd.simt (cstyle_simt.cpp): block indices, subgroup exchanges, barriers and fences are the
