@@ -1,4 +1,6 @@
 # tests/python/test_containers.py: fields and ndarrays: construction, shape/dtype, fill, copy_from, indexing.
+import re
+
 import numpy as np
 import pytest
 
@@ -24,7 +26,7 @@ CONSTRUCTORS = {
 
 
 @pytest.mark.parametrize("kind", sorted(CONSTRUCTORS))
-@pytest.mark.parametrize("shape", [(), (0,), (5,), (2, 3), (2, 1, 4)])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3), (2, 1, 4)])
 def test_new_containers_are_zero_with_the_given_shape(kind, shape):
     make, element_shape = CONSTRUCTORS[kind]
     x = make(shape)
@@ -33,6 +35,47 @@ def test_new_containers_are_zero_with_the_given_shape(kind, shape):
     out = x.to_numpy()
     assert out.shape == shape + element_shape
     assert not out.any()
+
+
+@pytest.mark.parametrize("kind", ["field", "vector field", "matrix field"])
+@pytest.mark.parametrize("shape, dimension, extent", [(0, 0, 0), ((2, 0), 1, 0), ((3, -2), 1, -2)])
+def test_fields_refuse_a_zero_or_negative_extent_as_upstream(kind, shape, dimension, extent):
+    """Upstream's SNodes have no empty form: qd.field(shape=0) raises its QuadrantsRuntimeError, with its words."""
+    shape_text = re.escape(repr(shape if isinstance(shape, tuple) else (shape,)))
+    with pytest.raises(qd.QuadrantsRuntimeError, match=f"Every dimension of a Quadrants field should be positive, but "
+                       f"qd.field\\(\\) got the shape {shape_text}, whose dimension {dimension} is {extent}"):
+        CONSTRUCTORS[kind][0](shape)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="Every dimension of a Quadrants field should be positive"):
+        qd.Struct.field({"a": qd.f32}, shape=shape)
+
+
+@pytest.mark.parametrize("shape", [0, (0,), (1, 0), (4, 0, 2), (-1,)])
+def test_ndarray_refuses_a_zero_or_negative_extent_as_upstream(shape):
+    shape_text = re.escape(repr(shape if isinstance(shape, tuple) else (shape,)))
+    with pytest.raises(qd.QuadrantsRuntimeError, match=f"^{shape_text} is not a valid shape for ndarray: qd.ndarray"
+                       r"\(\) needs every extent to be a positive int"):
+        qd.ndarray(qd.f32, shape=shape)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="is not a valid shape for ndarray"):
+        qd.ndarray(qd.math.vec3, shape=shape)  # an element type given to qd.ndarray() too, as upstream
+
+
+@pytest.mark.parametrize("kind", ["vector ndarray", "matrix ndarray", "vec3.ndarray"])
+def test_vector_and_matrix_ndarrays_take_a_zero_extent_as_upstream(kind):
+    """Upstream checks the shape in qd.ndarray() only: its qd.Vector.ndarray(), qd.Matrix.ndarray() and
+    vec3.ndarray() make empty arrays."""
+    make, element_shape = CONSTRUCTORS.get(kind, (lambda shape: qd.math.vec3.ndarray(shape), (3,)))
+    x = make((2, 0))
+    assert x.shape == (2, 0) and x.to_numpy().shape == (2, 0) + element_shape
+
+
+def test_zero_size_arrays_are_kernel_arguments_as_upstream():
+    torch = pytest.importorskip("torch")
+
+    @qd.kernel
+    def rows(a: qd.types.ndarray(), b: qd.types.ndarray()) -> qd.i32:
+        return a.shape[0] + b.shape[0]
+
+    assert rows(np.zeros((3, 0), np.float32), torch.zeros(0)) == 3
 
 
 def test_integer_shape_means_one_dimension():
@@ -64,7 +107,7 @@ def test_positional_dtype_and_shape_as_in_the_seed():
 @pytest.mark.parametrize(
     "shape, error, message",
     [
-        ((-1,), ValueError, r"qd.field\(\): shape dimensions must be non-negative, but got \(-1,\)"),
+        ((-1,), ValueError, r"should be positive, but qd.field\(\) got the shape \(-1,\), whose dimension 0 is -1"),
         ("ab", TypeError, r"qd.field\(\): shape must be an int or a tuple of ints, but got 'ab'"),
         ((2.0,), TypeError, r"shape must be an int or a tuple of ints, but got \(2.0,\)"),
         ((True,), TypeError, r"shape must be an int or a tuple of ints, but got \(True,\)"),
@@ -127,7 +170,7 @@ def test_fill_sets_every_component_of_vector_and_matrix_fields():
 
 
 def test_fill_of_an_empty_container_is_a_no_op():
-    x = qd.ndarray(qd.f32, shape=(0, 3))
+    x = qd.Vector.ndarray(3, qd.f32, shape=0)  # qd.ndarray() refuses a zero extent, as upstream
     x.fill(1.0)
     assert x.to_numpy().shape == (0, 3)
 

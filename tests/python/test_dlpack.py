@@ -202,7 +202,7 @@ def test_element_writes_are_seen_through_the_alias():
 
 
 def test_zero_size_and_zero_dimensional_exports():
-    assert tuple(torch.from_dlpack(qd.ndarray(qd.f32, shape=(0, 3))).shape) == (0, 3)
+    assert tuple(torch.from_dlpack(qd.Vector.ndarray(3, qd.f32, shape=0)).shape) == (0, 3)
     scalar = qd.field(qd.f64, shape=())
     alias = np.from_dlpack(scalar)
     assert alias.shape == ()

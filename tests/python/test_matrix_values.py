@@ -424,7 +424,7 @@ def test_fill_with_numbers_vectors_and_matrices(kind):
     np.testing.assert_array_equal(m.to_numpy(), np.broadcast_to([[1, 2], [3, 4]], (3, 2, 2)))
     m.fill([[0.5, 0], [0, 0.5]])
     assert m[2] == [[0.5, 0], [0, 0.5]]
-    make_vector(2, qd.f32, shape=(0, 3)).fill([1, 2])  # empty: nothing to do
+    qd.Vector.ndarray(2, qd.f32, shape=(0, 3)).fill([1, 2])  # empty: nothing to do (fields cannot be empty)
 
 
 def test_fill_errors_name_the_problem():

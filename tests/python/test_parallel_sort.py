@@ -98,8 +98,9 @@ def test_sort_is_stable_on_many_duplicates():
 
 
 def test_empty_and_single_element():
-    empty = qd.ndarray(qd.f32, 0)  # fields cannot be empty; ndarrays can
-    _sort(empty, qd.ndarray(qd.i32, 0))
+    # qd.field() and qd.ndarray() refuse a zero extent, as upstream; an array taken in through DLPack can be empty.
+    empty = qd.from_dlpack(np.zeros(0, np.float32))
+    _sort(empty, qd.from_dlpack(np.zeros(0, np.int32)))
     assert empty.to_numpy().shape == (0,)
     single = _field_of(np.array([-4.25], dtype=np.float32), qd.f32)
     values = _field_of(np.array([7], dtype=np.int32), qd.i32)

@@ -501,3 +501,48 @@ def test_integer_pow_with_a_negative_exponent_fails_in_debug_mode():
         return x**y
 
     assert release(2, -1) == 0  # release mode: 0, as documented
+
+
+def test_a_star_argument_of_a_func_call_must_come_last():
+    """Upstream lines a @qd.func's arguments up with its parameters before pruning, so `*seq` must be the call's
+    last argument with no keyword argument after it (QuadrantsSyntaxError, error code STARNOTLAST)."""
+    @qd.func
+    def second(a, b, c):
+        return b
+
+    @qd.data_oriented
+    class Holder:
+        @qd.func
+        def second(self, a, b, c):
+            return b
+
+    pair, holder = [5, 7], Holder()
+
+    @qd.kernel
+    def middle() -> qd.i32:
+        return second(*pair, 1)
+
+    @qd.kernel
+    def before_keyword() -> qd.i32:
+        return second(*pair, c=1)
+
+    @qd.kernel
+    def method_middle() -> qd.i32:
+        return holder.second(*pair, 1)
+
+    @qd.kernel
+    def last() -> qd.i32:
+        return second(1, *pair) + holder.second(9, *pair)
+
+    @qd.kernel
+    def python_call() -> qd.i32:  # only @qd.func calls have the rule: a vector takes *seq anywhere
+        v = qd.Vector([*pair, 1])
+        return v[1]
+
+    _raises(middle, qd.QuadrantsSyntaxError, r"argument 1 is \*pair and 1 positional argument\(s\) follow it "
+            r"\(error code: STARNOTLAST\)")
+    _raises(before_keyword, qd.QuadrantsSyntaxError, r"argument 1 is \*pair and a keyword argument follows it "
+            r"\(error code: STARNOTLAST\)")
+    _raises(method_middle, qd.QuadrantsSyntaxError, "STARNOTLAST")
+    assert last() == 5 + 5
+    assert python_call() == 7

@@ -18,13 +18,14 @@ _MAX_NDARRAY_EXTENT = 2**31 - 1
 
 def normalize_shape(shape, what):
     """The shape as a tuple of ints; `what` ('qd.ndarray()', 'qd.field()') names the container in errors, which
-    are upstream's QuadrantsRuntimeError and also a TypeError or ValueError. Zero extents are allowed (empty
-    containers), unlike upstream's ndarrays."""
+    are upstream's QuadrantsRuntimeError and also a TypeError or ValueError. Zero extents pass here: storage the
+    layout adds (hidden fields) and qd.Vector.ndarray() may be empty, as upstream's; the public qd.field() and
+    qd.ndarray() refuse them with positive_shape()."""
     if shape is None:
         return ()
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
-    invalid = f"{shape!r} is not a valid shape for {what.strip('qd.()')}"
+    invalid = f"{shape!r} is not a valid shape for {what[len('qd.'):-len('()')]}"
     try:
         dims = tuple(shape)
     except TypeError:
@@ -43,6 +44,24 @@ def normalize_shape(shape, what):
             raise InvalidShapeValueError(f"{what}: shape {shape!r} has an extent over 2**31 - 1 (loop indices are "
                                          f"i32); {invalid}.")
     return tuple(int(d) for d in dims)
+
+
+def positive_shape(shape, what):
+    """normalize_shape() for qd.field() and qd.ndarray(), which refuse a zero or negative extent as upstream does
+    (its SNodes and ndarray allocations have no empty form); shape () still makes a single value."""
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (shape,)
+    for i, d in enumerate(shape if isinstance(shape, (tuple, list)) else ()):
+        if isinstance(d, numbers.Integral) and not isinstance(d, bool) and d <= 0:
+            if what == "qd.field()":
+                # Upstream's words start the message: programs and tests match on them.
+                raise InvalidShapeValueError(
+                    f"Every dimension of a Quadrants field should be positive, but qd.field() got the shape "
+                    f"{tuple(shape)!r}, whose dimension {i} is {d}; use shape=() for a single value.")
+            raise InvalidShapeValueError(
+                f"{tuple(shape)!r} is not a valid shape for ndarray: {what} needs every extent to be a positive int "
+                f"(at most 2**31 - 1), but dimension {i} is {d}; use shape=() for a single value.")
+    return normalize_shape(shape, what)
 
 
 class FieldIndexError(IndexError, AssertionError):

@@ -12,7 +12,7 @@ import numpy as np
 from quadrants.base import dtypes as _dtypes, registry
 from quadrants.base.errors import QuadrantsRuntimeError, QuadrantsSyntaxError
 from quadrants.data import field_checks
-from quadrants.data.container import ArrayContainer, _encode, normalize_shape
+from quadrants.data.container import ArrayContainer, _encode, positive_shape
 from quadrants.data.element_ref import element_ref
 from quadrants.data.field_layout import FieldLayout
 from quadrants.data.field_order import allocate, memory_order, order_string, parse_order
@@ -103,7 +103,7 @@ class Field(ArrayContainer):
                 field_checks.declared(self)
             self._make_twins(kwargs.get("needs_grad"), kwargs.get("needs_dual"), shape is None)
         if shape is not None:
-            shape = normalize_shape(shape, f"qd.{self._kind}()")
+            shape = positive_shape(shape, "qd.field()")
             field_node_for_shape(shape).place(self, offset=offset)
 
     @property

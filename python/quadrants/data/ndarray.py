@@ -8,7 +8,7 @@ import numbers
 
 from quadrants.base import dtypes as _dtypes, registry
 from quadrants.data.buffer_view import view_of_slice
-from quadrants.data.container import ArrayContainer, HostCopies, MatrixContainer
+from quadrants.data.container import ArrayContainer, HostCopies, MatrixContainer, positive_shape
 from quadrants.data.field import element_dtype
 from quadrants.data.grads import dual_twin, grad_twin
 from quadrants.data.ndarray_handle import NdarrayHandle
@@ -195,7 +195,15 @@ def _unpickle(dtype, shape, element_shape, data, tensor_layout=None):
 
 def ndarray(dtype, shape=None, needs_grad=False, needs_dual=False):
     """An ndarray of scalars, qd.ndarray(qd.i32, shape=(10,)), or of vectors/matrices, qd.ndarray(qd.math.vec3, 10).
-    Under qd.init(qd.python) it is a torch tensor (interop/python_backend.py)."""
+    Under qd.init(qd.python) it is a torch tensor (interop/python_backend.py). A zero extent is refused, as
+    upstream's qd.ndarray() refuses it (its qd.Vector.ndarray() and vec3.ndarray() take one: _ndarray_of)."""
+    if _runtime.is_python_arch():
+        return registry.get("python_backend").ndarray(dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
+    return _ndarray_of(dtype, positive_shape(shape, "qd.ndarray()"), needs_grad, needs_dual)
+
+
+def _ndarray_of(dtype, shape=None, needs_grad=False, needs_dual=False):
+    """qd.ndarray() without its shape rule: the element type's vec3.ndarray(shape) (types/annotations.py)."""
     if _runtime.is_python_arch():
         return registry.get("python_backend").ndarray(dtype, shape, needs_grad=needs_grad, needs_dual=needs_dual)
     if isinstance(dtype, VectorType):
@@ -211,6 +219,6 @@ def from_dlpack(obj):
     return Ndarray._wrap(import_dlpack(obj))
 
 
-registry.provide("ndarray", ndarray)  # vec3.ndarray(...) (types/annotations.py)
+registry.provide("ndarray", _ndarray_of)  # vec3.ndarray(...) (types/annotations.py)
 registry.provide("vector_ndarray", VectorNdarray)  # qd.Vector.ndarray (matrix.py)
 registry.provide("matrix_ndarray", MatrixNdarray)

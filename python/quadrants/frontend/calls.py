@@ -19,6 +19,7 @@ from quadrants.frontend.compound_params import CompoundRef
 from quadrants.frontend.dynamic_index import SelectTarget
 from quadrants.frontend.quant_access import QuantTarget
 from quadrants.frontend.exprs import VectorMethod
+from quadrants.frontend.func_args import misplaced_star
 from quadrants.frontend.funcs import BoundFunc, Func, is_kernel
 from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.literals import primitive_type_call
@@ -139,6 +140,10 @@ class CallTranslator:
         if isinstance(func, ViewMethod):  # v.subview(offset, size) (buffer_views.py)
             return self.call_view_method(func, args, kwargs)
 
+        star_error = misplaced_star(node) if isinstance(func, (Func, BoundFunc)) else None
+        if star_error:
+            raise self.fail(star_error, hint="pass the arguments after the *sequence before it, or put "
+                            "them in the sequence.", node=node)
         if isinstance(func, BoundFunc):
             func, args = func.func, [func.instance, *args]
         if isinstance(func, Func) and func.is_real:

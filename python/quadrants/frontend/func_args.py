@@ -1,5 +1,6 @@
 # python/quadrants/frontend/func_args.py: binding a @qd.func call's arguments and checking its array arguments'
 # annotations, with upstream Quadrants' error words.
+import ast
 import inspect
 
 from quadrants.types.annotations import VectorType, scalar_dtype_name
@@ -33,6 +34,20 @@ def bind_arguments(name, signature, args, kwargs):
     bound = signature.bind(*args, **kwargs)
     bound.apply_defaults()
     return bound
+
+
+def misplaced_star(node):
+    """Why the call `node` of a @qd.func spreads `*args` where upstream refuses it, or None. Upstream matches a
+    func's arguments to its parameters positionally before it prunes unused ones, so a `*seq` must be the last
+    argument, with no keyword arguments after it; its error code STARNOTLAST ends the message, as there."""
+    for i, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred) and (i != len(node.args) - 1 or node.keywords):
+            after = "a keyword argument follows it" if i == len(node.args) - 1 else \
+                f"{len(node.args) - 1 - i} positional argument(s) follow it"
+            return (f"* args can only be present as the last argument of a @qd.func call, with no keyword arguments "
+                    f"after them, but argument {i + 1} is *{ast.unparse(arg.value)} and {after} "
+                    f"(error code: STARNOTLAST)")
+    return None
 
 
 def _listing(params):

@@ -109,6 +109,12 @@ def fields_and_snodes():
     assert struct_list() == 20
     qd.deactivate_all_snodes()
     assert sparse[5] == 0 and masked[6] == 0 and lists[1, 0] == 0
+    # The note: zero extents are refused by qd.field() and qd.ndarray(), not by qd.Vector.ndarray(), as upstream.
+    with pytest.raises(qd.QuadrantsRuntimeError, match="Every dimension of a Quadrants field should be positive"):
+        qd.field(qd.i32, shape=(2, 0))
+    with pytest.raises(qd.QuadrantsRuntimeError, match=r"\(0,\) is not a valid shape for ndarray"):
+        qd.ndarray(qd.i32, shape=0)
+    assert qd.Vector.ndarray(3, qd.f32, shape=0).shape == (0,)
 
 
 @probe("`qd.ScalarNdarray(dtype, shape)`, `qd.VectorNdarray(n, dtype, shape)`, `qd.MatrixNdarray(n, m, dtype, shape)`;"

@@ -425,6 +425,29 @@ def compile_time_rules():
             kernel()
     assert (static_is(None), static_is(3)) == (1, 2)
 
+    @qd.func
+    def first_of(a, b, c):
+        return a
+
+    values = [1, 2]
+
+    @qd.kernel
+    def star_in_the_middle() -> qd.i32:
+        return first_of(*values, 3)
+
+    @qd.kernel
+    def star_then_keyword() -> qd.i32:
+        return first_of(*values, c=3)
+
+    @qd.kernel
+    def star_last() -> qd.i32:
+        return first_of(0, *values)
+
+    for kernel in (star_in_the_middle, star_then_keyword):
+        with pytest.raises(qd.QuadrantsSyntaxError, match="STARNOTLAST"):
+            kernel()
+    assert star_last() == 0
+
 
 @probe("default values of kernel parameters (`s: qd.f32 = 1.0`)")
 def kernel_parameter_defaults():
