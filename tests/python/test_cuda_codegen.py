@@ -86,7 +86,7 @@ def test_scalar_params_and_return_without_loops():
 def test_fill_every_dtype_and_ndim(dtype, ndim):
     @qd.kernel
     def fill(x: qd.types.ndarray()):
-        for I in x:
+        for I in qd.grouped(x):
             x[I] = 7
 
     compile_cuda(fill, array(dtype, ndim))

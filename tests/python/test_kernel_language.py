@@ -36,7 +36,7 @@ def test_scalar_params_and_return_value():
 def test_dtype_and_ndim_specialize_per_call():
     @qd.kernel
     def fill(x: qd.types.ndarray()):
-        for I in x:
+        for I in qd.grouped(x):  # one index vector whatever the ndim (a bare `for I in x` needs x 1-d, as upstream)
             x[I] = 7
 
     for dtype in (np.float32, np.float64, np.int32, np.int64, np.uint8):

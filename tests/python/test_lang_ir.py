@@ -114,7 +114,7 @@ def test_ndrange_struct_for_and_grouped_index():
             x[i, j] = 0
         for i, j in x:
             x[i, j] += 1
-        for I in x:
+        for I in qd.grouped(x):
             x[I] = 2
 
     stmts = body(k, array("f32", 2))

@@ -44,7 +44,7 @@ def add_index_2d(x: qd.types.ndarray(ndim=2)):
 
 @qd.kernel
 def fill_seven(x: qd.types.ndarray()):
-    for I in x:
+    for I in qd.grouped(x):  # any ndim: one index vector
         x[I] = 7
 
 

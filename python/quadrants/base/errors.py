@@ -33,6 +33,8 @@ class QuadrantsCompilationError(Exception):
             parts = [f"{self.filename or '<unknown>'}:{self.line}:{self.col + 1}: {self.message}"]
         for frame in self.frames:
             parts.append(frame.render())
+        if self.frames:  # as upstream, the message closes the trace too, right under the failing line's carets
+            parts.append(str(self.message))
         if not self.frames and self.source_line:
             # The caret must sit under the column even when the line is indented with tabs.
             stripped = self.source_line.rstrip("\n")

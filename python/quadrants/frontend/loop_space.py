@@ -3,15 +3,14 @@
 
 
 class LoopSpace:
-    """What a loop iterates: per dimension a (begin, end) pair and an optional (start, step), meaning
-    the loop variable is start + k * step for k in [begin, end); `grouped` binds one index vector."""
+    """What a loop iterates: per dimension a (begin, end) pair, the loop variable running over [begin, end);
+    `grouped` binds one index vector."""
 
-    def __init__(self, bounds, steps=None, grouped=False, axes=None):
+    def __init__(self, bounds, grouped=False, axes=None):
         # A 0-d space (a shape () field or ndarray) has one point: one iteration of a hidden index,
         # and a grouped loop variable that is the empty index vector.
         self.zero_dim = not bounds
         self.bounds = bounds or [(0, 1)]
-        self.steps = steps or [None] * len(self.bounds)
         self.grouped = grouped
         self.axes = axes  # ndrange(axes=): the order in which the dimensions nest, outermost first; None: natural
         self.guard = None  # struct-fors over sparse cells: guard(tr, index_names, kind) skips inactive ones

@@ -1,8 +1,8 @@
 # python/quadrants/frontend/loops.py: translation of loops: parallel_for, serial for, while, static unrolling.
 #
 # The `for` loops at the top level of a kernel body become `parallel_for`; every other loop is
-# serial. A loop iterates over range(n) / range(a, b) / range(a, b, step), qd.ndrange(...), or an
-# array or field (struct-for: one index per outer dimension), each optionally qd.grouped(...) into
+# serial. A loop iterates over range(n) / range(a, b) (no step, as upstream), qd.ndrange(...), or an
+# array or field (struct-for: one loop variable per dimension), each optionally qd.grouped(...) into
 # one index vector; qd.static(...) loops are unrolled at compile time.
 import ast
 import builtins as _py_builtins
@@ -37,7 +37,7 @@ class LoopTranslator:
         loop_name = self.take_loop_name(node)
         if func is _py_builtins.range:
             self.check_range_differentiable(node)
-            space = self.range_space(iter_node)
+            space = self.range_space(iter_node, node)
             checks_names = True
         else:
             iterable = self.visit(iter_node)
@@ -102,42 +102,19 @@ class LoopTranslator:
             iter_node = iter_node.body if test else iter_node.orelse
         return iter_node
 
-    def range_space(self, call):
+    def range_space(self, call, loop):
+        """range(end) or range(begin, end); upstream's kernels take no step (unroll a stepped range with
+        qd.static(range(...)), or loop over the count and compute the value)."""
         args, kwargs = self.call_arguments(call)
-        if kwargs or not 1 <= len(args) <= 3:
-            raise self.fail(f"range() inside kernels takes (end), (begin, end) or (begin, end, step), but got "
-                            f"{len(args)} arguments", node=call)
+        if kwargs:
+            raise self.fail(f"range() inside kernels takes positional (end) or (begin, end), but got the keyword "
+                            f"argument(s) {', '.join(sorted(kwargs))}", node=call)
+        if not 1 <= len(args) <= 2:  # upstream's wording, on the whole for-statement as upstream shows it
+            raise self.fail(f"Range should have 1 or 2 arguments, found {len(args)}", node=loop,
+                            hint="a kernel's range() takes (end) or (begin, end); for a step write "
+                            "'for k in range(count): i = begin + k * step', or unroll with qd.static(range(...)).")
         args = [self.scalar(a, "a range() bound") for a in args]
-        if len(args) == 1:
-            return LoopSpace([(0, args[0])])
-        if len(args) == 2 or (not is_runtime(args[2]) and args[2] == 1):
-            return LoopSpace([(args[0], args[1])])
-        start, stop, step = args
-        if not is_runtime(step) and (not isinstance(step, int) or step == 0):
-            raise self.fail(f"range()'s step must be a nonzero int, but got {describe(step)}", kind="type", node=call)
-        start, step = self.loop_invariant(start), self.loop_invariant(step)
-        return LoopSpace([(0, self.step_count(start, stop, step))], steps=[(start, step)])
-
-    def loop_invariant(self, value):
-        """A bound used both before and inside the loop is evaluated once, before it."""
-        if not is_runtime(value) or value.text.startswith(("(var ", "(arg ", "(const ")):
-            return value
-        return self.snapshot(value)
-
-    def step_count(self, start, stop, step):
-        """How many values range(start, stop, step) has: ceil((stop - start) / step), at least 0.
-
-        A runtime step of 0 gives 0 iterations (integer division by zero is 0 in kernels).
-        """
-        if not is_runtime(step):
-            distance = self.ops.bin("sub", stop, start) if step > 0 else self.ops.bin("sub", start, stop)
-            size = abs(step)
-            count = distance if size == 1 else self.ops.bin("floordiv", self.ops.bin("add", distance, size - 1), size)
-        else:
-            toward_zero = self.ops.select(self.ops.bin("gt", step, 0), 1, -1)
-            distance = self.ops.bin("sub", self.ops.bin("add", self.ops.bin("sub", stop, start), step), toward_zero)
-            count = self.ops.bin("floordiv", distance, step)
-        return self.ops.bin("max", count, 0)
+        return LoopSpace([(0, args[0])] if len(args) == 1 else [(args[0], args[1])])
 
     def iteration_space(self, value, node):
         grouped = isinstance(value, qd_builtins.Grouped)
@@ -167,7 +144,7 @@ class LoopTranslator:
         )
 
     def loop_targets(self, target, space):
-        """The loop variable names; one name over several dimensions (or over qd.grouped) is an index vector."""
+        """The loop variable names: one per dimension, or one index vector over qd.grouped(...)."""
         ndim = len(space.bounds)
         names = target.elts if isinstance(target, ast.Tuple) else [target]
         if not all(isinstance(n, ast.Name) for n in names):
@@ -178,9 +155,12 @@ class LoopTranslator:
         if space.grouped and len(names) != 1:
             raise self.fail(f"a loop over qd.grouped(...) has one loop variable, the index vector, but got "
                             f"{len(names)}", hint="write 'for I in qd.grouped(x):' and index with I[0], I[1] ...")
-        if len(names) != ndim and len(names) != 1:
-            raise self.fail(f"this loop has {ndim} dimension(s) but {len(names)} loop variables",
-                            hint=f"write one name per dimension, or a single name for an index vector of {ndim}.")
+        if not space.grouped and len(names) != ndim:  # upstream's rule and wording: one name per dimension
+            raise self.fail(f"Number of struct-for indices does not match loop variable dimensionality "
+                            f"({len(names)} != {ndim}): this loop binds {len(names)} loop variable(s) but iterates "
+                            f"{ndim} dimension(s)", node=target,
+                            hint=f'write {ndim} loop variables, or use "for I in qd.grouped(x)" to group all '
+                            "indices into a single vector I.")
         return [n.id for n in names]
 
     def bind_loop_indices(self, targets, index_names, offsets, space, reassigned=()):
@@ -191,10 +171,9 @@ class LoopTranslator:
             self.declare(targets[0], VectorValue([], (0,)))
             return
         values = []
-        for index_name, offset, step in zip(index_names, offsets, space.steps):
+        for index_name, offset in zip(index_names, offsets):
             index = Expr(f"(var {index_name})")
-            value = index if _is_zero(offset) else self.ops.bin("add", index, offset)
-            values.append(value if step is None else self.ops.bin("add", step[0], self.ops.bin("mul", value, step[1])))
+            values.append(index if _is_zero(offset) else self.ops.bin("add", index, offset))
         if len(targets) == 1 and (len(index_names) > 1 or space.grouped):
             self.declare(targets[0], VectorValue(values, (len(values),)))
             return
@@ -206,8 +185,7 @@ class LoopTranslator:
 
     def index_names(self, targets, offsets, space):
         if len(targets) == len(offsets) and not space.grouped:
-            return [self.names.fresh(t if _is_zero(offset) and step is None else "_" + t)
-                    for t, offset, step in zip(targets, offsets, space.steps)]
+            return [self.names.fresh(t if _is_zero(offset) else "_" + t) for t, offset in zip(targets, offsets)]
         return [self.names.fresh(f"_{targets[0]}{k}") for k in range(len(offsets))]
 
     def parallel_loop(self, node, targets, space, loop_name=None):

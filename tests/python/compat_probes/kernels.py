@@ -134,6 +134,23 @@ def parallel_loops():
     expected = np.where(j == 0, -i, i * 10 + j) + (i + j) * 100
     assert (a == expected).all(), a
 
+    @qd.kernel
+    def stepped():
+        for i in range(0, 4, 2):  # upstream's kernels take no step
+            f[i, 0] = 1
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Range should have 1 or 2 arguments, found 3"):
+        stepped()
+
+    @qd.kernel
+    def one_name():
+        for I in f:  # one name over a 2-d field: upstream wants two, or qd.grouped(f)
+            f[I, 0] = 1
+
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"Number of struct-for indices does not match loop "
+                                                           r"variable dimensionality \(1 != 2\)"):
+        one_name()
+
 
 @probe("`while`, `if`, `break`/`continue` in serial loops, `qd.loop_config(serialize=True)`")
 def serial_control_flow():

@@ -9,6 +9,7 @@ import quadrants as qd
 from compat_probes.registry import probe
 from compat_probes.util import same
 from quadrants.lang import impl
+from quadrants.runtime import _core
 
 
 @probe("`qd.math`, `qd.solve`, `qd.svd`, `qd.polar_decompose` (2x2, 3x3), `qd.sym_eig` and `qd.make_spd` "
@@ -102,6 +103,18 @@ def simt_intrinsics():
 @probe("`qd.simt.Tile16x16`, `qd.simt.Tile32x32` (`.zeros` / `.eye`, slices `t[:] = a[r0:r1, c0:c1]` to and from "
        "arrays, fields and shared arrays, `t -= qd.outer(u, v)`, `cholesky_`, `solve_triangular_`)")
 def tiles():
+    # GPU-only, as upstream: on the CPU (where the probes run) .zeros()/.eye() are its compile error; with CUDA
+    # usable the tiles are computed there and checked.
+    @qd.kernel
+    def on_cpu(a: qd.types.ndarray(dtype=qd.f64, ndim=2)):
+        for _ in range(16):
+            a[0:16, 0:16] = qd.simt.Tile16x16.zeros(dtype=qd.f64)
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Tile16x16 requires a GPU backend"):
+        on_cpu(np.zeros((16, 16)))
+    if _core.cuda_status() != "":
+        return
+    qd.init(arch=qd.cuda)
     for T in (qd.simt.Tile16x16, qd.simt.Tile32x32):
         n = T.SIZE
 

@@ -13,6 +13,7 @@ from quadrants.frontend.ir_builder import Expr
 from quadrants.frontend.targets import VarTarget, VectorTarget
 from quadrants.frontend.values import VectorValue
 from quadrants.library.simt.reductions import invocation_id, shuffle
+from quadrants.runtime import init as _runtime
 from quadrants.types.annotations import scalar_dtype_name, template
 
 
@@ -200,9 +201,20 @@ class TileType:
         self.SIZE = size
         name = f"qd.simt.Tile{size}x{size}"
         self.zeros = _b.Builtin(f"{name}.zeros", _b.kernel_only(f"{name}.zeros"), "composite",
-                                impl=lambda ops, dtype=None: self.make(ops, dtype, identity=False))
+                                impl=lambda ops, dtype=None: self.make_on_gpu(ops, dtype, identity=False))
         self.eye = _b.Builtin(f"{name}.eye", _b.kernel_only(f"{name}.eye"), "composite",
-                              impl=lambda ops, dtype=None: self.make(ops, dtype, identity=True))
+                              impl=lambda ops, dtype=None: self.make_on_gpu(ops, dtype, identity=True))
+
+    def make_on_gpu(self, ops, dtype, identity):
+        """The public .zeros()/.eye(): GPU-only, as upstream 1.3.3 rejects them on the CPU at compile time, so a
+        program that runs here runs there too (upstream's private _make_tile classes are not checked, as there)."""
+        config = _runtime.config()
+        if not config.is_cuda:
+            raise ops.tr.fail(f"Tile{self.SIZE}x{self.SIZE} requires a GPU backend (CUDA here), but the current "
+                              f"arch is {config.arch.name}",
+                              hint="run the kernel under qd.init(arch=qd.cuda), or write the N x N matrix "
+                              "as qd.Matrix values for the CPU.")
+        return self.make(ops, dtype, identity)
 
     def make(self, ops, dtype, identity):
         tr = ops.tr
