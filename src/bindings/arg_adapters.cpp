@@ -108,6 +108,36 @@ struct NumpyArrayFields {
 
 PyTypeObject* numpy_type = nullptr;
 constexpr int kNumpyWriteable = 0x0400;
+constexpr int kNumpyOrdered = 0x0001 | 0x0002;  // NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS
+
+// "shape (2,) and element strides (2,)", for the refusals below.
+std::string shape_and_strides(const ArrayView& view) {
+  std::string shape, strides;
+  for (int d = 0; d < view.ndim; ++d) {
+    shape += (d ? ", " : "") + std::to_string(view.shape[d]);
+    strides += (d ? ", " : "") + std::to_string(view.strides[d]);
+  }
+  if (view.ndim == 1) shape += ",", strides += ",";
+  return "shape (" + shape + ") and element strides (" + strides + ")";
+}
+
+// Upstream Quadrants takes numpy arrays in C order, copies Fortran-ordered ones, and refuses any other view
+// with this message, which programs and tests match; we read Fortran order in place (same results). numpy's
+// own flags decide, so views that are contiguous once size-1 dimensions are ignored pass.
+void refuse_unordered_numpy(PyObject* obj, const ArrayView& view) {
+  if (reinterpret_cast<NumpyArrayFields*>(obj)->flags & kNumpyOrdered) return;
+  throw ValueError("Non contiguous numpy arrays are not supported: this view has " + shape_and_strides(view) +
+                   ", neither C nor Fortran order; pass np.ascontiguousarray(x) instead (and copy the result back "
+                   "if the kernel writes it).");
+}
+
+// Upstream refuses every torch tensor that is not contiguous (transposes, slices with steps), with this message.
+// Empty tensors count as contiguous, as torch's is_contiguous() says.
+void refuse_strided_torch(const ArrayView& view) {
+  if (view.is_contiguous() || view.size() == 0) return;
+  throw ValueError("Non contiguous tensors are not supported: this tensor has " + shape_and_strides(view) +
+                   "; pass x.contiguous() instead (and copy the result back if the kernel writes it).");
+}
 
 // numpy type numbers (NPY_BOOL ... NPY_DOUBLE, NPY_HALF) of the dtypes we support; LONG and
 // LONGLONG are both 64-bit on the platforms we build for.
@@ -147,6 +177,7 @@ bool view_from_numpy(PyObject* obj, ArrayView& view) {
   view.ndim = a->nd;
   view.writable = (a->flags & kNumpyWriteable) != 0;
   view.device = {};
+  refuse_unordered_numpy(obj, view);
   return true;
 }
 
@@ -177,6 +208,8 @@ bool view_from_buffer(PyObject* obj, ArrayView& view, ArgSlot& holder) {
     }
     view.strides[d] = b.strides[d] / b.itemsize;
   }
+  // numpy subclasses and byte-swapped arrays come this way
+  if (numpy_type && PyObject_TypeCheck(obj, numpy_type)) refuse_unordered_numpy(obj, view);
   return true;
 }
 
@@ -356,6 +389,7 @@ bool view_from_cuda_array_interface(PyObject* obj, ArrayView& view, ArgSlot& hol
   stream_from_interface(interface, holder);
   holder.from_cupy = is_cupy_array(obj);
   holder.from_torch = is_torch_tensor(obj);
+  if (holder.from_torch) refuse_strided_torch(view);
   return true;
 }
 
@@ -376,6 +410,7 @@ bool view_from_dlpack_producer(PyObject* obj, ArrayView& view, ArgSlot& holder) 
   nb::object core = nb::module_::import_("quadrants.runtime._core").attr("Array").attr("from_dlpack")(dlpack_capsule(obj, consumer));
   view = nb::cast<const Array&>(core).view();
   holder.keep = core.release().ptr();
+  if (!view.is_contiguous() && is_torch_tensor(obj)) refuse_strided_torch(view);
   return true;
 }
 
@@ -461,6 +496,7 @@ bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, in
     DLTensor tensor;
     if (api->dltensor_from_py_object_no_sync(obj, &tensor) != 0) throw nb::python_error();
     view = view_of_dltensor(tensor, true);
+    if (!view.is_contiguous() && is_torch_tensor(obj)) refuse_strided_torch(view);
     holder.exchange_api = api;
     prepare_torch_grad(obj);
     return true;
