@@ -259,9 +259,9 @@ def test_debug_mode_checks_qd_ndarrays_and_strided_views():
     qd.init(arch=qd.cpu, debug=True)
     with pytest.raises(IndexError, match=re.escape("index (3,) is out of bounds for 'data' of shape (3,)")):
         write_range(qd.ndarray(qd.f32, shape=(3,)), 4)
-    base = np.zeros(6, dtype=np.int64)
+    base = np.zeros(6, dtype=np.int64)  # a strided view through DLPack: kernels refuse strided numpy views
     with pytest.raises(IndexError, match=re.escape("index (3,) is out of bounds for 'data' of shape (3,)")):
-        write_range(base[::-2], 4)
+        write_range(qd.from_dlpack(base[::-2]), 4)
 
 
 def test_release_mode_runs_in_bounds_kernels():
