@@ -39,6 +39,14 @@ def zero_copy_arrays():
     t = torch.zeros(4)
     _add_one(t)
     assert t.tolist() == [1.0] * 4
+    for strided, message in ((np.zeros(8, np.float32)[::2], "Non contiguous numpy arrays are not supported"),
+                             (torch.zeros(8)[::2], "Non contiguous tensors are not supported")):
+        try:
+            _add_one(strided)
+        except ValueError as e:  # upstream's refusal
+            assert message in str(e), e
+        else:
+            raise AssertionError("a strided view was accepted as a kernel argument")
     if importlib.util.find_spec("cupy") is not None and qd.cfg.arch is qd.cuda:  # CuPy needs a CUDA device
         import cupy
 
