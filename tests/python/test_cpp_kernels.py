@@ -48,7 +48,9 @@ def test_torch_tensors_and_strided_views():
     y = torch.zeros(10, dtype=torch.float64)
     base = np.zeros(20)
     axpy_sum(y, torch.arange(10, dtype=torch.float64), 1.0)
-    axpy_sum(base[::2], np.arange(10, dtype=np.float64), 3.0)
+    with pytest.raises(ValueError, match="Non contiguous numpy arrays are not supported"):  # as Python kernels
+        axpy_sum(base[::2], np.arange(10, dtype=np.float64), 3.0)
+    axpy_sum(qd.from_dlpack(base[::2]), np.arange(10, dtype=np.float64), 3.0)  # a strided view through DLPack
     assert y.tolist() == list(range(10))
     np.testing.assert_array_equal(base[::2], 3 * np.arange(10))
     assert not base[1::2].any()

@@ -23,7 +23,7 @@ def test_export_follows_the_example_arguments():
     qd.init(arch=qd.cpu)
     contiguous = axpy.export_ir(1.0, np.zeros(4, np.float32), np.zeros(4, np.float32))
     assert "(array x f32 1 () 1 1)" in contiguous
-    strided = axpy.export_ir(1.0, np.zeros(8, np.float64)[::2], np.zeros(4, np.float64))
+    strided = axpy.export_ir(1.0, qd.from_dlpack(np.zeros(8, np.float64)[::2]), np.zeros(4, np.float64))
     assert "(array x f64 1 () 0 1)" in strided
     assert _core.print_ir(contiguous).startswith("(kernel axpy")  # the C++ parser accepts it
 
