@@ -58,8 +58,8 @@ def test_struct_for_past_2_31_with_i64_indices(big_u8):
 def test_i32_index_cannot_count_the_extent_is_an_error():
     qd.init(arch=qd.cpu)  # default_ip=i32: the loop variable a user sees is an i32
     # A read-only view of one byte repeated N times: the extent is real, the memory is not needed.
-    # (through DLPack: kernels refuse numpy views in neither C nor Fortran order, as upstream)
-    a = qd.from_dlpack(np.lib.stride_tricks.as_strided(np.ones(1, dtype=np.uint8), shape=(N,), strides=(0,)))
+    # Through the buffer protocol: kernels refuse numpy views in neither C nor Fortran order, as upstream.
+    a = memoryview(np.lib.stride_tricks.as_strided(np.ones(1, dtype=np.uint8), shape=(N,), strides=(0,)))
     total = np.zeros(1, dtype=np.int64)
 
     @qd.kernel

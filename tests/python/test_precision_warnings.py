@@ -66,7 +66,8 @@ def test_each_statement_warns_once_however_often_it_compiles():
             y[i] = x[i] * 2
 
     assert len(compile_warnings(scaled, np.ones(3), np.zeros(3, np.float32))) == 1  # f32 <- f64
-    assert compile_warnings(scaled, np.ones(3)[::2], np.zeros(2, np.float32)) == []  # a new specialization
+    strided = qd.from_dlpack(np.ones(3)[::2])  # kernels refuse strided numpy views themselves, as upstream
+    assert compile_warnings(scaled, strided, np.zeros(2, np.float32)) == []  # a new specialization
 
 
 def test_the_warning_can_be_made_an_error():
