@@ -9,10 +9,18 @@ from quadrants.frontend.flat_dataclass_names import member_plan, member_plans
 _frozen_dc_plans = member_plans  # cleared by qd.reset()
 
 
+class FuncBase:
+    """Upstream's base class of its kernel and func objects, whose AST transformers read `func_id` from the function
+    being translated. Our kernels and funcs are kernels/kernel.Kernel and frontend/funcs.Func; this class is the name
+    upstream's AST helpers (lang/ast/ast_transformers) take their function context's `func` as."""
+
+    func_id = 0
+
+
 def _get_frozen_dc_plan(used_params, struct_cls, basename, fields_dict):
     """((member name, flat name, annotation), ...) of the members of `struct_cls` whose flat names `used_params`
     holds; fields_dict: the dataclass's fields by name."""
     return member_plan(used_params, struct_cls, basename, fields_dict)
 
 
-__all__ = ["_frozen_dc_plans", "_get_frozen_dc_plan"]
+__all__ = ["FuncBase", "_frozen_dc_plans", "_get_frozen_dc_plan"]
