@@ -381,3 +381,57 @@ def test_first_call_while_tracing_fake_tensors_reads_nothing():
     pair = Pair(x, torch.zeros(4))
     double(pair, 2)
     np.testing.assert_array_equal(pair.out.numpy(), [0, 2, 4, 6])
+
+
+def test_equal_frozen_dataclass_keys_share_one_entry_and_one_subkey(compiles):
+    # A frozen dataclass argument's part of the key is one SubKey per distinct content: equal instances share it
+    # (one entry, no recompile), different template members do not, and the SubKey goes with its last holder.
+    import gc
+    import weakref
+
+    from quadrants.kernels.dispatch import SubKey
+
+    @DATA
+    class Config:
+        scale: qd.template()
+        out: V
+
+    @qd.kernel
+    def fill(c: Config):
+        for i in range(c.out.shape[0]):
+            c.out[i] = i * c.scale
+
+    out = np.zeros(3, np.int32)
+    first, second, other = Config(3, out), Config(3, np.zeros(3, np.int32)), Config(4, out)
+    fill(first)
+    subkey = fill._qd_kernel._last_launch_key[0]
+    fill(second)
+    assert fill._qd_kernel._last_launch_key[0] is subkey and type(subkey) is SubKey
+    fill(other)
+    assert fill._qd_kernel._last_launch_key[0] is not subkey
+    np.testing.assert_array_equal(out, [0, 4, 8])
+    assert len(compiles) == 2
+    gone = weakref.ref(subkey)
+    del first, second, other, subkey, fill
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_wide_frozen_dataclass_call_hashes_its_key_once_per_instance():
+    # Genesis' members are qd.Tensor (each selects the compiled kernel by its kind), so a call's key has a part per
+    # member. The key holds the dataclass's SubKey, whose hash is its identity: hashing it does not walk the thirty
+    # members' keys (Python's tuples keep no hash, so a tuple key cost microseconds on every launch).
+    WideTensors = dataclasses.make_dataclass("WideTensors", [(name, qd.Tensor) for name in WIDE_MEMBERS], frozen=True)
+    wide = WideTensors(*[np.full(5, k, np.float32) for k in range(len(WIDE_MEMBERS))])
+
+    @qd.kernel
+    def touch(w: WideTensors, out: qd.types.ndarray()):
+        for i in range(out.shape[0]):
+            out[i] = w.m0[i] + w.m29[i]
+
+    out = np.ones(5, np.float32)
+    touch(wide, out)
+    np.testing.assert_array_equal(out, np.full(5, 29))
+    (subkey,) = touch._qd_kernel._last_launch_key
+    assert type(subkey).__name__ == "SubKey" and len(subkey.parts) == len(WIDE_MEMBERS)
+    assert hash(subkey) == object.__hash__(subkey)

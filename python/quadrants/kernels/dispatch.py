@@ -10,6 +10,7 @@ import functools
 import keyword
 import numbers
 import operator
+import weakref
 
 from quadrants.data.tensor import _WRAPPERS as _WRAPPER_TYPES
 from quadrants.frontend.compound_params import PlanChanged
@@ -108,6 +109,33 @@ def _getter(path):
     return lambda value: functools.reduce(getattr, path, value)
 
 
+class SubKey:
+    """A frozen dataclass argument's part of the template key, as one object: equal parts share one SubKey
+    (canonical_subkey), which hashes and compares by identity. A call's key holds one per such argument instead of
+    the tuple of its members' keys, which Python would hash anew on every call (tuples keep no hash): Genesis
+    passes a dozen dataclasses of dozens of members, and hashing their keys took 7 us of each launch."""
+
+    __slots__ = ("parts", "__weakref__")
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def __repr__(self):
+        return f"SubKey{self.parts!r}"
+
+
+# parts -> its SubKey while a key or an argument holds it; entries go with the last of them.
+_SUBKEYS = weakref.WeakValueDictionary()
+
+
+def canonical_subkey(parts):
+    """The SubKey of `parts` (a tuple of template keys): the same object for equal parts."""
+    subkey = _SUBKEYS.get(parts)
+    if subkey is None:
+        subkey = _SUBKEYS.setdefault(parts, SubKey(parts))
+    return subkey
+
+
 def _store_functions(slots, cached):
     """{'_qd_storeK': function} for each cached parameter K: computes its sub-key (the slots' keys, as the inlined
     expressions would) and keeps it on the instance if it can. Plain closures rather than generated source: they
@@ -123,7 +151,7 @@ def _store_functions(slots, cached):
             if parts is None:
                 parts = made[0] = tuple((_getter(path), _tensor_slot_key if kind == "tensor" else template_key)
                                         for path, kind in own)
-            key = tuple(key_of(get(value)) for get, key_of in parts)
+            key = canonical_subkey(tuple(key_of(get(value)) for get, key_of in parts))
             try:
                 object.__setattr__(value, attr, (id(value), key))
             except (AttributeError, TypeError):  # __slots__ dataclasses: computed on every call
