@@ -1,6 +1,8 @@
 // src/bindings/arg_adapters.cpp: container, numpy, torch, buffer-protocol, CUDA Array Interface and DLPack argument adapters.
 #include "bindings/arg_adapters.h"
 
+#include <structmember.h>
+
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -19,6 +21,32 @@ namespace {
 
 PyTypeObject* container_type = nullptr;
 PyTypeObject* tensor_wrapper_type = nullptr;
+
+// Where the `__slots__` member that holds a container's core array (`_array`) and a qd.Tensor's wrapped container
+// (`_impl`) sits in their instances, -1 if it is not a slot. Genesis passes a hundred or more of these per launch,
+// and the attribute protocol took about 20 ns for each read (the classes forbid subclasses to redefine them).
+Py_ssize_t container_array_offset = -1;
+Py_ssize_t wrapper_impl_offset = -1;
+
+Py_ssize_t slot_offset(PyTypeObject* type, const char* name) {
+  PyObject* descr = PyDict_GetItemString(type->tp_dict, name);  // borrowed
+  if (!descr || Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
+  const PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(descr)->d_member;
+  return member->type == T_OBJECT_EX ? member->offset : -1;
+}
+
+// obj.<name>, borrowed: read from the slot at `offset` when it is set, else through the attribute protocol
+// (which raises the class's own error for an unset one). The object keeps it alive for the call.
+PyObject* read_member(PyObject* obj, Py_ssize_t offset, PyObject* name) {
+  if (offset >= 0) {
+    PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset);
+    if (value) return value;
+  }
+  PyObject* value = PyObject_GetAttr(obj, name);
+  if (!value) throw nb::python_error();
+  Py_DECREF(value);
+  return value;
+}
 
 // Exchange APIs found on tensor types, cached by type (torch.Tensor, nn.Parameter, ...).
 struct ExchangeCache {
@@ -424,6 +452,7 @@ void register_numpy_type(nb::handle type) {
 void register_container_type(nb::handle type) {
   Py_XDECREF(reinterpret_cast<PyObject*>(container_type));
   container_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
+  container_array_offset = slot_offset(container_type, "_array");
 }
 
 // quadrants.ad's torch_grad(tensor), registered on import; called per torch tensor argument only once the
@@ -455,6 +484,7 @@ void prepare_torch_grad(PyObject* obj) {
 void register_tensor_wrapper_type(nb::handle type) {
   Py_XDECREF(reinterpret_cast<PyObject*>(tensor_wrapper_type));
   tensor_wrapper_type = reinterpret_cast<PyTypeObject*>(type.inc_ref().ptr());
+  wrapper_impl_offset = slot_offset(tensor_wrapper_type, "_impl");
 }
 
 std::string describe_object(PyObject* obj) {
@@ -471,15 +501,11 @@ bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, in
   if (tensor_wrapper_type && PyObject_TypeCheck(obj, tensor_wrapper_type)) {
     // qd.Tensor wraps a field or ndarray: upstream kernels take the wrapper wherever they take what it wraps.
     static PyObject* impl_name = PyUnicode_InternFromString("_impl");
-    PyObject* impl = PyObject_GetAttr(obj, impl_name);
-    if (!impl) throw nb::python_error();
-    Py_DECREF(impl);  // the wrapper's slot keeps it alive for the call
-    obj = impl;
+    obj = read_member(obj, wrapper_impl_offset, impl_name);
   }
   if (container_type && PyObject_TypeCheck(obj, container_type)) {
     static PyObject* array_name = PyUnicode_InternFromString("_array");
-    nb::object core_array = nb::steal(PyObject_GetAttr(obj, array_name));
-    if (!core_array.is_valid()) throw nb::python_error();
+    nb::handle core_array(read_member(obj, container_array_offset, array_name));
     const Array& array = nb::cast<const Array&>(core_array);  // the container keeps it alive
     element_ndim = array.element_ndim();
     lent = &array.view();  // not copied; throws after qd.reset()

@@ -90,6 +90,15 @@ _DL_CUDA = 2  # DLPack's device type code for CUDA memory
 class ArrayContainer:
     """Dense storage with outer dims `shape` and element dims `_element_shape` appended after them."""
 
+    # `_array` is a slot that the C++ launcher reads at its offset (src/bindings/arg_adapters.cpp): kernels take
+    # these as arguments by the hundred. Subclasses keep a __dict__ for everything else and may not redefine it.
+    __slots__ = ("_array", "__dict__", "__weakref__")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_array" in cls.__dict__:
+            raise TypeError(f"{cls.__name__} redefines _array, which kernels read from ArrayContainer's slot.")
+
     _kind = "array"
     _pooled = False  # a field under a pooled pointer (field.py) holds chunks, not an array of its shape
 

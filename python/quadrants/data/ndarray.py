@@ -41,7 +41,7 @@ class Ndarray(ArrayContainer):
     @property
     def shape(self):
         """The extents of the outer dims; None once qd.reset() freed the ndarray, as upstream's."""
-        array = self.__dict__.get("_array")  # not yet there while the container is being created
+        array = getattr(self, "_array", None)  # not yet there while the container is being created
         return None if array is not None and array.released else self._shape
 
     def __getattr__(self, name):

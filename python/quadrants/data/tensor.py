@@ -27,7 +27,13 @@ class Tensor:
     Wrapping one of ours gives `_unwrap()`, `shape`, `dtype` and the container's own methods.
     """
 
+    # The C++ launcher reads `_impl` at its slot's offset (src/bindings/arg_adapters.cpp): no subclass redefines it.
     __slots__ = ("_impl", "_grad", "_dual")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_impl" in cls.__dict__:
+            raise TypeError(f"{cls.__name__} redefines _impl, which kernels read from qd.Tensor's slot.")
 
     def __init__(self, impl):
         if isinstance(impl, Tensor):  # as upstream: a wrapper of a wrapper would confuse identity
