@@ -495,9 +495,9 @@ std::string describe_object(PyObject* obj) {
   return std::string(nb::str(module).c_str()) + "." + name;
 }
 
-bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder) {
+const ArrayView* lent_view(PyObject* obj, int& element_ndim) {
   element_ndim = 0;
-  lent = nullptr;
+  if (Py_TYPE(obj) == numpy_type) return nullptr;  // the most common external array, in one compare
   if (tensor_wrapper_type && PyObject_TypeCheck(obj, tensor_wrapper_type)) {
     // qd.Tensor wraps a field or ndarray: upstream kernels take the wrapper wherever they take what it wraps.
     static PyObject* impl_name = PyUnicode_InternFromString("_impl");
@@ -505,19 +505,23 @@ bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, in
   }
   if (container_type && PyObject_TypeCheck(obj, container_type)) {
     static PyObject* array_name = PyUnicode_InternFromString("_array");
-    nb::handle core_array(read_member(obj, container_array_offset, array_name));
-    const Array& array = nb::cast<const Array&>(core_array);  // the container keeps it alive
+    obj = read_member(obj, container_array_offset, array_name);  // the container keeps it alive
+    const Array& array = nb::cast<const Array&>(nb::handle(obj));
     element_ndim = array.element_ndim();
-    lent = &array.view();  // not copied; throws after qd.reset()
-    return true;
+    return &array.view();  // not copied; throws after qd.reset()
   }
-  if (Py_TYPE(obj) == numpy_type && view_from_numpy(obj, view)) return true;
   if (nb::isinstance<Array>(obj)) {
     const Array& array = nb::cast<const Array&>(nb::handle(obj));  // the argument itself keeps it alive
     element_ndim = array.element_ndim();
-    lent = &array.view();
-    return true;
+    return &array.view();
   }
+  return nullptr;
+}
+
+bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder) {
+  lent = lent_view(obj, element_ndim);
+  if (lent) return true;
+  if (Py_TYPE(obj) == numpy_type && view_from_numpy(obj, view)) return true;
   if (const DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj))) {
     DLTensor tensor;
     if (api->dltensor_from_py_object_no_sync(obj, &tensor) != 0) throw nb::python_error();

@@ -71,6 +71,11 @@ class ArgSlots {
 // being 256 bytes); others are converted into `view`, and `lent` is null.
 bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder);
 
+// The first step of view_from_object: the view of one of quadrants' own arrays (a container, a qd.Tensor wrapping
+// one, a core Array), which the argument keeps alive, or null for anything else. Launches try it before making a
+// view to convert into, which would cost a 256-byte initialization per argument.
+const ArrayView* lent_view(PyObject* obj, int& element_ndim);
+
 // Whether obj is one of quadrants' own arrays (a qd.ndarray or qd.field, bare, in its container, or in a
 // qd.Tensor wrapper) rather than an external one; argument errors word the two cases as upstream does.
 bool is_quadrants_array(PyObject* obj);

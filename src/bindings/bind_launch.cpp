@@ -141,17 +141,16 @@ class Launcher {
 
   // Parameter i's Python array into the frame, checked against its annotation first.
   void add_array(LaunchFrame& frame, size_t i, PyObject* obj, ArgSlot& holder) {
-    ArrayView converted;
-    const ArrayView* lent = nullptr;
     int element_ndim = 0;
-    bool is_array = false;
-    try {
-      is_array = view_from_object(obj, converted, lent, element_ndim, holder);
-    } catch (const TypeError& e) {  // an array quadrants cannot use: say which argument
-      throw TypeError(where(i) + ": " + e.what());
-    } catch (const ValueError& e) {
-      throw ValueError(where(i) + ": " + e.what());
+    const ArrayView* lent = naming_argument(i, [&] { return lent_view(obj, element_ndim); });
+    if (lent) {  // quadrants' own arrays (Genesis passes a hundred a launch): no view to convert into
+      check_annotation(params_[i], qualname_, obj, *lent, element_ndim);
+      frame.add_array(i, *lent, element_ndim);
+      return;
     }
+    ArrayView converted;
+    bool is_array =
+        naming_argument(i, [&] { return view_from_object(obj, converted, lent, element_ndim, holder); });
     if (!is_array) {  // upstream's wording first, which programs and tests match
       throw ArgumentTypeError("Invalid type for argument " + params_[i].name + ", got " +
                               std::string(nb::repr(obj).c_str()) + ": " + where(i) + ": expected an array (qd.ndarray, "
@@ -263,6 +262,18 @@ class Launcher {
   }
 
   std::string where(size_t i) const { return argument_text(params_[i], name_); }
+
+  // fn(), with an array quadrants cannot use (its TypeError or ValueError) said to be argument i's.
+  template <typename Fn>
+  auto naming_argument(size_t i, Fn&& fn) const -> decltype(fn()) {
+    try {
+      return fn();
+    } catch (const TypeError& e) {
+      throw TypeError(where(i) + ": " + e.what());
+    } catch (const ValueError& e) {
+      throw ValueError(where(i) + ": " + e.what());
+    }
+  }
 
   // The frontend's description of a signature: ("scalar", dtype), ("vector", dtype, shape) or
   // ("array", dtype, ndim, element_shape, contiguous, writable) per parameter.
