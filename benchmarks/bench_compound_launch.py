@@ -2,7 +2,8 @@
 """Times back-to-back calls of tiny kernels (one element updated per array) from Python.
 
 Rows: N qd.ndarray parameters passed directly (the floor the launcher sets), a template kernel, a
-frozen dataclass of N qd.ndarray members (all read, or only one of 30 read), and @qd.data_oriented
+frozen dataclass of N qd.ndarray members (all read, or only one of 30 read) or of N qd.Tensor members (as
+Genesis declares its data), and @qd.data_oriented
 kernel methods reading an ndarray or a field member of `self`. Each row is the median over --reps
 repetitions of the mean time per call of --calls calls; repetitions of all rows take turns.
 Rows whose feature the imported quadrants lacks are left out, so the script also runs on older trees.
@@ -78,6 +79,17 @@ def struct_n_reads_1(s: Many):
         s.m0[i] += 1.0
 
 
+@dataclasses.dataclass(frozen=True)
+class ManyTensors:
+{tensor_members}
+
+
+@qd.kernel
+def tensors_n(s: ManyTensors):
+    for i in range(1):
+{struct_body}
+
+
 @qd.data_oriented
 class Sim:
     def __init__(self, make_ndarray, make_field):
@@ -119,6 +131,7 @@ def load_kernels(n):
     ))
     compound = load_module("compound_kernels", _COMPOUND_SOURCE.format(
         members="\n".join(f"    m{i}: qd.types.ndarray()" for i in range(n)),
+        tensor_members="\n".join(f"    m{i}: qd.Tensor" for i in range(n)),
         struct_body="\n".join(f"        s.m{i}[i] += 1.0" for i in range(n)),
     ))
     return base, compound
@@ -156,6 +169,9 @@ def cases_for(base, module):
             (f"dataclass, {MEMBERS} ndarray members, all read", functools.partial(module.struct_n, many)),
             (f"dataclass, {MEMBERS} ndarray members, 1 read", functools.partial(module.struct_n_reads_1, many)),
         ]
+        if hasattr(module, "tensors_n"):  # Genesis' members: qd.Tensor wrappers of ndarrays
+            tensors = module.ManyTensors(*[qd.Tensor(a) for a in arrays])
+            cases.append((f"dataclass, {MEMBERS} qd.Tensor members, all read", functools.partial(module.tensors_n, tensors)))
         sim = module.Sim(lambda: qd.ndarray(qd.f32, shape=4), lambda: qd.field(qd.f32, shape=4))
         cases += [
             # A lambda, so each call also pays for looking up and binding the method, as user code does.
