@@ -7,11 +7,12 @@ from quadrants.data.field import Field, element_dtype
 from quadrants.data.matrix_field import MatrixField
 from quadrants.data.shared_cells import one_cell
 from quadrants.data.struct import MissingMemberError, Struct, StructElement, StructType, _entries_of
+from quadrants.data.struct_members import StructMembers
 from quadrants.types.annotations import VectorType
 from quadrants.types.enums import Layout
 
 
-class StructField(Field):
+class StructField(StructMembers, Field):
     """A field of structs: one field per member (`f.pos`, `f.get_member_field("pos")`), all of one shape.
 
     `f[i]` is a struct that reads and writes the field; `f[i] = s` copies a qd.Struct or a dict in.
@@ -43,20 +44,10 @@ class StructField(Field):
         self.dual = None
 
     def __getattr__(self, name):
-        # Only reached when normal lookup fails: members are attributes unless the API has the name.
-        field_dict = self.__dict__.get("field_dict")
-        if field_dict is not None and name in field_dict:
-            return field_dict[name]
-        if name == "_array":
+        if name == "_array":  # the slot kernels read (container.py), never set on a struct field
             raise AttributeError("a struct field has no single array: pass it to a kernel as a global or a "
                                  "qd.template() argument, or pass one of its members (f.member) as an array")
-        raise AttributeError(f"struct field has no member or attribute '{name}'"
-                             + (f" (its members: {', '.join(field_dict)})" if field_dict else ""))
-
-    @property
-    def keys(self):
-        """The member names, in order."""
-        return list(self.field_dict)
+        return StructMembers.__getattr__(self, name)
 
     @property
     def _members(self):
@@ -65,12 +56,6 @@ class StructField(Field):
     @property
     def _items(self):
         return self.field_dict.items()
-
-    def get_member_field(self, key):
-        """The field of member `key`."""
-        if key not in self.field_dict:
-            raise KeyError(f"struct field has no member {key!r} (its members: {', '.join(self.field_dict)})")
-        return self.field_dict[key]
 
     @property
     def dtype(self):

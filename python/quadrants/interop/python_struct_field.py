@@ -1,6 +1,9 @@
 # python/quadrants/interop/python_struct_field.py: a struct field under qd.init(arch=qd.python): one torch
 # tensor (PyTensor) per member, all of one batch shape.
-class PythonStructField:
+from quadrants.data.struct_members import StructMembers
+
+
+class PythonStructField(StructMembers):
     """`my_struct.field(shape)` under the python backend: members are `field_dict[key]` and attributes (`f.pos`),
     each a PyTensor (a nested struct member is another PythonStructField). Kernels, running as Python, index the
     members: `f.pos[i]`."""
@@ -12,29 +15,10 @@ class PythonStructField:
         self.grad = None
         self.dual = None
 
-    def __getattr__(self, name):
-        # Only reached when normal lookup fails: members are attributes unless the API has the name.
-        field_dict = self.__dict__.get("field_dict")
-        if field_dict is not None and name in field_dict:
-            return field_dict[name]
-        raise AttributeError(f"struct field has no member or attribute '{name}'"
-                             + (f" (its members: {', '.join(field_dict)})" if field_dict else ""))
-
-    @property
-    def keys(self):
-        """The member names, in order."""
-        return list(self.field_dict)
-
     @property
     def shape(self):
         """The batch shape every member shares."""
         return next(iter(self.field_dict.values())).shape
-
-    def get_member_field(self, key):
-        """The tensor of member `key`."""
-        if key not in self.field_dict:
-            raise KeyError(f"struct field has no member {key!r} (its members: {', '.join(self.field_dict)})")
-        return self.field_dict[key]
 
     def fill(self, value):
         """Sets every entry of every member to `value`."""
