@@ -159,7 +159,9 @@ def test_qd_ndarrays_vector_members_and_fields():
     np.testing.assert_allclose(pos.to_numpy(), expected)
 
 
-def test_template_member_values_select_the_compiled_kernel(compiles):
+def scaled_fill():
+    """A fresh frozen dataclass with a template member, and a kernel taking it (each test compiles its own)."""
+
     @DATA
     class Config:
         scale: qd.template()
@@ -170,6 +172,11 @@ def test_template_member_values_select_the_compiled_kernel(compiles):
         for i in range(c.out.shape[0]):
             c.out[i] = i * c.scale
 
+    return Config, fill
+
+
+def test_template_member_values_select_the_compiled_kernel(compiles):
+    Config, fill = scaled_fill()
     out = np.zeros(3, np.int32)
     fill(Config(2, out))
     np.testing.assert_array_equal(out, [0, 2, 4])
@@ -391,16 +398,7 @@ def test_equal_frozen_dataclass_keys_share_one_entry_and_one_subkey(compiles):
 
     from quadrants.kernels.dispatch import SubKey
 
-    @DATA
-    class Config:
-        scale: qd.template()
-        out: V
-
-    @qd.kernel
-    def fill(c: Config):
-        for i in range(c.out.shape[0]):
-            c.out[i] = i * c.scale
-
+    Config, fill = scaled_fill()
     out = np.zeros(3, np.int32)
     first, second, other = Config(3, out), Config(3, np.zeros(3, np.int32)), Config(4, out)
     fill(first)
