@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -263,7 +264,8 @@ class Launcher {
 
   std::string where(size_t i) const { return argument_text(params_[i], name_); }
 
-  // fn(), with an array quadrants cannot use (its TypeError or ValueError) said to be argument i's.
+  // fn(), with an array quadrants cannot use (its TypeError or ValueError, or the plain RuntimeError of an array
+  // that qd.reset() freed) said to be argument i's.
   template <typename Fn>
   auto naming_argument(size_t i, Fn&& fn) const -> decltype(fn()) {
     try {
@@ -272,6 +274,9 @@ class Launcher {
       throw TypeError(where(i) + ": " + e.what());
     } catch (const ValueError& e) {
       throw ValueError(where(i) + ": " + e.what());
+    } catch (const std::runtime_error& e) {
+      if (typeid(e) != typeid(std::runtime_error)) throw;  // the other errors keep their own type
+      throw std::runtime_error(where(i) + ": " + e.what());
     }
   }
 

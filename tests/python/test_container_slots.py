@@ -58,10 +58,12 @@ def test_an_unset_slot_gives_the_containers_own_error():
         add_into(s, s, qd.ndarray(qd.f32, 4))
 
 
-def test_a_freed_ndarray_is_refused_after_reset():
+def test_a_freed_ndarray_is_refused_after_reset_naming_the_argument():
     a = qd.ndarray(qd.f32, 4)
     add_into(a, a, a)
     qd.reset()
     qd.init(arch=qd.cpu)
-    with pytest.raises(Exception):
-        add_into(a, a, qd.ndarray(qd.f32, 4))
+    with pytest.raises(RuntimeError, match=r"argument 'a'.*freed by qd.reset\(\)"):
+        add_into(a, qd.ndarray(qd.f32, 4), qd.ndarray(qd.f32, 4))
+    with pytest.raises(RuntimeError, match=r"argument 'b'.*freed by qd.reset\(\)"):
+        add_into(qd.Tensor(qd.ndarray(qd.f32, 4)), qd.Tensor(a), qd.ndarray(qd.f32, 4))

@@ -280,7 +280,8 @@ def test_a_freed_qd_ndarray_raises_and_kernels_work_after_a_new_init():
     write_range(x, 3)
     assert x.to_numpy().tolist() == [0, 1, 2]
     qd.reset()
-    with raises_exactly(RuntimeError, "This quadrants array was freed by qd.reset(); create it again after qd.init()."):
+    with raises_exactly(RuntimeError, "Kernel 'write_range' argument 'data': This quadrants array was freed by "
+                        "qd.reset(); create it again after qd.init()."):
         write_range(x, 3)
     qd.init(arch=qd.cpu)
     y = qd.ndarray(qd.f32, shape=(3,))
