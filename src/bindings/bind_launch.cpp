@@ -264,12 +264,16 @@ class Launcher {
 
   std::string where(size_t i) const { return argument_text(params_[i], name_); }
 
-  // fn(), with an array quadrants cannot use (its TypeError or ValueError, or the plain RuntimeError of an array
-  // that qd.reset() freed) said to be argument i's.
+  // fn(), with an array quadrants cannot use (its TypeError or ValueError, the plain RuntimeError of an array that
+  // qd.reset() freed, or the AttributeError of a container without one array, as a struct field) said to be
+  // argument i's.
   template <typename Fn>
   auto naming_argument(size_t i, Fn&& fn) const -> decltype(fn()) {
     try {
       return fn();
+    } catch (nb::python_error& e) {
+      if (!e.matches(PyExc_AttributeError)) throw;
+      throw nb::attribute_error((where(i) + ": " + nb::str(e.value()).c_str()).c_str());
     } catch (const TypeError& e) {
       throw TypeError(where(i) + ": " + e.what());
     } catch (const ValueError& e) {

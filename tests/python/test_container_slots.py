@@ -50,12 +50,12 @@ def test_wrapped_and_bare_ndarrays_of_every_element_kind_reach_the_kernel():
     np.testing.assert_allclose(res.to_numpy(), [5, 10, 1])
 
 
-def test_an_unset_slot_gives_the_containers_own_error():
+def test_an_unset_slot_gives_the_containers_own_error_naming_the_argument():
     # A struct field is a container with no single array: its slot stays unset, and the launcher falls back to the
-    # attribute protocol, which raises the struct field's explanation.
+    # attribute protocol, which raises the struct field's explanation, said of the argument.
     s = qd.Struct.field({"a": qd.f32, "b": qd.f32}, shape=4)
-    with pytest.raises(Exception, match="no single array"):
-        add_into(s, s, qd.ndarray(qd.f32, 4))
+    with pytest.raises(AttributeError, match="argument 'b'.*no single array"):
+        add_into(qd.ndarray(qd.f32, 4), s, qd.ndarray(qd.f32, 4))
 
 
 def test_a_freed_ndarray_is_refused_after_reset_naming_the_argument():
