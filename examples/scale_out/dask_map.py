@@ -56,7 +56,9 @@ def main():
 
     data = np.random.default_rng(0).standard_normal(args.n).astype(np.float32)
     chunks = np.array_split(data, args.chunks)
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    # The scheduler's HTTP server always starts; ":0" gives it a free port, where the default (8787) warns when another
+    # cluster, or another run of this script, holds it.
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         client.register_plugin(QuadrantsRuntime())
         smoothed = client.gather(client.map(smooth, [chunk_kernels.smooth_chunk] * len(chunks), chunks))
