@@ -518,9 +518,7 @@ const ArrayView* lent_view(PyObject* obj, int& element_ndim) {
   return nullptr;
 }
 
-bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder) {
-  lent = lent_view(obj, element_ndim);
-  if (lent) return true;
+bool converted_view(PyObject* obj, ArrayView& view, ArgSlot& holder) {
   if (Py_TYPE(obj) == numpy_type && view_from_numpy(obj, view)) return true;
   if (const DLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj))) {
     DLTensor tensor;

@@ -63,18 +63,14 @@ class ArgSlots {
   ArgSlot inline_slots_[kInlineKernelArgs];
 };
 
-// Tried in order: quadrants containers, numpy arrays, torch tensors (DLPack C exchange API, no
-// allocation), the buffer protocol, __cuda_array_interface__ producers, then any __dlpack__
-// producer. Returns false when obj is none of these; throws TypeError/ValueError for an array
-// quadrants cannot use (e.g. complex dtype).
-// quadrants' own arrays set `lent` to their view (the argument keeps it alive; not copied per call, an ArrayView
-// being 256 bytes); others are converted into `view`, and `lent` is null.
-bool view_from_object(PyObject* obj, ArrayView& view, const ArrayView*& lent, int& element_ndim, ArgSlot& holder);
-
-// The first step of view_from_object: the view of one of quadrants' own arrays (a container, a qd.Tensor wrapping
-// one, a core Array), which the argument keeps alive, or null for anything else. Launches try it before making a
-// view to convert into, which would cost a 256-byte initialization per argument.
+// The view of one of quadrants' own arrays (a container, a qd.Tensor wrapping one, a core Array), lent: the argument
+// keeps it alive and it is not copied per call (an ArrayView is 256 bytes); null for anything else.
 const ArrayView* lent_view(PyObject* obj, int& element_ndim);
+
+// Any other array converted into `view`, tried in order: numpy arrays, torch tensors (DLPack C exchange API, no
+// allocation), the buffer protocol, __cuda_array_interface__ producers, then any __dlpack__ producer. Returns false
+// when obj is none of these; throws TypeError/ValueError for an array quadrants cannot use (e.g. complex dtype).
+bool converted_view(PyObject* obj, ArrayView& view, ArgSlot& holder);
 
 // Whether obj is one of quadrants' own arrays (a qd.ndarray or qd.field, bare, in its container, or in a
 // qd.Tensor wrapper) rather than an external one; argument errors word the two cases as upstream does.

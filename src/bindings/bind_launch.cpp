@@ -150,16 +150,14 @@ class Launcher {
       return;
     }
     ArrayView converted;
-    bool is_array =
-        naming_argument(i, [&] { return view_from_object(obj, converted, lent, element_ndim, holder); });
+    bool is_array = naming_argument(i, [&] { return converted_view(obj, converted, holder); });
     if (!is_array) {  // upstream's wording first, which programs and tests match
       throw ArgumentTypeError("Invalid type for argument " + params_[i].name + ", got " +
                               std::string(nb::repr(obj).c_str()) + ": " + where(i) + ": expected an array (qd.ndarray, "
                               "numpy array, torch tensor or DLPack producer), but got " + describe_object(obj) + ".");
     }
-    const ArrayView& view = lent ? *lent : converted;
-    check_annotation(params_[i], qualname_, obj, view, element_ndim);
-    frame.add_array(i, view, element_ndim);
+    check_annotation(params_[i], qualname_, obj, converted, element_ndim);
+    frame.add_array(i, converted, element_ndim);
   }
 
   static nb::object scalar_object(DtypeCode type, const QdArg& value) {
